@@ -1,0 +1,1 @@
+//! Small metrics traits shared by every runtime component.

@@ -1,0 +1,1 @@
+//! A deduplicating, delaying and rate-limiting work queue with client-go's semantics.
