@@ -6,4 +6,6 @@
 //!   Prometheus implementation behind the `prometheus` feature.
 
 pub mod metrics;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 pub mod workqueue;
