@@ -19,4 +19,6 @@ pub mod lister;
 pub mod metrics;
 pub mod reflector;
 pub mod store;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 pub mod workqueue;
