@@ -10,7 +10,7 @@ use tokio::time::Instant;
 /// Everything in [`workqueue`](crate::workqueue) that reads time does it through a
 /// `Clock`, so a test can control time. The default, [`TokioClock`], reads
 /// [`tokio::time`], which already honours paused time
-/// (`#[tokio::test(start_paused = true)]`, [`tokio::time::pause`]): tests of code built on
+/// (`#[tokio::test(start_paused = true)]`, `tokio::time::pause`): tests of code built on
 /// the work queue need nothing more than that. Implement the trait to drive the queue
 /// from another time source.
 pub trait Clock: Debug + Send + Sync + 'static {

@@ -524,6 +524,34 @@ mod tests {
         assert_eq!(no_burst.when(&()), ms(250));
     }
 
+    /// A clock that moves only when told to.
+    #[derive(Debug, Clone)]
+    struct ManualClock(Arc<Mutex<Instant>>);
+
+    impl Clock for ManualClock {
+        fn now(&self) -> Instant {
+            *self.0.lock().unwrap()
+        }
+        fn sleep_until(&self, _: Instant) -> futures::future::BoxFuture<'static, ()> {
+            Box::pin(std::future::pending())
+        }
+    }
+
+    #[test]
+    fn bucket_reads_an_injected_clock() {
+        let time = Arc::new(Mutex::new(Instant::now()));
+        let bucket = BucketRateLimiter::new(2.0, 1).clock(ManualClock(Arc::clone(&time)));
+        assert_eq!(bucket.when(&()), Duration::ZERO);
+        assert_eq!(bucket.when(&()), ms(500));
+        *time.lock().unwrap() += Duration::from_secs(1);
+        // The reservation is paid back at +500 ms; by +1 s one token is saved up.
+        assert_eq!(bucket.when(&()), Duration::ZERO);
+        assert_eq!(bucket.when(&()), ms(500));
+        // A clock that goes backwards refills nothing (and does not panic).
+        *time.lock().unwrap() -= Duration::from_secs(1);
+        assert_eq!(bucket.when(&()), Duration::from_secs(1));
+    }
+
     #[tokio::test(start_paused = true)]
     async fn max_of_takes_the_worst_and_forgets_everywhere() {
         let limiter: MaxOfRateLimiter<&str> = MaxOfRateLimiter::new(vec![

@@ -199,3 +199,29 @@ async fn a_huge_delay_does_not_overflow() {
     assert_eq!(queue.get().await, Some("soon"));
     assert_eq!(queue.waiting_len(), 1);
 }
+
+#[tokio::test(start_paused = true)]
+async fn dropping_every_handle_ends_the_timer_task() {
+    use super::metrics::Recorder;
+    use crate::workqueue::QueueConfig;
+
+    let recorder = Recorder::default();
+    let queue = DelayingQueue::with_config(
+        QueueConfig::default()
+            .name("foos")
+            .metrics(recorder.clone()),
+    );
+    let clone = queue.clone();
+    queue.add_after("a", secs(3600));
+    settle().await;
+    drop(queue);
+    settle().await;
+    assert!(
+        recorder.unfinished().is_some(),
+        "a clone still holds the queue"
+    );
+    drop(clone);
+    settle().await;
+    // The timer task owned the last reference to the queue state; the probe sees it gone.
+    assert_eq!(recorder.unfinished(), None);
+}

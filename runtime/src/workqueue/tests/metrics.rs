@@ -18,7 +18,7 @@ enum Event {
 
 /// Records every event of every queue it measures.
 #[derive(Debug, Clone, Default)]
-struct Recorder {
+pub(super) struct Recorder {
     asked: Arc<Mutex<Vec<String>>>,
     events: Arc<Mutex<Vec<Event>>>,
     probe: Arc<Mutex<Option<UnfinishedWorkProbe>>>,
@@ -29,7 +29,7 @@ impl Recorder {
         std::mem::take(&mut *self.events.lock().unwrap())
     }
 
-    fn unfinished(&self) -> Option<UnfinishedWork> {
+    pub(super) fn unfinished(&self) -> Option<UnfinishedWork> {
         self.probe.lock().unwrap().as_ref().unwrap().read()
     }
 }
