@@ -157,6 +157,10 @@ where
     /// Adds `key` once `delay` has passed; a zero delay adds it now (as
     /// [`add`](DelayingQueue::add)). A key already waiting keeps the earlier of its
     /// current time and the new one. Ignored after shutdown.
+    ///
+    /// `Duration` cannot be negative: a deadline already past maps to zero with
+    /// [`Instant::saturating_duration_since`] (`deadline.saturating_duration_since(now)`).
+    /// Delays beyond about 30 years are clamped there.
     pub fn add_after(&self, key: T, delay: Duration) {
         if self.delayed.lock().stopped {
             return;
