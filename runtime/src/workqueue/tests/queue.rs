@@ -269,3 +269,22 @@ async fn workers_finish_the_queue_during_a_drain() {
     seen.sort_unstable();
     assert_eq!(seen, (0..50).collect::<Vec<_>>());
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_get_cancelled_after_its_wakeup_passes_the_key_on() {
+    let queue = Queue::new();
+    let first = tokio::spawn({
+        let queue = queue.clone();
+        async move { queue.get().await }
+    });
+    settle().await;
+    let second = tokio::spawn({
+        let queue = queue.clone();
+        async move { queue.get().await }
+    });
+    settle().await;
+    queue.add("a"); // wakes `first`, the longest waiting...
+    first.abort(); // ...which is cancelled before it runs
+    assert!(first.await.unwrap_err().is_cancelled());
+    assert_eq!(second.await.unwrap(), Some("a"));
+}
