@@ -1,6 +1,7 @@
 //! Unit tests of the work queue contracts, on paused Tokio time.
 
 mod delaying;
+mod limiters;
 mod metrics;
 mod queue;
 mod rate_limiting;
