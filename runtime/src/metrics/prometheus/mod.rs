@@ -1,0 +1,11 @@
+//! Prometheus implementations of the metrics traits, on the [`prometheus_client`] crate
+//! (feature `prometheus`).
+//!
+//! One type per component family, each registering its metrics into a
+//! [`Registry`](prometheus_client::registry::Registry) under client-go's metric names:
+//!
+//! - [`PrometheusWorkqueueMetrics`] for the [work queues](crate::workqueue).
+
+mod workqueue;
+
+pub use workqueue::PrometheusWorkqueueMetrics;
