@@ -155,10 +155,10 @@ impl DelayModel {
             return self.add(key);
         }
         let at = self.now + delay;
-        if let Some(&(current, _)) = self.waiting.get(&key) {
-            if current <= at {
-                return;
-            }
+        if let Some(&(current, _)) = self.waiting.get(&key)
+            && current <= at
+        {
+            return;
         }
         self.seq += 1;
         self.waiting.insert(key, (at, self.seq));

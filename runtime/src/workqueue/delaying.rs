@@ -113,6 +113,10 @@ where
     ///
     /// # Panics
     /// Outside a Tokio runtime (it spawns the timer task).
+    #[allow(
+        clippy::new_without_default,
+        reason = "it spawns a task; `Default` should not hide that"
+    )]
     pub fn new() -> Self {
         Self::with_config(QueueConfig::default())
     }

@@ -123,7 +123,7 @@ impl<T: Send> UnfinishedWorkSource for Shared<T> {
         let mut work = UnfinishedWork::default();
         for started in state.processing.values().flatten() {
             let age = now.saturating_duration_since(*started);
-            work.total += age;
+            work.total = work.total.saturating_add(age);
             work.longest_running = work.longest_running.max(age);
         }
         work

@@ -216,6 +216,9 @@ impl Probes {
     }
 }
 
+/// Picks one gauge's value out of a queue's unfinished work.
+type GaugeValue = fn(&UnfinishedWork) -> Duration;
+
 /// Computes the two work-in-progress gauges on every scrape.
 #[derive(Debug)]
 struct UnfinishedWorkCollector {
@@ -225,7 +228,7 @@ struct UnfinishedWorkCollector {
 impl Collector for UnfinishedWorkCollector {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), fmt::Error> {
         let readings = self.probes.read();
-        let gauges: [(&str, &str, fn(&UnfinishedWork) -> Duration); 2] = [
+        let gauges: [(&str, &str, GaugeValue); 2] = [
             (UNFINISHED_WORK, UNFINISHED_WORK_HELP, |work| work.total),
             (LONGEST_RUNNING, LONGEST_RUNNING_HELP, |work| {
                 work.longest_running
