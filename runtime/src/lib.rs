@@ -7,11 +7,14 @@
 //!   with event handlers, and a factory that shares them between controllers.
 //! - [`workqueue`]: a deduplicating work queue with client-go's dirty/processing rules,
 //!   a delaying queue and a rate-limiting queue with composable limiters.
+//! - [`events`]: an [`EventRecorder`](events::EventRecorder) for events.k8s.io/v1 Events,
+//!   with series and de-duplication of repeats.
 //! - [`metrics`]: small metrics traits shared by every runtime component, with a
 //!   Prometheus implementation behind the `prometheus` feature.
 
 pub mod client;
 pub mod error;
+pub mod events;
 pub mod factory;
 pub mod informer;
 pub mod key;
