@@ -1,0 +1,152 @@
+//! client-go's [sample-controller], written with kubegen.
+//!
+//! For every `Foo` (`samplecontroller.k8s.io/v1alpha1`) the controller ensures a
+//! Deployment named `spec.deploymentName` running `spec.replicas` pods, controlled by the
+//! Foo (owner reference); recreates it when it is deleted; fixes its replicas when they
+//! drift; refuses to adopt a Deployment it does not control (Warning event
+//! `ErrResourceExists`); and records the Deployment's available replicas in the Foo's
+//! status through the status subresource. It watches Foos and Deployments: a change to a
+//! Deployment enqueues the Foo that controls it.
+//!
+//! The flow is client-go's: informers -> event handlers enqueue keys -> rate-limited work
+//! queue -> workers read from listers (edge triggered, level driven) -> write through the
+//! client -> `add_rate_limited` on error, `forget` on success, `done` always. See
+//! [`controller`].
+//!
+//! [sample-controller]: https://github.com/kubernetes/sample-controller
+//!
+//! ```no_run
+//! # async fn demo(client: kube::Client) -> Result<(), sample_controller::controller::Error> {
+//! use sample_controller::{App, Options};
+//!
+//! let app = App::start(client, Options::default());
+//! let report = app.wait_converged().await; // every Foo synced or refused
+//! print!("{report}");
+//! app.shutdown().await
+//! # }
+//! ```
+
+pub mod apis;
+pub mod controller;
+pub mod demo;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kubegen_runtime::events::{EventRecorder, EventRecorderConfig};
+use kubegen_runtime::factory::SharedInformerFactory;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use controller::{CONTROLLER_NAME, Controller, Error};
+use demo::Report;
+
+/// How [`App::start`] runs the controller.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Workers processing the queue concurrently.
+    pub workers: usize,
+    /// How often informers re-deliver every cached object (level-based safety net).
+    pub resync: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            workers: 2,
+            resync: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The controller with its informer factory and event recorder, running.
+pub struct App {
+    client: kube::Client,
+    controller: Arc<Controller>,
+    factory: SharedInformerFactory,
+    recorder: EventRecorder,
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<Result<(), Error>>,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App")
+            .field("controller", &self.controller)
+            .field("factory", &self.factory)
+            .finish_non_exhaustive()
+    }
+}
+
+impl App {
+    /// Wires informers, handlers, queue, recorder and workers, and starts them on the
+    /// current tokio runtime (as `main` in client-go's sample-controller does).
+    pub fn start(client: kube::Client, options: Options) -> Self {
+        let recorder =
+            EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
+        let factory = SharedInformerFactory::new(client.clone()).default_resync(options.resync);
+        let controller = Controller::new(client.clone(), &factory, recorder.clone());
+        factory.start();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(Arc::clone(&controller).run(options.workers, async move {
+            let _ = stopped.await;
+        }));
+        Self {
+            client,
+            controller,
+            factory,
+            recorder,
+            stop,
+            task,
+        }
+    }
+
+    /// The controller.
+    pub fn controller(&self) -> &Arc<Controller> {
+        &self.controller
+    }
+
+    /// The shared informer factory (to add informers, e.g. [`demo::DeploymentStandIn`]).
+    pub fn factory(&self) -> &SharedInformerFactory {
+        &self.factory
+    }
+
+    /// Reads the server once and reports where every Foo stands.
+    pub async fn check(&self) -> Result<Report, kubegen_runtime::error::Error> {
+        self.recorder.flush().await;
+        demo::check(&self.client, &self.controller).await
+    }
+
+    /// Waits until the server shows every Foo synced (or refused with a Warning event)
+    /// and the caches agree with it. Checks after every reconcile, never on a timer.
+    pub async fn wait_converged(&self) -> Report {
+        let mut processed = self.controller.processed();
+        loop {
+            processed.borrow_and_update();
+            match self.check().await {
+                Ok(report) if report.converged() => return report,
+                Ok(report) => tracing::debug!("not converged yet:\n{report}"),
+                Err(error) => tracing::debug!(%error, "convergence check failed"),
+            }
+            if processed.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+
+    /// Stops the workers after draining the queue, then the informers and the recorder
+    /// (which writes what it still holds).
+    pub async fn shutdown(self) -> Result<(), Error> {
+        let _ = self.stop.send(());
+        let result = match self.task.await {
+            Ok(result) => result,
+            Err(error) => {
+                tracing::error!(%error, "the controller task panicked");
+                Ok(())
+            }
+        };
+        self.factory.shutdown().await;
+        self.recorder.shutdown().await;
+        result
+    }
+}

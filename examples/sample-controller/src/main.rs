@@ -1,0 +1,98 @@
+//! `sample-controller`: runs the Foo controller against the configured cluster, or, with
+//! none configured, against an embedded API server with demo objects until converged.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use kubegen_example_support::{
+    Cluster, ClusterArgs, ClusterSource, RunArgs, ctrl_c, init_logging, install_crds,
+};
+use sample_controller::apis::samplecontroller::v1alpha1::Foo;
+use sample_controller::controller::error_chain;
+use sample_controller::demo::{self, DeploymentStandIn};
+use sample_controller::{App, Options};
+
+/// client-go's sample-controller in Rust: every Foo gets the Deployment it asks for.
+#[derive(Debug, Parser)]
+#[command(version)]
+struct Args {
+    #[command(flatten)]
+    cluster: ClusterArgs,
+    #[command(flatten)]
+    run: RunArgs,
+    /// Informer resync period in seconds (0 disables resync).
+    #[arg(long, default_value_t = 30)]
+    resync_seconds: u64,
+    /// Apply the Foo CustomResourceDefinition to the cluster before starting (always
+    /// done on the embedded API server).
+    #[arg(long)]
+    install_crd: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: failed to start the tokio runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {}", error_chain(error.as_ref()));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let cluster = Cluster::connect(&args.cluster).await?;
+    let client = cluster.client();
+    if let ClusterSource::Embedded { url } = cluster.source() {
+        println!("No cluster configured: started an embedded API server at {url}");
+    }
+    if cluster.is_embedded() || args.install_crd {
+        install_crds(
+            &client,
+            &[Foo::crd()],
+            "sample-controller",
+            Duration::from_secs(30),
+        )
+        .await?;
+    }
+    let options = Options {
+        workers: usize::from(args.run.workers),
+        resync: Duration::from_secs(args.resync_seconds),
+    };
+    let app = App::start(client.clone(), options);
+
+    if cluster.is_embedded() {
+        let stand_in = DeploymentStandIn::start(client.clone(), app.factory());
+        demo::seed(&client).await?;
+        println!(
+            "Seeded 3 Foos (example-foo, web, intruder) and an unowned Deployment legacy-app in namespace default"
+        );
+        if args.run.keep_running {
+            ctrl_c().await;
+        } else {
+            tokio::select! {
+                report = app.wait_converged() => print!("Converged:\n{report}"),
+                () = ctrl_c() => {}
+            }
+        }
+        app.shutdown().await?;
+        stand_in.stop().await;
+    } else {
+        ctrl_c().await;
+        app.shutdown().await?;
+    }
+    cluster.shutdown().await;
+    Ok(())
+}

@@ -1,0 +1,31 @@
+//! What every kubegen example binary shares, so each example's own code is only its
+//! controller:
+//!
+//! - [`ClusterArgs`] / [`RunArgs`]: the flags every example takes (`--kubeconfig`,
+//!   `--context`, `--embedded`, `--workers`, `--keep-running`).
+//! - [`Cluster::connect`]: a real cluster through the kubeconfig or in-cluster config
+//!   (`kube::Config::infer`), or, when none is configured, the testkit API server
+//!   started in this process.
+//! - [`install_crds`]: creates or updates CustomResourceDefinitions and waits until the
+//!   server establishes them.
+//! - [`init_logging`] and [`ctrl_c`].
+
+mod cli;
+mod cluster;
+mod crds;
+mod logging;
+
+pub use cli::{ClusterArgs, RunArgs};
+pub use cluster::{Cluster, ClusterSource, Error};
+pub use crds::{CrdError, install_crds};
+pub use logging::init_logging;
+
+/// Resolves on Ctrl-C (SIGINT). If the signal cannot be listened for, logs why and never
+/// resolves, so the caller's other stop conditions still apply.
+pub async fn ctrl_c() {
+    if let Err(error) = tokio::signal::ctrl_c().await {
+        tracing::error!(%error, "failed to listen for Ctrl-C");
+        std::future::pending::<()>().await;
+    }
+    tracing::info!("Ctrl-C: shutting down, draining the work queue");
+}

@@ -1,0 +1,13 @@
+//! Logging for the example binaries.
+
+use tracing_subscriber::EnvFilter;
+
+/// Logs to stderr with `tracing`, filtered by `RUST_LOG` (default: `info`). Calling it
+/// twice keeps the first subscriber.
+pub fn init_logging() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
