@@ -1,0 +1,95 @@
+//! `pod-logger`: logs every add, update, resync and delete of Pods. With no cluster
+//! configured it runs against an embedded API server, seeds and changes demo pods, and
+//! exits once it has seen all of it and one resync round.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use kubegen_example_support::{Cluster, ClusterArgs, ClusterSource, ctrl_c, init_logging};
+use pod_logger::{Options, PodLogger, demo};
+
+/// The minimal informer: logs Pod adds, updates, resyncs and deletes.
+#[derive(Debug, Parser)]
+#[command(version)]
+struct Args {
+    #[command(flatten)]
+    cluster: ClusterArgs,
+    /// Only pods of this namespace (default: all namespaces).
+    #[arg(long, short)]
+    namespace: Option<String>,
+    /// Resync period in seconds (default: 30 on a cluster, 1 on the embedded server so
+    /// the demo shows a resync round; 0 disables resync).
+    #[arg(long)]
+    resync_seconds: Option<u64>,
+    /// On the embedded API server, keep running after the demo (until Ctrl-C).
+    #[arg(long)]
+    keep_running: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: failed to start the tokio runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            let mut text = error.to_string();
+            let mut source = error.source();
+            while let Some(cause) = source {
+                text.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            eprintln!("error: {text}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let cluster = Cluster::connect(&args.cluster).await?;
+    let client = cluster.client();
+    if let ClusterSource::Embedded { url } = cluster.source() {
+        println!("No cluster configured: started an embedded API server at {url}");
+    }
+    let default_resync = if cluster.is_embedded() { 1 } else { 30 };
+    let resync = Duration::from_secs(args.resync_seconds.unwrap_or(default_resync));
+    let logger = PodLogger::start(
+        client.clone(),
+        Options {
+            namespace: args.namespace.clone(),
+            resync,
+        },
+    );
+    logger.wait_for_sync().await;
+
+    if cluster.is_embedded() && !args.keep_running {
+        demo::seed(&client).await?;
+        logger.wait_in_step(&client, 0).await?;
+        demo::churn(&client).await?;
+        let min_resyncs = if resync.is_zero() { 0 } else { 2 };
+        tokio::select! {
+            counts = logger.wait_in_step(&client, min_resyncs) => println!("In step with the server: {}", counts?),
+            () = ctrl_c() => {}
+        }
+    } else {
+        if cluster.is_embedded() {
+            demo::seed(&client).await?;
+            demo::churn(&client).await?;
+        }
+        ctrl_c().await;
+    }
+    logger.shutdown().await;
+    println!("Logged {}", logger.counts());
+    cluster.shutdown().await;
+    Ok(())
+}
