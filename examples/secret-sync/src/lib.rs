@@ -1,0 +1,145 @@
+//! secret-sync: copies every Secret of a source namespace into every other namespace,
+//! keeps the copies in step when a source changes, deletes them when it goes, and covers
+//! namespaces created later.
+//!
+//! Copies carry the label `secret-sync.kubegen.io/managed-by=secret-sync` and the
+//! annotation `secret-sync.kubegen.io/source=<namespace>/<name>`; only labelled Secrets
+//! are ever updated or deleted, and an unlabelled Secret of the same name is left alone
+//! (Warning event `TargetExists` on the source). System namespaces (`kube-system`,
+//! `kube-public`, `kube-node-lease`) are skipped, and so are service account tokens.
+//!
+//! The sync is level-based: the work item is a target namespace, and syncing it compares
+//! the whole source namespace with the whole target, so a restart or a missed event
+//! costs nothing but one sync per namespace.
+//!
+//! ```no_run
+//! # async fn demo(client: kube::Client) -> Result<(), secret_sync::controller::Error> {
+//! use secret_sync::controller::Scope;
+//! use secret_sync::{App, Options};
+//!
+//! let app = App::start(client, Options::new(Scope::new("shared-secrets")));
+//! let report = app.wait_converged().await;
+//! print!("{report}");
+//! app.shutdown().await
+//! # }
+//! ```
+
+pub mod controller;
+pub mod demo;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kubegen_runtime::events::{EventRecorder, EventRecorderConfig};
+use kubegen_runtime::factory::SharedInformerFactory;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use controller::{CONTROLLER_NAME, Controller, Error, Scope};
+use demo::Report;
+
+/// How [`App::start`] runs the controller.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Source and excluded namespaces.
+    pub scope: Scope,
+    /// Workers processing the queue concurrently.
+    pub workers: usize,
+    /// How often informers re-deliver every cached object.
+    pub resync: Duration,
+}
+
+impl Options {
+    /// Two workers, 30 s resync.
+    pub fn new(scope: Scope) -> Self {
+        Self {
+            scope,
+            workers: 2,
+            resync: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The controller with its informer factory and event recorder, running.
+pub struct App {
+    client: kube::Client,
+    controller: Arc<Controller>,
+    factory: SharedInformerFactory,
+    recorder: EventRecorder,
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<Result<(), Error>>,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App")
+            .field("controller", &self.controller)
+            .finish_non_exhaustive()
+    }
+}
+
+impl App {
+    /// Wires informers, handlers, queue, recorder and workers and starts them.
+    pub fn start(client: kube::Client, options: Options) -> Self {
+        let recorder =
+            EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
+        let factory = SharedInformerFactory::new(client.clone()).default_resync(options.resync);
+        let controller = Controller::new(client.clone(), &factory, recorder.clone(), options.scope);
+        factory.start();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(Arc::clone(&controller).run(options.workers, async move {
+            let _ = stopped.await;
+        }));
+        Self {
+            client,
+            controller,
+            factory,
+            recorder,
+            stop,
+            task,
+        }
+    }
+
+    /// The controller.
+    pub fn controller(&self) -> &Arc<Controller> {
+        &self.controller
+    }
+
+    /// Reads the server once and reports every target namespace.
+    pub async fn check(&self) -> Result<Report, kubegen_runtime::error::Error> {
+        self.recorder.flush().await;
+        demo::check(&self.client, &self.controller).await
+    }
+
+    /// Waits until every target namespace holds exactly the copies it should and the
+    /// caches agree with the server. Checks after every sync, never on a timer.
+    pub async fn wait_converged(&self) -> Report {
+        let mut processed = self.controller.processed();
+        loop {
+            processed.borrow_and_update();
+            match self.check().await {
+                Ok(report) if report.converged() => return report,
+                Ok(report) => tracing::debug!("not converged yet:\n{report}"),
+                Err(error) => tracing::debug!(%error, "convergence check failed"),
+            }
+            if processed.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+
+    /// Drains the queue and stops workers, informers and recorder.
+    pub async fn shutdown(self) -> Result<(), Error> {
+        let _ = self.stop.send(());
+        let result = match self.task.await {
+            Ok(result) => result,
+            Err(error) => {
+                tracing::error!(%error, "the controller task panicked");
+                Ok(())
+            }
+        };
+        self.factory.shutdown().await;
+        self.recorder.shutdown().await;
+        result
+    }
+}

@@ -1,0 +1,96 @@
+//! `secret-sync`: copies the Secrets of a source namespace into every other namespace.
+//! With no cluster configured it runs against an embedded API server with demo objects
+//! until converged.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use kubegen_example_support::{Cluster, ClusterArgs, ClusterSource, RunArgs, ctrl_c, init_logging};
+use secret_sync::controller::Scope;
+use secret_sync::demo::{self, DEMO_SOURCE};
+use secret_sync::{App, Options};
+
+/// Copies every Secret of a source namespace into every other namespace.
+#[derive(Debug, Parser)]
+#[command(version)]
+struct Args {
+    #[command(flatten)]
+    cluster: ClusterArgs,
+    #[command(flatten)]
+    run: RunArgs,
+    /// The namespace whose Secrets are copied.
+    #[arg(long, default_value = DEMO_SOURCE)]
+    source_namespace: String,
+    /// Namespaces never copied into (repeatable).
+    #[arg(long = "exclude", value_name = "NAMESPACE", default_values = ["kube-system", "kube-public", "kube-node-lease"])]
+    excluded: Vec<String>,
+    /// Informer resync period in seconds (0 disables resync).
+    #[arg(long, default_value_t = 30)]
+    resync_seconds: u64,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: failed to start the tokio runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            let mut text = error.to_string();
+            let mut source = error.source();
+            while let Some(cause) = source {
+                text.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            eprintln!("error: {text}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let cluster = Cluster::connect(&args.cluster).await?;
+    let client = cluster.client();
+    if let ClusterSource::Embedded { url } = cluster.source() {
+        println!("No cluster configured: started an embedded API server at {url}");
+    }
+    let mut scope = Scope::new(args.source_namespace.clone());
+    scope.excluded = args.excluded.iter().cloned().collect();
+    let options = Options {
+        scope,
+        workers: usize::from(args.run.workers),
+        resync: Duration::from_secs(args.resync_seconds),
+    };
+    let app = App::start(client.clone(), options);
+
+    if cluster.is_embedded() {
+        demo::seed(&client, &args.source_namespace).await?;
+        println!(
+            "Seeded namespaces {} (2 secrets), team-a and team-b",
+            args.source_namespace
+        );
+        if args.run.keep_running {
+            ctrl_c().await;
+        } else {
+            tokio::select! {
+                report = app.wait_converged() => print!("Converged:\n{report}"),
+                () = ctrl_c() => {}
+            }
+        }
+    } else {
+        ctrl_c().await;
+    }
+    app.shutdown().await?;
+    cluster.shutdown().await;
+    Ok(())
+}
