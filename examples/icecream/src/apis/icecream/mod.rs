@@ -1,0 +1,3 @@
+//! API group `icecream.example.com`.
+
+pub mod v1;

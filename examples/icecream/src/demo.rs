@@ -1,0 +1,232 @@
+//! The embedded demo: Icecreams and the pods serving them, and the convergence check
+//! that ends the run.
+
+use std::fmt;
+use std::sync::Arc;
+
+use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
+use k8s_openapi::api::events::v1::Event as KubeEvent;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
+use kube::Resource;
+use kube::api::{ListParams, ObjectMeta};
+use kubegen_runtime::client::TypedClient;
+use kubegen_runtime::error::Error;
+use kubegen_runtime::key::ObjectKey;
+use kubegen_runtime::lister::{Lister, Selector};
+
+use crate::apis::icecream::v1::{Icecream, IcecreamSpec, IcecreamStatus};
+use crate::controller::{Controller, REASON_INVALID_SELECTOR, describe, status_for};
+use crate::selector::to_selector;
+
+/// The namespace the demo objects live in.
+pub const DEMO_NAMESPACE: &str = "default";
+
+/// A pod labelled `app`, scheduled on `node` if given.
+pub fn pod(name: &str, app: &str, node: Option<&str>) -> Pod {
+    Pod {
+        metadata: ObjectMeta {
+            name: Some(name.to_owned()),
+            namespace: Some(DEMO_NAMESPACE.to_owned()),
+            labels: Some([("app".to_owned(), app.to_owned())].into()),
+            ..Default::default()
+        },
+        spec: Some(PodSpec {
+            node_name: node.map(str::to_owned),
+            containers: vec![Container {
+                name: "scoop".to_owned(),
+                image: Some("nginx:latest".to_owned()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        status: None,
+    }
+}
+
+/// Two Icecreams (vanilla: `app=vanilla`; chocolate: `app in (chocolate, cocoa)`) and
+/// five pods, one of them unscheduled and one matching neither.
+pub async fn seed(client: &kube::Client) -> Result<(), Error> {
+    let icecreams = TypedClient::<Icecream>::namespaced(client.clone(), DEMO_NAMESPACE);
+    let vanilla = IcecreamSpec {
+        flavor: "vanilla".into(),
+        selector: LabelSelector {
+            match_labels: Some([("app".to_owned(), "vanilla".to_owned())].into()),
+            ..Default::default()
+        },
+    };
+    let chocolate = IcecreamSpec {
+        flavor: "chocolate".into(),
+        selector: LabelSelector {
+            match_expressions: Some(vec![LabelSelectorRequirement {
+                key: "app".into(),
+                operator: "In".into(),
+                values: Some(vec!["chocolate".into(), "cocoa".into()]),
+            }]),
+            ..Default::default()
+        },
+    };
+    icecreams
+        .create(&Icecream::new(DEMO_NAMESPACE, "vanilla", vanilla))
+        .await?;
+    icecreams
+        .create(&Icecream::new(DEMO_NAMESPACE, "chocolate", chocolate))
+        .await?;
+    let pods = TypedClient::<Pod>::namespaced(client.clone(), DEMO_NAMESPACE);
+    for (name, app, node) in [
+        ("vanilla-1", "vanilla", Some("node-a")),
+        ("vanilla-2", "vanilla", None),
+        ("chocolate-1", "chocolate", Some("node-b")),
+        ("cocoa-1", "cocoa", Some("node-c")),
+        ("sorbet-1", "sorbet", Some("node-a")),
+    ] {
+        pods.create(&pod(name, app, node)).await?;
+    }
+    Ok(())
+}
+
+/// One Icecream in a [`Report`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IcecreamReport {
+    /// The Icecream.
+    pub icecream: ObjectKey,
+    /// Its status on the server.
+    pub status: Option<IcecreamStatus>,
+    /// Why its selector cannot be used (the controller reports it with a Warning event
+    /// and leaves the status alone; until that event exists the Icecream is pending).
+    pub invalid_selector: Option<String>,
+    /// Why it is not in step yet, if it is not.
+    pub pending: Option<String>,
+}
+
+/// Every Icecream and where it stands, plus whether the caches agree with the server.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// One entry per Icecream, by key.
+    pub icecreams: Vec<IcecreamReport>,
+    /// Why the caches disagree with the server, if they do.
+    pub cache_lag: Option<String>,
+}
+
+impl Report {
+    /// Whether every status is in step and the caches agree with the server.
+    pub fn converged(&self) -> bool {
+        self.cache_lag.is_none() && self.icecreams.iter().all(|i| i.pending.is_none())
+    }
+
+    /// The status of one Icecream, by name.
+    pub fn status(&self, name: &str) -> Option<&IcecreamStatus> {
+        self.icecreams
+            .iter()
+            .find(|i| i.icecream.name() == name)?
+            .status
+            .as_ref()
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for ice in &self.icecreams {
+            let key = ice.icecream.to_string();
+            let placed = ice
+                .status
+                .as_ref()
+                .map(describe)
+                .unwrap_or_else(|| "no status".to_owned());
+            let nodes = ice
+                .status
+                .as_ref()
+                .map(|s| s.nodes.join(", "))
+                .unwrap_or_default();
+            write!(f, "icecream {key:<20} nodes [{nodes}]: {placed}")?;
+            if let Some(why) = &ice.invalid_selector {
+                write!(f, " (invalid selector: {why})")?;
+            }
+            if let Some(why) = &ice.pending {
+                write!(f, " (pending: {why})")?;
+            }
+            writeln!(f)?;
+        }
+        if let Some(lag) = &self.cache_lag {
+            writeln!(f, "caches behind the server: {lag}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads the server and compares every Icecream's status with its pods.
+pub async fn check(client: &kube::Client, controller: &Controller) -> Result<Report, Error> {
+    let icecreams = TypedClient::<Icecream>::all(client.clone())
+        .list(&ListParams::default())
+        .await?
+        .items;
+    let pods = TypedClient::<Pod>::all(client.clone())
+        .list(&ListParams::default())
+        .await?
+        .items;
+    let warned: Vec<String> = TypedClient::<KubeEvent>::all(client.clone())
+        .list(&ListParams::default())
+        .await?
+        .items
+        .into_iter()
+        .filter(|e| e.reason.as_deref() == Some(REASON_INVALID_SELECTOR))
+        .filter_map(|e| e.regarding.and_then(|r| r.uid))
+        .collect();
+    let mut report = Report::default();
+    for ice in &icecreams {
+        let (invalid_selector, pending) = match to_selector(&ice.spec.selector) {
+            Err(error) => {
+                let reported = ice
+                    .metadata
+                    .uid
+                    .as_ref()
+                    .is_some_and(|uid| warned.contains(uid));
+                let pending =
+                    (!reported).then(|| "no Warning event for the invalid selector yet".to_owned());
+                (Some(error.to_string()), pending)
+            }
+            Ok(selector) => {
+                let matching: Vec<Arc<Pod>> = pods
+                    .iter()
+                    .filter(|p| p.metadata.namespace == ice.metadata.namespace)
+                    .filter(|p| selector.matches_labels(p.metadata.labels.as_ref()))
+                    .cloned()
+                    .map(Arc::new)
+                    .collect();
+                let wanted = status_for(&matching, ice.metadata.generation);
+                let pending = (ice.status.as_ref() != Some(&wanted))
+                    .then(|| format!("status should say: {}", describe(&wanted)));
+                (None, pending)
+            }
+        };
+        report.icecreams.push(IcecreamReport {
+            icecream: ObjectKey::of(ice),
+            status: ice.status.clone(),
+            invalid_selector,
+            pending,
+        });
+    }
+    report.icecreams.sort_by(|a, b| a.icecream.cmp(&b.icecream));
+    report.cache_lag = cache_lag(controller.icecreams(), &icecreams)
+        .or_else(|| cache_lag(controller.pods(), &pods));
+    Ok(report)
+}
+
+/// Why a lister differs from the server's objects (by key and resourceVersion), if it does.
+fn cache_lag<K: Resource>(lister: &Lister<K>, server: &[K]) -> Option<String> {
+    let cached = lister.list(&Selector::everything());
+    if cached.len() != server.len() {
+        return Some(format!(
+            "{} cached, {} on the server",
+            cached.len(),
+            server.len()
+        ));
+    }
+    server.iter().find_map(|object| {
+        let key = ObjectKey::of(object);
+        let cached_version = lister
+            .get_key(&key)
+            .and_then(|c| c.meta().resource_version.clone());
+        (cached_version != object.meta().resource_version)
+            .then(|| format!("{key} is stale in the cache"))
+    })
+}

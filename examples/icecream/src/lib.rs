@@ -1,0 +1,135 @@
+//! icecream: watches Pods and writes into each `Icecream` custom resource
+//! (`icecream.example.com/v1`) the nodes its pods are scheduled on. An Icecream selects
+//! the pods of its namespace with a standard label selector (`spec.selector`); its status
+//! lists every matching pod with its node (`status.pods`), the distinct nodes
+//! (`status.nodes`) and the spec generation it reflects (`status.observedGeneration`).
+//! See [`apis::icecream::v1`] for the API.
+//!
+//! ```no_run
+//! # async fn demo(client: kube::Client) -> Result<(), icecream::controller::Error> {
+//! use icecream::{App, Options};
+//!
+//! let app = App::start(client, Options::default());
+//! let report = app.wait_converged().await;
+//! print!("{report}");
+//! app.shutdown().await
+//! # }
+//! ```
+
+pub mod apis;
+pub mod controller;
+pub mod demo;
+pub mod selector;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kubegen_runtime::events::{EventRecorder, EventRecorderConfig};
+use kubegen_runtime::factory::SharedInformerFactory;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use controller::{CONTROLLER_NAME, Controller, Error};
+use demo::Report;
+
+/// How [`App::start`] runs the controller.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Workers processing the queue concurrently.
+    pub workers: usize,
+    /// How often informers re-deliver every cached object.
+    pub resync: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            workers: 2,
+            resync: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The controller with its informer factory and event recorder, running.
+pub struct App {
+    client: kube::Client,
+    controller: Arc<Controller>,
+    factory: SharedInformerFactory,
+    recorder: EventRecorder,
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<Result<(), Error>>,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App")
+            .field("controller", &self.controller)
+            .finish_non_exhaustive()
+    }
+}
+
+impl App {
+    /// Wires informers, handlers, queue, recorder and workers and starts them.
+    pub fn start(client: kube::Client, options: Options) -> Self {
+        let recorder =
+            EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
+        let factory = SharedInformerFactory::new(client.clone()).default_resync(options.resync);
+        let controller = Controller::new(client.clone(), &factory, recorder.clone());
+        factory.start();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(Arc::clone(&controller).run(options.workers, async move {
+            let _ = stopped.await;
+        }));
+        Self {
+            client,
+            controller,
+            factory,
+            recorder,
+            stop,
+            task,
+        }
+    }
+
+    /// The controller.
+    pub fn controller(&self) -> &Arc<Controller> {
+        &self.controller
+    }
+
+    /// Reads the server once and reports every Icecream.
+    pub async fn check(&self) -> Result<Report, kubegen_runtime::error::Error> {
+        self.recorder.flush().await;
+        demo::check(&self.client, &self.controller).await
+    }
+
+    /// Waits until every Icecream's status matches the pods on the server and the caches
+    /// agree with it. Checks after every sync, never on a timer.
+    pub async fn wait_converged(&self) -> Report {
+        let mut processed = self.controller.processed();
+        loop {
+            processed.borrow_and_update();
+            match self.check().await {
+                Ok(report) if report.converged() => return report,
+                Ok(report) => tracing::debug!("not converged yet:\n{report}"),
+                Err(error) => tracing::debug!(%error, "convergence check failed"),
+            }
+            if processed.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+
+    /// Drains the queue and stops workers, informers and recorder.
+    pub async fn shutdown(self) -> Result<(), Error> {
+        let _ = self.stop.send(());
+        let result = match self.task.await {
+            Ok(result) => result,
+            Err(error) => {
+                tracing::error!(%error, "the controller task panicked");
+                Ok(())
+            }
+        };
+        self.factory.shutdown().await;
+        self.recorder.shutdown().await;
+        result
+    }
+}

@@ -1,0 +1,100 @@
+//! `icecream`: writes into every Icecream the nodes its pods are scheduled on. With no
+//! cluster configured it runs against an embedded API server with demo objects until
+//! converged.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use icecream::apis::icecream::v1::Icecream;
+use icecream::{App, Options, demo};
+use kubegen_example_support::{
+    Cluster, ClusterArgs, ClusterSource, RunArgs, ctrl_c, init_logging, install_crds,
+};
+
+/// Writes into every Icecream custom resource the nodes its pods run on.
+#[derive(Debug, Parser)]
+#[command(version)]
+struct Args {
+    #[command(flatten)]
+    cluster: ClusterArgs,
+    #[command(flatten)]
+    run: RunArgs,
+    /// Informer resync period in seconds (0 disables resync).
+    #[arg(long, default_value_t = 30)]
+    resync_seconds: u64,
+    /// Apply the Icecream CustomResourceDefinition to the cluster before starting (always
+    /// done on the embedded API server).
+    #[arg(long)]
+    install_crd: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: failed to start the tokio runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            let mut text = error.to_string();
+            let mut source = error.source();
+            while let Some(cause) = source {
+                text.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            eprintln!("error: {text}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let cluster = Cluster::connect(&args.cluster).await?;
+    let client = cluster.client();
+    if let ClusterSource::Embedded { url } = cluster.source() {
+        println!("No cluster configured: started an embedded API server at {url}");
+    }
+    if cluster.is_embedded() || args.install_crd {
+        install_crds(
+            &client,
+            &[Icecream::crd()],
+            "icecream-controller",
+            Duration::from_secs(30),
+        )
+        .await?;
+    }
+    let options = Options {
+        workers: usize::from(args.run.workers),
+        resync: Duration::from_secs(args.resync_seconds),
+    };
+    let app = App::start(client.clone(), options);
+
+    if cluster.is_embedded() {
+        demo::seed(&client).await?;
+        println!(
+            "Seeded Icecreams vanilla and chocolate and 5 pods on nodes node-a, node-b, node-c in namespace default"
+        );
+        if args.run.keep_running {
+            ctrl_c().await;
+        } else {
+            tokio::select! {
+                report = app.wait_converged() => print!("Converged:\n{report}"),
+                () = ctrl_c() => {}
+            }
+        }
+    } else {
+        ctrl_c().await;
+    }
+    app.shutdown().await?;
+    cluster.shutdown().await;
+    Ok(())
+}

@@ -1,0 +1,181 @@
+//! icecream end to end against the testkit API server: converge, then move a pod to
+//! another node, relabel pods in and out of a selector, change a selector, break one,
+//! and kill the watches, converging again each time.
+
+use std::time::Duration;
+
+use icecream::apis::icecream::v1::{Icecream, IcecreamStatus, PodPlacement};
+use icecream::controller::REASON_INVALID_SELECTOR;
+use icecream::demo::{self, DEMO_NAMESPACE, Report};
+use icecream::{App, Options};
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::events::v1::Event as KubeEvent;
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kubegen_example_support::install_crds;
+use kubegen_runtime::testkit::ApiServer;
+use serde_json::json;
+
+/// A guard against a hang, not a timing assertion.
+const GUARD: Duration = Duration::from_secs(60);
+
+async fn start() -> (ApiServer, App) {
+    let server = ApiServer::start().await.unwrap();
+    install_crds(&server.client(), &[Icecream::crd()], "test", GUARD)
+        .await
+        .unwrap();
+    let app = App::start(server.client(), Options::default());
+    demo::seed(&server.client()).await.unwrap();
+    (server, app)
+}
+
+async fn converge(app: &App) -> Report {
+    tokio::time::timeout(GUARD, app.wait_converged())
+        .await
+        .expect("the controller converges")
+}
+
+fn placed(pods: &[(&str, Option<&str>)]) -> Vec<PodPlacement> {
+    pods.iter()
+        .map(|(n, node)| PodPlacement {
+            name: (*n).into(),
+            node_name: node.map(Into::into),
+        })
+        .collect()
+}
+
+async fn server_status(server: &ApiServer, name: &str) -> IcecreamStatus {
+    Api::<Icecream>::namespaced(server.client(), DEMO_NAMESPACE)
+        .get(name)
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_follows_pods_across_nodes() {
+    let (server, app) = start().await;
+    converge(&app).await;
+    let vanilla = server_status(&server, "vanilla").await;
+    assert_eq!(
+        vanilla.pods,
+        placed(&[("vanilla-1", Some("node-a")), ("vanilla-2", None)])
+    );
+    assert_eq!(vanilla.nodes, ["node-a"]);
+    assert_eq!(vanilla.observed_generation, Some(1));
+    let chocolate = server_status(&server, "chocolate").await;
+    assert_eq!(chocolate.nodes, ["node-b", "node-c"]);
+
+    // The pod moves: deleted and recreated on another node (nodeName is immutable).
+    let pods: Api<Pod> = Api::namespaced(server.client(), DEMO_NAMESPACE);
+    pods.delete("vanilla-1", &DeleteParams::default())
+        .await
+        .unwrap();
+    pods.create(
+        &PostParams::default(),
+        &demo::pod("vanilla-1", "vanilla", Some("node-d")),
+    )
+    .await
+    .unwrap();
+    converge(&app).await;
+    assert_eq!(server_status(&server, "vanilla").await.nodes, ["node-d"]);
+
+    // A pod is relabelled out of one Icecream and into the other.
+    let to_vanilla = json!({ "metadata": { "labels": { "app": "vanilla" } } });
+    pods.patch(
+        "cocoa-1",
+        &PatchParams::default(),
+        &Patch::Merge(&to_vanilla),
+    )
+    .await
+    .unwrap();
+    converge(&app).await;
+    assert_eq!(
+        server_status(&server, "vanilla").await.nodes,
+        ["node-c", "node-d"]
+    );
+    assert_eq!(
+        server_status(&server, "chocolate").await.pods,
+        placed(&[("chocolate-1", Some("node-b"))])
+    );
+
+    // The selector changes: the status follows, with the new generation.
+    let icecreams: Api<Icecream> = Api::namespaced(server.client(), DEMO_NAMESPACE);
+    let sorbet = json!({ "spec": { "selector": { "matchLabels": { "app": "sorbet" }, "matchExpressions": null } } });
+    icecreams
+        .patch("chocolate", &PatchParams::default(), &Patch::Merge(&sorbet))
+        .await
+        .unwrap();
+    converge(&app).await;
+    let chocolate = server_status(&server, "chocolate").await;
+    assert_eq!(chocolate.pods, placed(&[("sorbet-1", Some("node-a"))]));
+    assert_eq!(chocolate.observed_generation, Some(2));
+
+    app.shutdown().await.unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn converges_through_dropped_watches_and_reports_invalid_selectors() {
+    let (server, app) = start().await;
+    converge(&app).await;
+
+    let pods: Api<Pod> = Api::namespaced(server.client(), DEMO_NAMESPACE);
+    let faults = server.faults();
+    faults.pause_watches();
+    pods.delete("chocolate-1", &DeleteParams::default())
+        .await
+        .unwrap();
+    pods.create(
+        &PostParams::default(),
+        &demo::pod("chocolate-2", "chocolate", Some("node-e")),
+    )
+    .await
+    .unwrap();
+    faults.compact();
+    faults.drop_watches();
+    faults.resume_watches();
+    converge(&app).await;
+    assert_eq!(
+        server_status(&server, "chocolate").await.nodes,
+        ["node-c", "node-e"]
+    );
+
+    // `In` without values passes the schema but is not a selector: a Warning event, and
+    // the last good status stays.
+    let icecreams: Api<Icecream> = Api::namespaced(server.client(), DEMO_NAMESPACE);
+    let broken = json!({ "spec": { "selector": { "matchLabels": null,
+        "matchExpressions": [{ "key": "app", "operator": "In", "values": [] }] } } });
+    icecreams
+        .patch("vanilla", &PatchParams::default(), &Patch::Merge(&broken))
+        .await
+        .unwrap();
+    let report = converge(&app).await;
+    let vanilla = report
+        .icecreams
+        .iter()
+        .find(|i| i.icecream.name() == "vanilla")
+        .unwrap();
+    assert!(vanilla.invalid_selector.is_some());
+    assert_eq!(
+        report.status("vanilla").unwrap().observed_generation,
+        Some(1)
+    );
+    // Converged means the Warning event is on the server too; check it directly.
+    let vanilla_uid = icecreams.get("vanilla").await.unwrap().metadata.uid;
+    let events = Api::<KubeEvent>::namespaced(server.client(), DEMO_NAMESPACE)
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items;
+    assert!(
+        events
+            .iter()
+            .any(|e| e.reason.as_deref() == Some(REASON_INVALID_SELECTOR)
+                && e.type_.as_deref() == Some("Warning")
+                && e.regarding.as_ref().and_then(|r| r.uid.clone()) == vanilla_uid)
+    );
+
+    app.shutdown().await.unwrap();
+    server.shutdown().await;
+}
