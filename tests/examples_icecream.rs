@@ -1,6 +1,7 @@
 //! icecream end to end against the testkit API server: converge, then move a pod to
 //! another node, relabel pods in and out of a selector, change a selector, break one,
 //! and kill the watches, converging again each time.
+#![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 
 use std::time::Duration;
 

@@ -1,5 +1,6 @@
 //! pod-logger end to end against the testkit API server: the handler sees every add,
 //! update, resync and delete, including deletions it only learns of on relist.
+#![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 
 use std::time::Duration;
 

@@ -2,6 +2,7 @@
 //! objects, then perturb the cluster (delete the owned Deployment, change its replicas,
 //! change the Foo, kill the watches, fail writes, remove the conflicting Deployment) and
 //! converge again, asserting on what the server holds.
+#![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 
 use std::time::Duration;
 

@@ -1,6 +1,7 @@
 //! secret-sync end to end against the testkit API server: converge, then change and
 //! delete a source Secret, create a namespace, tamper with and delete copies, kill the
 //! watches, and restart the controller after changes made while it was down.
+#![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 
 use std::time::Duration;
 
@@ -174,11 +175,11 @@ async fn never_overwrites_an_unmanaged_secret() {
     assert_eq!(team_a.in_step, ["registry-credentials"]);
     let kept = secrets(&server, "team-a").get("tls-ca").await.unwrap();
     assert!(
-        kept.metadata
+        !kept
+            .metadata
             .labels
             .unwrap_or_default()
-            .get(MANAGED_BY_LABEL)
-            .is_none()
+            .contains_key(MANAGED_BY_LABEL)
     );
     assert_eq!(data(&server, "team-a", "tls-ca").await.unwrap(), b"mine");
     app.shutdown().await.unwrap();

@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::event::Event;
-use super::writer::{Message, Writer, WriterConfig};
+use super::writer::{Message, Observation, Writer, WriterConfig};
 
 /// How an [`EventRecorder`] reports and buffers.
 #[derive(Clone, Debug)]
@@ -174,26 +174,23 @@ impl EventRecorder {
 
     /// Records `event` about the object `regarding` points to.
     pub fn publish_ref(&self, regarding: ObjectReference, event: Event) {
-        let message = Message::Record {
+        let message = Message::Record(Box::new(Observation {
             regarding,
             event,
             at: Instant::now(),
             time: Timestamp::now(),
-        };
+        }));
         if let Err(error) = self.queue.try_send(message) {
             self.shared.dropped.fetch_add(1, Ordering::Relaxed);
             let (why, message) = match error {
                 mpsc::error::TrySendError::Full(m) => ("the event queue is full", m),
                 mpsc::error::TrySendError::Closed(m) => ("the recorder is shut down", m),
             };
-            if let Message::Record {
-                regarding, event, ..
-            } = message
-            {
+            if let Message::Record(observation) = message {
                 tracing::warn!(
                     controller = %self.shared.reporting_controller,
-                    reason = event.reason(),
-                    name = regarding.name.as_deref().unwrap_or_default(),
+                    reason = observation.event.reason(),
+                    name = observation.regarding.name.as_deref().unwrap_or_default(),
                     "dropped an event: {why}"
                 );
             }

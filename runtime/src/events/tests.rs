@@ -1,4 +1,5 @@
 //! The recorder against the testkit API server.
+#![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 
 use std::time::Duration;
 

@@ -25,14 +25,17 @@ const MAX_NAME_LEN: usize = 253;
 /// What goes through the recorder's queue.
 pub(crate) enum Message {
     /// One observation of an event, timed when it was published.
-    Record {
-        regarding: ObjectReference,
-        event: Event,
-        at: Instant,
-        time: Timestamp,
-    },
+    Record(Box<Observation>),
     /// Answer once everything queued before has been written (or given up on).
     Flush(oneshot::Sender<()>),
+}
+
+/// One published event: what, about what, and when (monotonic and wall clock).
+pub(crate) struct Observation {
+    pub(crate) regarding: ObjectReference,
+    pub(crate) event: Event,
+    pub(crate) at: Instant,
+    pub(crate) time: Timestamp,
 }
 
 /// How the writer behaves.
@@ -68,12 +71,15 @@ impl Writer {
     pub(crate) async fn run(mut self, mut queue: mpsc::Receiver<Message>) {
         while let Some(message) = queue.recv().await {
             match message {
-                Message::Record {
-                    regarding,
-                    event,
-                    at,
-                    time,
-                } => self.record(regarding, event, at, time).await,
+                Message::Record(observation) => {
+                    let Observation {
+                        regarding,
+                        event,
+                        at,
+                        time,
+                    } = *observation;
+                    self.record(regarding, event, at, time).await;
+                }
                 Message::Flush(done) => {
                     let _ = done.send(());
                 }
@@ -275,7 +281,7 @@ mod tests {
     #[test]
     fn names_are_unique_and_bounded() {
         let mut last = 0;
-        let time = Timestamp::from_second(1_700_000_000).unwrap();
+        let time = Timestamp::from_second(1_700_000_000).expect("a valid timestamp");
         let a = unique_name("web", &mut last, time);
         let b = unique_name("web", &mut last, time);
         assert_ne!(a, b);
