@@ -75,6 +75,7 @@ impl InformerOptions {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct InformerKey {
     type_id: TypeId,
+    type_name: &'static str,
     group: String,
     version: String,
     plural: String,
@@ -227,6 +228,7 @@ impl SharedInformerFactory {
         let resource = ApiResource::erase::<K>(dyntype);
         let key = InformerKey {
             type_id: TypeId::of::<K>(),
+            type_name: short_type_name::<K>(),
             group: resource.group,
             version: resource.version,
             plural: resource.plural,
@@ -249,7 +251,8 @@ impl SharedInformerFactory {
     }
 
     /// Waits until every informer has synced or `timeout` passes; reports each by name
-    /// (`configmaps.v1`, `deployments.apps/v1 in namespace "x"`, ...).
+    /// (`configmaps.v1 (ConfigMap)`, `deployments.apps/v1 (Deployment) in namespace "x"`,
+    /// `widgets.example.com/v1 (DynamicObject)`, ...).
     pub async fn wait_for_cache_sync(&self, timeout: Duration) -> BTreeMap<String, bool> {
         let receivers: Vec<(String, watch::Receiver<bool>)> =
             self.lock().informers.values().map(|e| (e.name.clone(), e.informer.synced())).collect();
@@ -310,11 +313,18 @@ impl HasSynced for Receiver {
     }
 }
 
+/// `ConfigMap` for `k8s_openapi::api::core::v1::ConfigMap`.
+fn short_type_name<K>() -> &'static str {
+    let full = std::any::type_name::<K>();
+    let base = full.split('<').next().unwrap_or(full);
+    base.rsplit("::").next().unwrap_or(base)
+}
+
 fn informer_name(key: &InformerKey) -> String {
     let mut name = if key.group.is_empty() {
-        format!("{}.{}", key.plural, key.version)
+        format!("{}.{} ({})", key.plural, key.version, key.type_name)
     } else {
-        format!("{}.{}/{}", key.plural, key.group, key.version)
+        format!("{}.{}/{} ({})", key.plural, key.group, key.version, key.type_name)
     };
     if let Some(ns) = &key.options.namespace {
         name.push_str(&format!(" in namespace {ns:?}"));

@@ -324,8 +324,14 @@ async fn updates_racing_relists_converge() {
     );
     let writer = {
         let api = api.clone();
+        let faults = h.server.faults();
         tokio::spawn(async move {
             for i in 0..150usize {
+                if i % 20 == 10 {
+                    // Force a 410 relist in the middle of the writes.
+                    faults.compact();
+                    faults.drop_watches();
+                }
                 let name = format!("cm-{}", i % 30);
                 match i % 10 {
                     3 => {
@@ -343,14 +349,10 @@ async fn updates_racing_relists_converge() {
             }
         })
     };
-    for _ in 0..4 {
-        h.server.faults().compact();
-        h.server.faults().drop_watches();
-        tokio::task::yield_now().await;
-    }
     writer.await.unwrap();
     h.server.faults().clear();
     h.converge().await;
+    assert!(h.metrics.relists.load(Ordering::SeqCst) >= 1);
     h.shutdown().await;
 }
 
