@@ -29,7 +29,11 @@ const CHILD_MODE: &str = "KUBEGEN_BENCH_CHILD";
 const CHILD_URL: &str = "KUBEGEN_BENCH_URL";
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
     if let Ok(mode) = std::env::var(CHILD_MODE) {
         let url = std::env::var(CHILD_URL).unwrap();
         runtime.block_on(child(&mode, &url));
@@ -81,8 +85,15 @@ async fn sync_ours(client: Client) -> (Store<ConfigMap>, Duration) {
     let started = Instant::now();
     let (store, writer) = Store::<ConfigMap>::new();
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let sink = SyncSignal { writer, synced: Some(tx) };
-    let reflector = Reflector::new(Api::<ConfigMap>::all(client), sink, ReflectorConfig::default());
+    let sink = SyncSignal {
+        writer,
+        synced: Some(tx),
+    };
+    let reflector = Reflector::new(
+        Api::<ConfigMap>::all(client),
+        sink,
+        ReflectorConfig::default(),
+    );
     tokio::spawn(reflector.run(std::future::pending()));
     rx.await.unwrap();
     (store, started.elapsed())
@@ -99,7 +110,10 @@ async fn sync_informer(client: Client) -> (SharedInformer<ConfigMap>, Duration) 
 async fn sync_kube(client: Client) -> (kube_reflector::Store<ConfigMap>, Duration) {
     let started = Instant::now();
     let (reader, writer) = kube_reflector::store::<ConfigMap>();
-    let stream = kube_reflector::reflector(writer, watcher(Api::<ConfigMap>::all(client), watcher::Config::default()));
+    let stream = kube_reflector::reflector(
+        writer,
+        watcher(Api::<ConfigMap>::all(client), watcher::Config::default()),
+    );
     tokio::spawn(stream.applied_objects().for_each(|_| async {}));
     reader.wait_until_ready().await.unwrap();
     (reader, started.elapsed())
@@ -109,7 +123,9 @@ async fn list_pages(client: &Client) -> Vec<String> {
     let mut pages = Vec::new();
     let mut lp = ListParams::default().limit(500);
     loop {
-        let request = kube::core::Request::new("/api/v1/configmaps").list(&lp).unwrap();
+        let request = kube::core::Request::new("/api/v1/configmaps")
+            .list(&lp)
+            .unwrap();
         let text = client.request_text(request).await.unwrap();
         let meta: serde_json::Value = serde_json::from_str(&text).unwrap();
         let next = meta["metadata"]["continue"].as_str().map(str::to_owned);
@@ -133,7 +149,10 @@ fn decode(pages: &[String]) -> Vec<ConfigMap> {
 async fn child(mode: &str, url: &str) {
     let client = client_for(url);
     // Warm the connection so the baseline includes the client.
-    Api::<Namespace>::all(client.clone()).list(&ListParams::default().limit(1)).await.unwrap();
+    Api::<Namespace>::all(client.clone())
+        .list(&ListParams::default().limit(1))
+        .await
+        .unwrap();
     let (rss_before, _) = memory_kib();
     let (objects, elapsed) = match mode {
         "ours" => {
@@ -173,7 +192,11 @@ fn run_child(mode: &str, url: &str) -> String {
         .env(CHILD_URL, url)
         .output()
         .unwrap();
-    assert!(output.status.success(), "{mode}: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{mode}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     String::from_utf8(output.stdout).unwrap()
 }
 
@@ -181,21 +204,31 @@ async fn populate(client: &Client, from: usize, to: usize) {
     let started = Instant::now();
     futures::stream::iter(from..to)
         .map(|i| {
-            let api = Api::<ConfigMap>::namespaced(client.clone(), &format!("ns-{:02}", i % NAMESPACES));
+            let api =
+                Api::<ConfigMap>::namespaced(client.clone(), &format!("ns-{:02}", i % NAMESPACES));
             async move {
                 let cm = ConfigMap {
                     metadata: ObjectMeta {
                         name: Some(format!("cm-{i:06}")),
                         labels: Some(
-                            [("app".to_string(), "bench".to_string()), ("shard".to_string(), (i % 10).to_string())]
-                                .into(),
+                            [
+                                ("app".to_string(), "bench".to_string()),
+                                ("shard".to_string(), (i % 10).to_string()),
+                            ]
+                            .into(),
                         ),
                         ..Default::default()
                     },
                     data: Some(
                         [
-                            ("config.yaml".to_string(), format!("replicas: {}\nimage: example/app:{i}\n", i % 7)),
-                            ("token".to_string(), format!("{:064x}", i as u128 * 0x9e37_79b9_7f4a_7c15)),
+                            (
+                                "config.yaml".to_string(),
+                                format!("replicas: {}\nimage: example/app:{i}\n", i % 7),
+                            ),
+                            (
+                                "token".to_string(),
+                                format!("{:064x}", i as u128 * 0x9e37_79b9_7f4a_7c15),
+                            ),
                         ]
                         .into(),
                     ),
@@ -208,7 +241,11 @@ async fn populate(client: &Client, from: usize, to: usize) {
         .try_collect::<Vec<()>>()
         .await
         .unwrap();
-    println!("  populated {} configmaps in {:.1?}", to - from, started.elapsed());
+    println!(
+        "  populated {} configmaps in {:.1?}",
+        to - from,
+        started.elapsed()
+    );
 }
 
 fn report(line: &str) {
@@ -216,7 +253,11 @@ fn report(line: &str) {
         if let Some(rest) = l.strip_prefix("RESULT ") {
             let f: Vec<&str> = rest.split_whitespace().collect();
             let us: f64 = f[2].parse().unwrap();
-            let (before, after, hwm): (u64, u64, u64) = (f[3].parse().unwrap(), f[4].parse().unwrap(), f[5].parse().unwrap());
+            let (before, after, hwm): (u64, u64, u64) = (
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+                f[5].parse().unwrap(),
+            );
             println!(
                 "  {:<9} {:>7} objects  sync {:>9.1} ms  RSS before {:>7} KiB  after {:>7} KiB  peak (VmHWM) {:>7} KiB  peak-before {:>7} KiB",
                 f[0],
@@ -243,14 +284,26 @@ fn time_per_call(iterations: usize, mut f: impl FnMut(usize) -> usize) -> (Durat
 }
 
 async fn parent() {
-    let max: usize = std::env::var("KUBEGEN_BENCH_MAX").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
+    let max: usize = std::env::var("KUBEGEN_BENCH_MAX")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
     let server = ApiServer::start().await.unwrap();
     let client = server.client();
     let url = server.url();
     let namespaces = Api::<Namespace>::all(client.clone());
     for n in 0..NAMESPACES {
-        let ns = Namespace { metadata: ObjectMeta { name: Some(format!("ns-{n:02}")), ..Default::default() }, ..Default::default() };
-        namespaces.create(&PostParams::default(), &ns).await.unwrap();
+        let ns = Namespace {
+            metadata: ObjectMeta {
+                name: Some(format!("ns-{n:02}")),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        namespaces
+            .create(&PostParams::default(), &ns)
+            .await
+            .unwrap();
     }
     let mut populated = 0;
     for size in [10_000, 100_000].into_iter().filter(|s| *s <= max) {
@@ -259,7 +312,11 @@ async fn parent() {
         populated = size;
         let pages = list_pages(&client).await;
         let bytes: usize = pages.iter().map(String::len).sum();
-        println!("  list: {} pages, {:.1} MiB of JSON", pages.len(), bytes as f64 / 1048576.0);
+        println!(
+            "  list: {} pages, {:.1} MiB of JSON",
+            pages.len(),
+            bytes as f64 / 1048576.0
+        );
         for mode in ["decode", "ours", "informer", "kube"] {
             report(&run_child(mode, &url));
         }
@@ -267,11 +324,18 @@ async fn parent() {
         for _ in 0..3 {
             let started = Instant::now();
             let items = decode(&pages);
-            println!("  serde_json decode of the pages: {:.1} ms ({} items)", started.elapsed().as_secs_f64() * 1000.0, items.len());
+            println!(
+                "  serde_json decode of the pages: {:.1} ms ({} items)",
+                started.elapsed().as_secs_f64() * 1000.0,
+                items.len()
+            );
         }
     }
 
-    println!("== namespace-scoped list on a {populated}-object cache ({} per namespace)", populated / NAMESPACES);
+    println!(
+        "== namespace-scoped list on a {populated}-object cache ({} per namespace)",
+        populated / NAMESPACES
+    );
     let (ours, _) = sync_ours(client.clone()).await;
     let (theirs, _) = sync_kube(client.clone()).await;
     let lister = Lister::new(ours);
@@ -279,19 +343,39 @@ async fn parent() {
     let shard: Selector = "shard=3".parse().unwrap();
     let iterations = 2_000;
     let ns = |i: usize| format!("ns-{:02}", i % NAMESPACES);
-    let (t, n) = time_per_call(iterations, |i| lister.namespace(&ns(i)).list(&everything).len());
-    println!("  ours  lister.namespace(ns).list(everything)      {:>10.1?} per call ({n} objects)", t);
+    let (t, n) = time_per_call(iterations, |i| {
+        lister.namespace(&ns(i)).list(&everything).len()
+    });
+    println!(
+        "  ours  lister.namespace(ns).list(everything)      {:>10.1?} per call ({n} objects)",
+        t
+    );
     let (t, n) = time_per_call(iterations / 10, |i| {
         let ns = ns(i);
-        theirs.state_filter(|o| o.metadata.namespace.as_deref() == Some(ns.as_str())).len()
+        theirs
+            .state_filter(|o| o.metadata.namespace.as_deref() == Some(ns.as_str()))
+            .len()
     });
-    println!("  kube  store.state_filter(namespace == ns)        {:>10.1?} per call ({n} objects)", t);
+    println!(
+        "  kube  store.state_filter(namespace == ns)        {:>10.1?} per call ({n} objects)",
+        t
+    );
     let (t, n) = time_per_call(iterations / 10, |i| {
         let ns = ns(i);
-        theirs.state().into_iter().filter(|o| o.metadata.namespace.as_deref() == Some(ns.as_str())).count()
+        theirs
+            .state()
+            .into_iter()
+            .filter(|o| o.metadata.namespace.as_deref() == Some(ns.as_str()))
+            .count()
     });
-    println!("  kube  store.state() then filter                  {:>10.1?} per call ({n} objects)", t);
+    println!(
+        "  kube  store.state() then filter                  {:>10.1?} per call ({n} objects)",
+        t
+    );
     let (t, n) = time_per_call(iterations, |i| lister.namespace(&ns(i)).list(&shard).len());
-    println!("  ours  lister.namespace(ns).list(shard=3)         {:>10.1?} per call ({n} objects)", t);
+    println!(
+        "  ours  lister.namespace(ns).list(shard=3)         {:>10.1?} per call ({n} objects)",
+        t
+    );
     server.shutdown().await;
 }

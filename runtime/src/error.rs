@@ -241,7 +241,11 @@ mod tests {
     fn retry_after_comes_from_status_details() {
         let mut err = api_error(429, "TooManyRequests");
         assert_eq!(err.retry_after(), None);
-        if let Error::Api { source: kube::Error::Api(status), .. } = &mut err {
+        if let Error::Api {
+            source: kube::Error::Api(status),
+            ..
+        } = &mut err
+        {
             status.details = Some(StatusDetails {
                 name: String::new(),
                 group: String::new(),
@@ -257,6 +261,9 @@ mod tests {
     #[test]
     fn message_names_the_operation() {
         let err = api_error(409, "Conflict");
-        assert_eq!(err.to_string(), "failed to update configmaps \"a\" in namespace \"default\"");
+        assert_eq!(
+            err.to_string(),
+            "failed to update configmaps \"a\" in namespace \"default\""
+        );
     }
 }

@@ -122,11 +122,18 @@ mod tests {
     fn delays_follow_client_go_schedules() {
         for n in 1..=4 {
             let d = DEFAULT_RETRY.delay(n);
-            assert!(d >= Duration::from_millis(10) && d <= Duration::from_millis(11), "{d:?}");
+            assert!(
+                d >= Duration::from_millis(10) && d <= Duration::from_millis(11),
+                "{d:?}"
+            );
         }
         let third = DEFAULT_BACKOFF.delay(3);
         assert!(third >= Duration::from_millis(250) && third <= Duration::from_millis(275));
-        let capped = Backoff { cap: Some(Duration::from_millis(30)), jitter: 0.0, ..DEFAULT_BACKOFF };
+        let capped = Backoff {
+            cap: Some(Duration::from_millis(30)),
+            jitter: 0.0,
+            ..DEFAULT_BACKOFF
+        };
         assert_eq!(capped.delay(4), Duration::from_millis(30));
     }
 
