@@ -9,6 +9,8 @@
 //! `cargo bench -p kubegen-runtime --features testkit --bench informer`; set
 //! `KUBEGEN_BENCH_MAX=10000` to skip the 100k round.
 
+#![allow(clippy::unwrap_used)]
+
 use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

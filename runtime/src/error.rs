@@ -88,7 +88,7 @@ pub enum Error {
     #[error("failed to {operation}")]
     Api {
         /// What the call was doing.
-        operation: Operation,
+        operation: Box<Operation>,
         /// The underlying kube error (an `Api` status for server-side failures).
         #[source]
         source: kube::Error,
@@ -97,7 +97,7 @@ pub enum Error {
     #[error("failed to {operation}: the server returned a continue token without progress")]
     Pagination {
         /// What the call was doing.
-        operation: Operation,
+        operation: Box<Operation>,
     },
 }
 
@@ -205,18 +205,19 @@ pub(crate) fn retry_after(status: &Status) -> Option<Duration> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use kube::core::response::StatusDetails;
 
     fn api_error(code: u16, reason: &str) -> Error {
         Error::Api {
-            operation: Operation {
+            operation: Box::new(Operation {
                 verb: Verb::Update,
                 resource: "configmaps".into(),
                 namespace: Some("default".into()),
                 name: Some("a".into()),
-            },
+            }),
             source: kube::Error::Api(Status::failure("boom", reason).with_code(code).boxed()),
         }
     }

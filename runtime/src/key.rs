@@ -186,6 +186,7 @@ impl<K> From<ObjectKey> for TypedKey<K> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::{ConfigMap, Node};

@@ -2,6 +2,8 @@
 //! patches, deletes with preconditions, scale, typed error predicates and
 //! retry_on_conflict.
 
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -2,6 +2,8 @@
 //! controller-shaped test: informer -> handler enqueues keys -> queue -> worker reads the
 //! lister -> writes through the client, converging on the server state.
 
+#![allow(clippy::unwrap_used)]
+
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -383,10 +385,8 @@ async fn controller_converges_through_informer_queue_lister_and_client() {
     tampered.data = Some([("v".to_string(), "tampered".to_string())].into());
     let _ = client.update(&tampered).await;
 
-    let expected = |items: &[ConfigMap]| -> (
-        BTreeMap<String, Option<BTreeMap<String, String>>>,
-        BTreeMap<String, Option<BTreeMap<String, String>>>,
-    ) {
+    type DataByCopy = BTreeMap<String, Option<BTreeMap<String, String>>>;
+    let expected = |items: &[ConfigMap]| -> (DataByCopy, DataByCopy) {
         let mut sources = BTreeMap::new();
         let mut copies = BTreeMap::new();
         for o in items {

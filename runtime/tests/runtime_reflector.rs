@@ -3,6 +3,8 @@
 //! while the watch is down, updates racing relists. After each schedule the cache holds
 //! exactly the server's objects (key -> resourceVersion maps compared).
 
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -75,7 +75,7 @@ pub enum Deleted<T> {
     /// propagation) or the resource answers deletes with the object.
     Object(T),
     /// The server returned a `Status`: the object is gone.
-    Status(Status),
+    Status(Box<Status>),
 }
 
 /// A typed client for one resource type, in one namespace or across all of them.
@@ -186,13 +186,13 @@ where
         self.namespace.as_deref()
     }
 
-    fn op(&self, verb: Verb, name: Option<&str>) -> Operation {
-        Operation {
+    fn op(&self, verb: Verb, name: Option<&str>) -> Box<Operation> {
+        Box::new(Operation {
             verb,
             resource: self.plural.clone(),
             namespace: self.namespace.clone(),
             name: name.map(str::to_owned),
-        }
+        })
     }
 
     fn fail(&self, verb: Verb, name: Option<&str>) -> impl FnOnce(kube::Error) -> Error {
@@ -333,7 +333,7 @@ where
             .delete(name, dp)
             .await
             .map_err(self.fail(Verb::Delete, Some(name)))?;
-        Ok(response.either(Deleted::Object, Deleted::Status))
+        Ok(response.either(Deleted::Object, |status| Deleted::Status(Box::new(status))))
     }
 
     /// Deletes every object matching `lp`.
@@ -347,7 +347,7 @@ where
             .delete_collection(dp, lp)
             .await
             .map_err(self.fail(Verb::DeleteCollection, None))?;
-        Ok(response.either(Deleted::Object, Deleted::Status))
+        Ok(response.either(Deleted::Object, |status| Deleted::Status(Box::new(status))))
     }
 
     /// Reads the scale subresource.

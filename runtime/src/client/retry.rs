@@ -101,6 +101,7 @@ where
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::error::{Operation, Verb};
@@ -108,12 +109,12 @@ mod tests {
 
     fn conflict() -> Error {
         Error::Api {
-            operation: Operation {
+            operation: Box::new(Operation {
                 verb: Verb::Update,
                 resource: "configmaps".into(),
                 namespace: None,
                 name: Some("x".into()),
-            },
+            }),
             source: kube::Error::Api(Status::failure("stale", "Conflict").with_code(409).boxed()),
         }
     }
@@ -168,12 +169,12 @@ mod tests {
             calls += 1;
             async {
                 Err(Error::Pagination {
-                    operation: Operation {
+                    operation: Box::new(Operation {
                         verb: Verb::List,
                         resource: "configmaps".into(),
                         namespace: None,
                         name: None,
-                    },
+                    }),
                 })
             }
         })

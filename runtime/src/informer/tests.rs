@@ -1,6 +1,8 @@
 //! Informer behaviour on a scripted source: delivery order, late handlers, tombstones on
 //! relist, slow handlers, resync, shutdown.
 
+#![allow(clippy::unwrap_used)]
+
 use std::sync::Arc;
 use std::time::Duration;
 

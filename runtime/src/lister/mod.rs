@@ -150,6 +150,7 @@ impl<K: Resource> NamespaceLister<K> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;

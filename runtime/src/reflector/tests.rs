@@ -1,5 +1,7 @@
 //! The reflector's state machine driven by a scripted list/watch source on paused time.
 
+#![allow(clippy::unwrap_used)]
+
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
