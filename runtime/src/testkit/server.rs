@@ -155,6 +155,7 @@ impl Shared {
 pub struct ApiServer {
     shared: Arc<Shared>,
     client: kube::Client,
+    kube_config: kube::Config,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<()>>,
     kubeconfig_dir: PathBuf,
@@ -217,7 +218,9 @@ impl ApiServer {
             .map_err(|e: axum::http::uri::InvalidUri| Error::Url(e.to_string()))?;
         let mut kube_config = kube::Config::new(url);
         kube_config.default_namespace = "default".to_owned();
-        let client = kube::Client::try_from(kube_config).map_err(Error::Client)?;
+        let mut client_config = kube_config.clone();
+        client_config.default_retry = false;
+        let client = kube::Client::try_from(client_config).map_err(Error::Client)?;
         let kubeconfig_dir = std::env::temp_dir().join(format!(
             "kubegen-testkit-{}-{}",
             std::process::id(),
@@ -227,6 +230,7 @@ impl ApiServer {
         Ok(Self {
             shared,
             client,
+            kube_config,
             stop: Some(stop),
             task: Some(task),
             kubeconfig_dir,
@@ -243,9 +247,17 @@ impl ApiServer {
         format!("http://{}", self.shared.address)
     }
 
-    /// A `kube::Client` talking to this server (plain HTTP, no auth, namespace `default`).
+    /// A `kube::Client` talking to this server (plain HTTP, no auth, namespace
+    /// `default`). Its automatic retries of 429/503/504 are off, so tests see every
+    /// answer the server gives, injected faults included; build a client from
+    /// [`ApiServer::kube_config`] to get kube's default retrying behaviour.
     pub fn client(&self) -> kube::Client {
         self.client.clone()
+    }
+
+    /// A `kube::Config` for this server with kube's defaults (retries on).
+    pub fn kube_config(&self) -> kube::Config {
+        self.kube_config.clone()
     }
 
     /// A handle to inject faults; cheap to clone and usable from any task.
