@@ -86,6 +86,11 @@ fn walk_object(
 
     let keys: Vec<String> = object.keys().cloned().collect();
     for key in keys {
+        if always_kept(&key, embedded) {
+            // apiVersion, kind and metadata of (embedded) resources are ObjectMeta's
+            // business, not the schema's: never pruned, never schema-validated.
+            continue;
+        }
         let child_path = join(path, &key);
         let child_schema = properties.and_then(|p| p.get(&key)).or(additional);
         match child_schema {
@@ -94,7 +99,6 @@ fn walk_object(
                     walk(child_schema, value, &child_path, causes);
                 }
             }
-            None if always_kept(&key, embedded) => {}
             None if preserve => {}
             None => {
                 object.remove(&key);
@@ -321,6 +325,14 @@ mod tests {
         assert!(object["spec"]["template"].get("spec").is_none());
         assert_eq!(object["spec"]["color"], "red", "defaulted");
         assert_eq!(object["metadata"]["name"], "a");
+    }
+
+    #[test]
+    fn root_metadata_is_kept_even_when_the_schema_declares_it() {
+        let schema = json!({"type": "object", "properties": {"metadata": {"type": "object"}}});
+        let mut object = json!({"metadata": {"name": "a", "labels": {"x": "y"}}});
+        assert!(apply(&schema, &mut object).is_empty());
+        assert_eq!(object["metadata"]["labels"]["x"], "y");
     }
 
     #[test]
