@@ -325,3 +325,67 @@ async fn list_items_and_metadata_over_raw_http() {
     );
     assert_eq!(list["items"][0]["metadata"]["name"], "a");
 }
+
+#[tokio::test]
+async fn core_and_events_k8s_io_events_with_their_field_selectors() {
+    use k8s_openapi::api::core::v1::{Event as CoreEvent, ObjectReference};
+    use k8s_openapi::api::events::v1::Event;
+
+    let server = ApiServer::start().await.expect("start");
+    let core: Api<CoreEvent> = Api::default_namespaced(server.client());
+    for (name, object) in [("e1", "pod-a"), ("e2", "pod-b")] {
+        let event = CoreEvent {
+            metadata: meta(name),
+            involved_object: ObjectReference {
+                kind: Some("Pod".into()),
+                name: Some(object.into()),
+                ..Default::default()
+            },
+            reason: Some("Started".into()),
+            ..Default::default()
+        };
+        core.create(&PostParams::default(), &event)
+            .await
+            .expect("core event");
+    }
+    let about_a = core
+        .list(&ListParams::default().fields("involvedObject.name=pod-a,reason=Started"))
+        .await
+        .expect("list");
+    assert_eq!(about_a.items.len(), 1);
+    assert_eq!(about_a.items[0].metadata.name.as_deref(), Some("e1"));
+
+    let events: Api<Event> = Api::default_namespaced(server.client());
+    let event = Event {
+        metadata: meta("n1"),
+        event_time: None,
+        reason: Some("Scheduled".into()),
+        regarding: Some(ObjectReference {
+            name: Some("pod-a".into()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    events
+        .create(&PostParams::default(), &event)
+        .await
+        .expect("events.k8s.io event");
+    assert_eq!(
+        events
+            .list(&ListParams::default().fields("regarding.name=pod-a"))
+            .await
+            .expect("list")
+            .items
+            .len(),
+        1
+    );
+    assert_eq!(
+        events
+            .list(&ListParams::default().fields("regarding.name=pod-b"))
+            .await
+            .expect("list")
+            .items
+            .len(),
+        0
+    );
+}

@@ -383,3 +383,35 @@ async fn shutdown_ends_open_watches() {
     assert_eq!(faults.open_watches(), 0);
     assert!(api.list(&Default::default()).await.is_err());
 }
+
+#[tokio::test]
+async fn kube_watcher_in_streaming_list_mode_syncs_and_follows() {
+    use kube::runtime::watcher;
+
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    for name in ["a", "b"] {
+        api.create(&PostParams::default(), &configmap(name, "1"))
+            .await
+            .expect("create");
+    }
+    let mut events =
+        watcher::watcher(api.clone(), watcher::Config::default().streaming_lists()).boxed();
+    let mut initial = Vec::new();
+    loop {
+        match events.try_next().await.expect("watcher").expect("event") {
+            watcher::Event::Init => {}
+            watcher::Event::InitApply(cm) => initial.push(cm.metadata.name.expect("name")),
+            watcher::Event::InitDone => break,
+            other => panic!("unexpected before InitDone: {other:?}"),
+        }
+    }
+    assert_eq!(initial, ["a", "b"]);
+    api.create(&PostParams::default(), &configmap("c", "1"))
+        .await
+        .expect("create c");
+    match events.try_next().await.expect("watcher").expect("event") {
+        watcher::Event::Apply(cm) => assert_eq!(cm.metadata.name.as_deref(), Some("c")),
+        other => panic!("expected Apply(c), got {other:?}"),
+    }
+}
