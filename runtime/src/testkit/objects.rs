@@ -65,13 +65,13 @@ fn check_body(place: &Place<'_>, body: &Value) -> ApiResult<()> {
         return Err(ApiError::bad_request("metadata must be an object"));
     }
     let rt = place.rt;
-    if let Some(kind) = map.get("kind").and_then(Value::as_str) {
-        if kind != rt.kind {
-            return Err(ApiError::bad_request(format!(
-                "the kind of the provided object ({kind}) does not match the kind of the requested resource ({})",
-                rt.kind
-            )));
-        }
+    if let Some(kind) = map.get("kind").and_then(Value::as_str)
+        && kind != rt.kind
+    {
+        return Err(ApiError::bad_request(format!(
+            "the kind of the provided object ({kind}) does not match the kind of the requested resource ({})",
+            rt.kind
+        )));
     }
     if let Some(api_version) = map.get("apiVersion").and_then(Value::as_str) {
         let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
@@ -82,12 +82,13 @@ fn check_body(place: &Place<'_>, body: &Value) -> ApiResult<()> {
             )));
         }
     }
-    if let Some(namespace) = meta_str(body, "namespace").filter(|ns| !ns.is_empty()) {
-        if rt.namespaced && namespace != place.namespace {
-            return Err(ApiError::bad_request(
-                "the namespace of the provided object does not match the namespace sent on the request",
-            ));
-        }
+    if let Some(namespace) = meta_str(body, "namespace").filter(|ns| !ns.is_empty())
+        && rt.namespaced
+        && namespace != place.namespace
+    {
+        return Err(ApiError::bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request",
+        ));
     }
     Ok(())
 }
@@ -114,10 +115,10 @@ fn default_built_in(rt: &ResourceType, object: &mut Value, creating: bool) {
         ("", "namespaces") if creating => {
             object["status"] = json!({"phase": "Active"});
         }
-        ("apps", "deployments" | "replicasets") => {
-            if meta::get_path(object, "spec.replicas").is_none() {
-                meta::set_path(object, "spec.replicas", json!(1));
-            }
+        ("apps", "deployments" | "replicasets")
+            if meta::get_path(object, "spec.replicas").is_none() =>
+        {
+            meta::set_path(object, "spec.replicas", json!(1));
         }
         _ => {}
     }
@@ -223,10 +224,10 @@ pub(crate) fn create(
     object["metadata"]["uid"] = json!(meta::new_uid());
     object["metadata"]["creationTimestamp"] = json!(meta::now_rfc3339());
     object["metadata"]["generation"] = json!(1);
-    if rt.status {
-        if let Some(map) = object.as_object_mut() {
-            map.remove("status");
-        }
+    if rt.status
+        && let Some(map) = object.as_object_mut()
+    {
+        map.remove("status");
     }
     default_built_in(rt, &mut object, true);
     validate(place, &name, &mut object)?;
@@ -316,10 +317,10 @@ pub(crate) fn update(
         _ => {}
     }
     let old = existing(cluster, place, name)?;
-    if let Some(rv) = meta_str(&body, "resourceVersion").filter(|rv| !rv.is_empty()) {
-        if Some(rv) != meta_str(&old, "resourceVersion") {
-            return Err(ApiError::stale(place.subject(name)));
-        }
+    if let Some(rv) = meta_str(&body, "resourceVersion").filter(|rv| !rv.is_empty())
+        && Some(rv) != meta_str(&old, "resourceVersion")
+    {
+        return Err(ApiError::stale(place.subject(name)));
     }
     let new = merge_into(place.rt, &old, body, part);
     write(cluster, place, name, old, new, part)
@@ -443,22 +444,22 @@ impl DeleteOptions {
             .get("propagationPolicy")
             .and_then(Value::as_str)
             .or(propagation_query);
-        if let Some(policy) = policy {
-            if !matches!(policy, "Orphan" | "Background" | "Foreground") {
-                let cause = Cause::new(
-                    "FieldValueNotSupported",
-                    "propagationPolicy",
-                    format!(
-                        "Unsupported value: {policy:?}: supported values: \"Foreground\", \"Background\", \"Orphan\""
-                    ),
-                );
-                return Err(ApiError::invalid(
-                    "meta.k8s.io",
-                    "DeleteOptions",
-                    "",
-                    vec![cause],
-                ));
-            }
+        if let Some(policy) = policy
+            && !matches!(policy, "Orphan" | "Background" | "Foreground")
+        {
+            let cause = Cause::new(
+                "FieldValueNotSupported",
+                "propagationPolicy",
+                format!(
+                    "Unsupported value: {policy:?}: supported values: \"Foreground\", \"Background\", \"Orphan\""
+                ),
+            );
+            return Err(ApiError::invalid(
+                "meta.k8s.io",
+                "DeleteOptions",
+                "",
+                vec![cause],
+            ));
         }
         let precondition = |field: &str| {
             body.pointer(&format!("/preconditions/{field}"))

@@ -367,17 +367,17 @@ fn patch_object(
                 vec![cause],
             ));
         }
-        if let Some(force) = query.get("force") {
-            if !matches!(force.as_str(), "true" | "false") {
-                return Err(ApiError::bad_request(format!("invalid force {force:?}")));
-            }
+        if let Some(force) = query.get("force")
+            && !matches!(force.as_str(), "true" | "false")
+        {
+            return Err(ApiError::bad_request(format!("invalid force {force:?}")));
         }
-        if let Some(patched_name) = patch.pointer("/metadata/name").and_then(Value::as_str) {
-            if patched_name != name {
-                return Err(ApiError::bad_request(format!(
-                    "the name of the object ({patched_name}) does not match the name on the URL ({name})"
-                )));
-            }
+        if let Some(patched_name) = patch.pointer("/metadata/name").and_then(Value::as_str)
+            && patched_name != name
+        {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({patched_name}) does not match the name on the URL ({name})"
+            )));
         }
     }
     let mut cluster = shared.lock();
