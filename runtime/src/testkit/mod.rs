@@ -112,6 +112,7 @@
 
 mod collection;
 mod crd;
+mod deletion;
 mod discovery;
 mod faults;
 mod meta;

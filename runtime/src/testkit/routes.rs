@@ -9,9 +9,10 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::collection::{self, Query, WatchDefaults};
+use super::deletion::{self, DeleteOptions};
 use super::discovery;
 use super::faults::Verb;
-use super::objects::{self, DeleteOptions, Part, Place, render};
+use super::objects::{self, Part, Place, render};
 use super::patch::{self, PatchKind};
 use super::registry::ResourceType;
 use super::scale;
@@ -302,14 +303,14 @@ async fn resource(
         Verb::Delete => {
             let options =
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
-            let deleted = objects::delete(&mut shared.lock(), &place, name, &options)?;
+            let deleted = deletion::delete(&mut shared.lock(), &place, name, &options)?;
             Ok(ok(&render(&deleted, &rt)))
         }
         Verb::DeleteCollection => {
             DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let filter = collection::filter(&rt, request.namespace.as_deref(), query)?;
             let mut cluster = shared.lock();
-            let deleted = objects::delete_collection(&mut cluster, &rt, |o| filter.matches(o))?;
+            let deleted = deletion::delete_collection(&mut cluster, &rt, |o| filter.matches(o))?;
             let items: Vec<Value> = deleted.iter().map(|o| render(o, &rt)).collect();
             Ok(ok(&serde_json::json!({
                 "kind": rt.list_kind,
