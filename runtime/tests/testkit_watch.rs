@@ -415,3 +415,20 @@ async fn kube_watcher_in_streaming_list_mode_syncs_and_follows() {
         other => panic!("expected Apply(c), got {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn dropping_the_server_ends_open_watches() {
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let mut stream = api
+        .watch(&WatchParams::default().disable_bookmarks(), "0")
+        .await
+        .expect("watch")
+        .boxed();
+    drop(server);
+    let rest: Vec<_> = stream.by_ref().collect().await;
+    assert!(
+        rest.iter().all(|e| e.is_err()),
+        "nothing but a transport error after the drop: {rest:?}"
+    );
+}
