@@ -177,3 +177,82 @@ async fn deleting_a_namespace_deletes_its_objects() {
     .expect("release");
     assert_eq!(api_error(namespaces.get("team").await).0, 404);
 }
+
+fn owned_by(name: &str, owner: &ConfigMap) -> ConfigMap {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+    let mut cm = configmap(name, "1");
+    cm.metadata.owner_references = Some(vec![OwnerReference {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        name: owner.metadata.name.clone().expect("name"),
+        uid: owner.metadata.uid.clone().expect("uid"),
+        ..Default::default()
+    }]);
+    cm
+}
+
+#[tokio::test]
+async fn owner_deletion_cascades_to_dependents_unless_orphaned() {
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let owner = api
+        .create(&PostParams::default(), &configmap("owner", "1"))
+        .await
+        .expect("owner");
+    let child = api
+        .create(&PostParams::default(), &owned_by("child", &owner))
+        .await
+        .expect("child");
+    api.create(&PostParams::default(), &owned_by("grandchild", &child))
+        .await
+        .expect("grandchild");
+    api.delete("owner", &DeleteParams::background())
+        .await
+        .expect("delete owner");
+    for name in ["owner", "child", "grandchild"] {
+        assert_eq!(
+            api_error(api.get(name).await).0,
+            404,
+            "{name} is garbage collected"
+        );
+    }
+
+    let owner = api
+        .create(&PostParams::default(), &configmap("owner2", "1"))
+        .await
+        .expect("owner2");
+    api.create(&PostParams::default(), &owned_by("kept", &owner))
+        .await
+        .expect("kept");
+    api.delete("owner2", &DeleteParams::orphan())
+        .await
+        .expect("orphan delete");
+    let kept = api.get("kept").await.expect("orphaned dependent stays");
+    assert!(
+        kept.metadata.owner_references.is_none(),
+        "its owner reference is removed"
+    );
+}
+
+#[tokio::test]
+async fn invalid_propagation_policies_are_rejected() {
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    api.create(&PostParams::default(), &configmap("a", "1"))
+        .await
+        .expect("create");
+    let response = testkit_support::raw(
+        &server,
+        "DELETE",
+        "/api/v1/namespaces/default/configmaps/a",
+        Some("application/json"),
+        r#"{"propagationPolicy":"Sometimes"}"#,
+    )
+    .await;
+    assert_eq!(response.status, 422);
+    assert_eq!(
+        response.json()["details"]["causes"][0]["field"],
+        "propagationPolicy"
+    );
+    assert!(api.get("a").await.is_ok());
+}

@@ -10,13 +10,25 @@ use super::meta::{self, meta_str};
 use super::objects::{Place, existing, namespaces_key};
 use super::registry::ResourceType;
 use super::status::{ApiError, ApiResult, Cause};
-use super::storage::Cluster;
+use super::storage::{self, Cluster};
+
+/// What happens to dependents (objects whose ownerReferences name the deleted one).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Propagation {
+    /// Dependents are deleted too (`Background`, and `Foreground` which is served the
+    /// same way: dependents go first, synchronously).
+    #[default]
+    Cascade,
+    /// Dependents stay, with the owner reference removed.
+    Orphan,
+}
 
 /// Validated `DeleteOptions`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct DeleteOptions {
     uid: Option<String>,
     resource_version: Option<String>,
+    pub(crate) propagation: Propagation,
 }
 
 impl DeleteOptions {
@@ -54,9 +66,17 @@ impl DeleteOptions {
                 .and_then(Value::as_str)
                 .map(str::to_owned)
         };
+        let orphan = policy == Some("Orphan")
+            || (policy.is_none()
+                && body.get("orphanDependents").and_then(Value::as_bool) == Some(true));
         Ok(Self {
             uid: precondition("uid"),
             resource_version: precondition("resourceVersion"),
+            propagation: if orphan {
+                Propagation::Orphan
+            } else {
+                Propagation::Cascade
+            },
         })
     }
 }
@@ -91,7 +111,7 @@ pub(crate) fn delete(
             ),
         ));
     }
-    delete_object(cluster, place.rt, old)
+    delete_object(cluster, place.rt, old, options.propagation)
 }
 
 /// Deletes one object without preconditions (used by collections and cascades).
@@ -99,7 +119,13 @@ pub(crate) fn delete_object(
     cluster: &mut Cluster,
     rt: &ResourceType,
     old: Arc<Value>,
+    propagation: Propagation,
 ) -> ApiResult<Arc<Value>> {
+    // Cascades may already have removed or changed it: work on the stored object.
+    let (namespace, name) = storage::object_key(&old);
+    let Some(old) = cluster.get(&rt.storage_key(), &namespace, &name) else {
+        return Ok(old);
+    };
     let has_finalizers = old
         .pointer("/metadata/finalizers")
         .and_then(Value::as_array)
@@ -125,7 +151,7 @@ pub(crate) fn delete_object(
         }
     }
     let last = (*old).clone();
-    Ok(remove(cluster, rt, last, old))
+    Ok(remove(cluster, rt, last, old, propagation))
 }
 
 /// Removes an object for good and runs the cascades that follow.
@@ -134,12 +160,16 @@ pub(crate) fn remove(
     rt: &ResourceType,
     last: Value,
     old: Arc<Value>,
+    propagation: Propagation,
 ) -> Arc<Value> {
     let storage = rt.storage_key();
     let namespace = meta_str(&old, "namespace").unwrap_or_default().to_owned();
     let removed = cluster.delete(&storage, last, old);
     if crd::is_crd(rt) {
         crd::unregister(cluster, &removed);
+    }
+    if let Some(uid) = meta_str(&removed, "uid") {
+        collect_garbage(cluster, uid, propagation);
     }
     if !namespace.is_empty() {
         finish_namespace_if_empty(cluster, &namespace);
@@ -162,7 +192,7 @@ fn terminate_namespace(cluster: &mut Cluster, namespace: Arc<Value>) -> Arc<Valu
         };
         for object in objects {
             // Deleting contents cannot fail: no preconditions are involved.
-            let _ = delete_object(cluster, &rt, object);
+            let _ = delete_object(cluster, &rt, object, Propagation::Cascade);
         }
     }
     cluster
@@ -184,11 +214,41 @@ fn finish_namespace_if_empty(cluster: &mut Cluster, namespace: &str) {
     }
 }
 
-/// Deletes every object of a type (optionally in one namespace) matching `keep`.
+/// What the garbage collector does once an owner is gone, done synchronously: dependents
+/// (objects with an ownerReference to `owner_uid`) are deleted, or orphaned by removing
+/// that reference.
+fn collect_garbage(cluster: &mut Cluster, owner_uid: &str, propagation: Propagation) {
+    for (storage, dependent) in cluster.dependents_of(owner_uid) {
+        let Some(rt) = cluster.registry.any_version(&storage) else {
+            continue;
+        };
+        match propagation {
+            Propagation::Cascade => {
+                // No preconditions are involved: deleting a dependent cannot fail.
+                let _ = delete_object(cluster, &rt, dependent, Propagation::Cascade);
+            }
+            Propagation::Orphan => {
+                let mut orphaned = (*dependent).clone();
+                if let Some(references) = orphaned["metadata"]["ownerReferences"].as_array_mut() {
+                    references.retain(|r| r.get("uid").and_then(Value::as_str) != Some(owner_uid));
+                    if references.is_empty()
+                        && let Some(metadata) = orphaned["metadata"].as_object_mut()
+                    {
+                        metadata.remove("ownerReferences");
+                    }
+                }
+                cluster.update(&storage, orphaned, dependent);
+            }
+        }
+    }
+}
+
+/// Deletes every object of a type (optionally in one namespace) matching `matching`.
 pub(crate) fn delete_collection(
     cluster: &mut Cluster,
     rt: &ResourceType,
     matching: impl Fn(&Value) -> bool,
+    propagation: Propagation,
 ) -> ApiResult<Vec<Arc<Value>>> {
     let targets: Vec<Arc<Value>> = cluster
         .current(&rt.storage_key())
@@ -198,6 +258,6 @@ pub(crate) fn delete_collection(
         .collect();
     targets
         .into_iter()
-        .map(|object| delete_object(cluster, rt, object))
+        .map(|object| delete_object(cluster, rt, object, propagation))
         .collect()
 }

@@ -82,9 +82,11 @@
 //!   changes nothing is a no-op: no new resourceVersion and no event, as on a real server.
 //!   Deleting a namespace deletes its objects (it stays Terminating while objects with
 //!   finalizers remain); deleting a CRD removes its resources and objects (their own
-//!   finalizers are not waited for). `managedFields` are not maintained; `dryRun` is
-//!   rejected with 400; owner-reference garbage collection is not performed
-//!   (`propagationPolicy` is validated and accepted).
+//!   finalizers are not waited for). Garbage collection is synchronous: deleting an
+//!   owner deletes the objects whose ownerReferences name its uid (recursively), or with
+//!   `propagationPolicy: Orphan` removes those references instead; `Foreground` is
+//!   served like `Background`. `managedFields` are not maintained and `dryRun` is
+//!   rejected with 400.
 //! - **Status subresource**: spec changes are ignored on `/status` and status changes
 //!   on the main resource; status is cleared on create (pods start `Pending`).
 //! - **Patch**: `application/merge-patch+json`, `application/json-patch+json` and

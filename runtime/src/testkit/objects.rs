@@ -416,7 +416,13 @@ pub(crate) fn write(
         .and_then(Value::as_array)
         .is_some_and(|f| !f.is_empty());
     if meta_str(&new, "deletionTimestamp").is_some() && !finalizers_left {
-        return Ok(deletion::remove(cluster, rt, new, old));
+        return Ok(deletion::remove(
+            cluster,
+            rt,
+            new,
+            old,
+            deletion::Propagation::Cascade,
+        ));
     }
     let stored = cluster.update(&storage, new, old);
     if let Some(types) = new_types {

@@ -307,10 +307,16 @@ async fn resource(
             Ok(ok(&render(&deleted, &rt)))
         }
         Verb::DeleteCollection => {
-            DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
+            let options =
+                DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let filter = collection::filter(&rt, request.namespace.as_deref(), query)?;
             let mut cluster = shared.lock();
-            let deleted = deletion::delete_collection(&mut cluster, &rt, |o| filter.matches(o))?;
+            let deleted = deletion::delete_collection(
+                &mut cluster,
+                &rt,
+                |o| filter.matches(o),
+                options.propagation,
+            )?;
             let items: Vec<Value> = deleted.iter().map(|o| render(o, &rt)).collect();
             Ok(ok(&serde_json::json!({
                 "kind": rt.list_kind,
