@@ -538,3 +538,51 @@ async fn every_corpus_crd_registers_and_accepts_its_example() {
     assert!(accepted > 5, "the corpus holds examples");
     println!("corpus: {installed} CRDs installed, {accepted} examples accepted");
 }
+
+#[tokio::test]
+async fn updating_a_crd_changes_what_is_served() {
+    let server = ApiServer::start().await.expect("start");
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    install(&server, foo_crd()).await;
+    let api: Api<DynamicObject> =
+        Api::default_namespaced_with(server.client(), &foo_resource("v1"));
+    api.create(&PostParams::default(), &foo("kept", json!({"size": 1})))
+        .await
+        .expect("create");
+    // Add a served v2 that preserves unknown fields, and stop serving v1beta1.
+    let patch = json!({"spec": {"versions": [
+        foo_crd()["spec"]["versions"][0].clone(),
+        {"name": "v1beta1", "served": false, "storage": false, "schema": {"openAPIV3Schema": {"type": "object"}}},
+        {"name": "v2", "served": true, "storage": false,
+         "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}
+    ]}});
+    let updated = crds
+        .patch(
+            "foos.example.com",
+            &PatchParams::default(),
+            &Patch::Merge(patch),
+        )
+        .await
+        .expect("update crd");
+    assert_eq!(updated.metadata.generation, Some(2));
+    assert_eq!(get(&server, "/apis/example.com/v1beta1").await.status, 404);
+    let group = get(&server, "/apis/example.com").await.json();
+    let versions: Vec<&str> = group["versions"]
+        .as_array()
+        .expect("versions")
+        .iter()
+        .filter_map(|v| v["version"].as_str())
+        .collect();
+    assert_eq!(versions, ["v2", "v1"]);
+    let v2: Api<DynamicObject> = Api::default_namespaced_with(server.client(), &foo_resource("v2"));
+    let kept = v2.get("kept").await.expect("objects survive a CRD update");
+    assert_eq!(kept.types.expect("types").api_version, "example.com/v2");
+    let mut free = DynamicObject::new("free", &foo_resource("v2"));
+    free.data = json!({"spec": {"anything": {"goes": true}}, "extra": 1});
+    let created = v2
+        .create(&PostParams::default(), &free)
+        .await
+        .expect("v2 preserves unknown fields");
+    assert_eq!(created.data["spec"]["anything"]["goes"], true);
+    assert_eq!(created.data["extra"], 1);
+}
