@@ -307,3 +307,37 @@ async fn kubeconfig_points_other_clients_at_the_server() {
     server.shutdown().await;
     assert!(!path.exists(), "the kubeconfig is removed with the server");
 }
+
+#[tokio::test]
+async fn kube_aggregated_discovery_matches_the_legacy_documents() {
+    let server = ApiServer::start().await.expect("start");
+    let aggregated = Discovery::new(server.client())
+        .run_aggregated()
+        .await
+        .expect("aggregated discovery");
+    let legacy = Discovery::new(server.client())
+        .run()
+        .await
+        .expect("legacy discovery");
+    let summarize = |discovery: &Discovery| {
+        let mut kinds: Vec<(String, String, bool)> = discovery
+            .groups()
+            .flat_map(|g| g.recommended_resources())
+            .map(|(r, caps)| (r.api_version, r.plural, caps.scope == Scope::Namespaced))
+            .collect();
+        kinds.sort();
+        kinds
+    };
+    assert_eq!(summarize(&aggregated), summarize(&legacy));
+    assert!(summarize(&aggregated).contains(&(
+        "apps/v1".to_owned(),
+        "deployments".to_owned(),
+        true
+    )));
+    let raw = testkit_support::raw(&server, "GET", "/apis", None, "").await;
+    assert_eq!(
+        raw.json()["kind"],
+        "APIGroupList",
+        "plain JSON without the aggregated Accept header"
+    );
+}

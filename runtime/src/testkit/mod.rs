@@ -109,7 +109,8 @@
 //!   the root and in `x-kubernetes-embedded-resource`s) and validated for types,
 //!   `x-kubernetes-int-or-string`, required fields, enums, nullable and numeric, length
 //!   and count bounds; failures are 422 Invalid listing every field path.
-//! - **Discovery** is the legacy (non-aggregated) kind. Only JSON is spoken (no protobuf,
+//! - **Discovery**: legacy documents, and aggregated discovery (`apidiscovery.k8s.io/v2`)
+//!   when the Accept header asks for it. Only JSON is spoken (no protobuf,
 //!   no Table output) over HTTP/1.1 without TLS or authentication.
 
 mod collection;

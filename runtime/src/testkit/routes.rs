@@ -127,6 +127,16 @@ async fn dispatch(
     match route {
         Route::Version => Ok(ok(&discovery::version())),
         Route::Health => Ok((StatusCode::OK, "ok").into_response()),
+        Route::CoreVersions | Route::GroupList if discovery::wants_aggregated(accept(headers)) => {
+            let document =
+                discovery::aggregated(&shared.lock().registry, route == Route::CoreVersions);
+            let mut response = ok(&document);
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                header::HeaderValue::from_static(discovery::AGGREGATED_CONTENT_TYPE),
+            );
+            Ok(response)
+        }
         Route::CoreVersions => Ok(ok(&discovery::core_versions(&shared.address.to_string()))),
         Route::GroupList => Ok(ok(&discovery::group_list(&shared.lock().registry))),
         Route::Group(group) => discovery::group(&shared.lock().registry, &group)
@@ -164,6 +174,13 @@ fn verb_of(method: &Method, request: &ResourceRequest, query: &Query) -> ApiResu
         return Err(ApiError::method_not_allowed());
     }
     Ok(verb)
+}
+
+fn accept(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
 }
 
 fn content_type(headers: &HeaderMap) -> &str {
