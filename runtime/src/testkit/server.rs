@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use serde_json::json;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
@@ -199,6 +200,8 @@ impl ApiServer {
         });
         let router = Router::new()
             .fallback(routes::handle)
+            // The real apiserver accepts request bodies up to 3 MiB (large CRDs need it).
+            .layer(DefaultBodyLimit::max(3 * 1024 * 1024))
             .with_state(shared.clone());
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
@@ -317,5 +320,34 @@ impl ApiServer {
 impl Drop for ApiServer {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_can_be_shared_across_tasks() {
+        fn shareable<T: Send + Sync + 'static>() {}
+        shareable::<ApiServer>();
+        shareable::<Faults>();
+        shareable::<ApiServerConfig>();
+    }
+
+    #[test]
+    fn config_setters() {
+        let config = ApiServerConfig::default()
+            .port(8080)
+            .history_window(0)
+            .bookmark_interval(Duration::from_secs(5))
+            .watch_timeout(Duration::from_secs(10));
+        assert_eq!(config.port, 8080);
+        assert_eq!(
+            config.history_window, 1,
+            "a window keeps at least one event"
+        );
+        assert_eq!(config.bookmark_interval, Duration::from_secs(5));
+        assert_eq!(config.watch_timeout, Duration::from_secs(10));
     }
 }
