@@ -432,3 +432,37 @@ async fn dropping_the_server_ends_open_watches() {
         "nothing but a transport error after the drop: {rest:?}"
     );
 }
+
+#[tokio::test]
+async fn shutdown_leaves_no_tasks_behind() {
+    let metrics = tokio::runtime::Handle::current().metrics();
+    let baseline = metrics.num_alive_tasks();
+    let server = ApiServer::builder()
+        .bookmark_interval(Duration::from_millis(5))
+        .start()
+        .await
+        .expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    api.create(&PostParams::default(), &configmap("a", "1"))
+        .await
+        .expect("create");
+    let mut stream = api
+        .watch(&WatchParams::default(), "0")
+        .await
+        .expect("watch")
+        .boxed();
+    assert_eq!(next(&mut stream).await.1, "a");
+    assert!(metrics.num_alive_tasks() > baseline);
+    server.shutdown().await;
+    let _ = stream.by_ref().collect::<Vec<_>>().await;
+    drop(stream);
+    drop(api);
+    // Connection tasks end once the server closed them; the timeout only guards a hang.
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while metrics.num_alive_tasks() > baseline {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("every task of the server and its connections ended");
+}
