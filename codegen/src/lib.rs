@@ -2,3 +2,6 @@
 //!
 //! Front-ends (CRD YAML, OpenAPI documents, annotated Rust) build an owned [model];
 //! emitters read only the model and produce formatted, deterministic Rust.
+
+pub mod model;
+pub mod naming;
