@@ -1,1 +1,2 @@
 //! Small metrics traits shared by every runtime component.
+pub mod informer;

@@ -1,0 +1,280 @@
+//! [`TypedClient`]: a typed client for one resource, over `kube::Api`, with client-go's
+//! verbs, automatic pagination, optimistic concurrency and typed errors.
+
+mod retry;
+
+use std::fmt::Debug;
+
+use futures::{Stream, StreamExt};
+use k8s_openapi::api::autoscaling::v1::Scale;
+use kube::api::{
+    Api, DeleteParams, ListParams, ObjectList, Patch, PatchParams, PostParams, WatchEvent,
+    WatchParams,
+};
+use kube::core::{NamespaceScope, Status};
+use kube::{Client, Resource};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use retry::{Backoff, DEFAULT_BACKOFF, DEFAULT_RETRY, retry_on_conflict, retry_on_error};
+
+use crate::error::{Error, Operation, Result, Verb};
+
+/// The page size [`TypedClient::list`] uses when the caller sets no limit.
+pub const DEFAULT_PAGE_SIZE: u32 = 500;
+
+/// What a delete returned.
+#[derive(Clone, Debug)]
+pub enum Deleted<T> {
+    /// The server returned the object: deletion is pending (finalizers, foreground
+    /// propagation) or the resource answers deletes with the object.
+    Object(T),
+    /// The server returned a `Status`: the object is gone.
+    Status(Status),
+}
+
+/// A typed client for one resource type, in one namespace or across all of them.
+///
+/// ```no_run
+/// # async fn demo(client: kube::Client) -> Result<(), kubegen_runtime::error::Error> {
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use kubegen_runtime::client::TypedClient;
+///
+/// let configmaps = TypedClient::<ConfigMap>::namespaced(client, "default");
+/// match configmaps.get("settings").await {
+///     Ok(cm) => println!("found {:?}", cm.metadata.name),
+///     Err(e) if e.is_not_found() => println!("no settings yet"),
+///     Err(e) => return Err(e),
+/// }
+/// # Ok(()) }
+/// ```
+pub struct TypedClient<K: Resource> {
+    api: Api<K>,
+    plural: String,
+    namespace: Option<String>,
+}
+
+impl<K: Resource + Clone> Clone for TypedClient<K> {
+    fn clone(&self) -> Self {
+        Self { api: self.api.clone(), plural: self.plural.clone(), namespace: self.namespace.clone() }
+    }
+}
+
+impl<K: Resource> Debug for TypedClient<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TypedClient")
+            .field("resource", &self.plural)
+            .field("namespace", &self.namespace)
+            .finish()
+    }
+}
+
+impl<K> TypedClient<K>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+{
+    /// A client for a cluster-scoped resource, or for a namespaced one across all
+    /// namespaces (list/watch only).
+    pub fn all(client: Client) -> Self
+    where
+        K::DynamicType: Default,
+    {
+        Self::all_with(client, &K::DynamicType::default())
+    }
+
+    /// A client for one namespace.
+    pub fn namespaced(client: Client, namespace: &str) -> Self
+    where
+        K::Scope: NamespaceScope,
+        K::DynamicType: Default,
+    {
+        Self::namespaced_with(client, namespace, &K::DynamicType::default())
+    }
+
+    /// [`TypedClient::all`] for types with runtime type information (`DynamicObject`).
+    pub fn all_with(client: Client, dyntype: &K::DynamicType) -> Self {
+        Self { api: Api::all_with(client, dyntype), plural: K::plural(dyntype).into_owned(), namespace: None }
+    }
+
+    /// [`TypedClient::namespaced`] for types with runtime type information.
+    pub fn namespaced_with(client: Client, namespace: &str, dyntype: &K::DynamicType) -> Self
+    where
+        K::Scope: NamespaceScope,
+    {
+        Self {
+            api: Api::all_with(client, dyntype).constrain(namespace),
+            plural: K::plural(dyntype).into_owned(),
+            namespace: Some(namespace.to_owned()),
+        }
+    }
+
+    /// All namespaces (`None`) or one namespace, for types with runtime type information.
+    pub fn scoped_with(client: Client, namespace: Option<&str>, dyntype: &K::DynamicType) -> Self
+    where
+        K::Scope: NamespaceScope,
+    {
+        match namespace {
+            Some(ns) => Self::namespaced_with(client, ns, dyntype),
+            None => Self::all_with(client, dyntype),
+        }
+    }
+
+    /// The `kube::Api` underneath, for calls this client does not wrap.
+    pub fn api(&self) -> &Api<K> {
+        &self.api
+    }
+
+    /// The namespace this client is scoped to.
+    pub fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+
+    fn op(&self, verb: Verb, name: Option<&str>) -> Operation {
+        Operation {
+            verb,
+            resource: self.plural.clone(),
+            namespace: self.namespace.clone(),
+            name: name.map(str::to_owned),
+        }
+    }
+
+    fn fail(&self, verb: Verb, name: Option<&str>) -> impl FnOnce(kube::Error) -> Error {
+        let operation = self.op(verb, name);
+        move |source| Error::Api { operation, source }
+    }
+
+    /// Reads one object.
+    pub async fn get(&self, name: &str) -> Result<K> {
+        self.api.get(name).await.map_err(self.fail(Verb::Get, Some(name)))
+    }
+
+    /// Lists every matching object, following `continue` tokens page by page
+    /// (`lp.limit`, default [`DEFAULT_PAGE_SIZE`]). The returned list carries the
+    /// collection's resourceVersion, to start a watch from.
+    pub async fn list(&self, lp: &ListParams) -> Result<ObjectList<K>> {
+        let mut params = lp.clone();
+        params.limit = Some(params.limit.unwrap_or(DEFAULT_PAGE_SIZE));
+        let mut all = self.list_page(&params).await?;
+        while let Some(token) = all.metadata.continue_.take().filter(|t| !t.is_empty()) {
+            if params.continue_token.as_deref() == Some(token.as_str()) {
+                return Err(Error::Pagination { operation: self.op(Verb::List, None) });
+            }
+            params.continue_token = Some(token);
+            let page = self.list_page(&params).await?;
+            all.items.extend(page.items);
+            all.metadata = page.metadata;
+        }
+        Ok(all)
+    }
+
+    /// Lists one page, as the server returns it (its `continue` token included).
+    pub async fn list_page(&self, lp: &ListParams) -> Result<ObjectList<K>> {
+        self.api.list(lp).await.map_err(self.fail(Verb::List, None))
+    }
+
+    /// Watches from `resource_version` (`"0"`: any; `""`: most recent). Bookmarks are on
+    /// unless `wp` disables them.
+    pub async fn watch(
+        &self,
+        wp: &WatchParams,
+        resource_version: &str,
+    ) -> Result<impl Stream<Item = Result<WatchEvent<K>>> + use<K>> {
+        let stream = self.api.watch(wp, resource_version).await.map_err(self.fail(Verb::Watch, None))?;
+        let operation = self.op(Verb::Watch, None);
+        Ok(stream.map(move |event| {
+            event.map_err(|source| Error::Api { operation: operation.clone(), source })
+        }))
+    }
+
+    /// Creates an object.
+    pub async fn create(&self, object: &K) -> Result<K> {
+        self.create_with(&PostParams::default(), object).await
+    }
+
+    /// Creates an object with parameters (dry run, field manager).
+    pub async fn create_with(&self, pp: &PostParams, object: &K) -> Result<K> {
+        let name = object.meta().name.clone();
+        self.api.create(pp, object).await.map_err(self.fail(Verb::Create, name.as_deref()))
+    }
+
+    /// Replaces an object. Its `metadata.resourceVersion` is a precondition: a stale one
+    /// fails with a conflict ([`Error::is_conflict`]).
+    pub async fn update(&self, object: &K) -> Result<K> {
+        let name = object.meta().name.clone().unwrap_or_default();
+        self.api
+            .replace(&name, &PostParams::default(), object)
+            .await
+            .map_err(self.fail(Verb::Update, Some(&name)))
+    }
+
+    /// Replaces an object's status subresource, with the same optimistic concurrency.
+    pub async fn update_status(&self, object: &K) -> Result<K> {
+        let name = object.meta().name.clone().unwrap_or_default();
+        self.api
+            .replace_status(&name, &PostParams::default(), object)
+            .await
+            .map_err(self.fail(Verb::UpdateStatus, Some(&name)))
+    }
+
+    /// Patches an object: merge (`Patch::Merge`), strategic, JSON (`Patch::Json`) or
+    /// server-side apply (`Patch::Apply` with [`PatchParams::apply`], `.force()`).
+    pub async fn patch<P: Serialize + Debug>(
+        &self,
+        name: &str,
+        pp: &PatchParams,
+        patch: &Patch<P>,
+    ) -> Result<K> {
+        self.api.patch(name, pp, patch).await.map_err(self.fail(Verb::Patch, Some(name)))
+    }
+
+    /// Patches an object's status subresource.
+    pub async fn patch_status<P: Serialize + Debug>(
+        &self,
+        name: &str,
+        pp: &PatchParams,
+        patch: &Patch<P>,
+    ) -> Result<K> {
+        self.api.patch_status(name, pp, patch).await.map_err(self.fail(Verb::UpdateStatus, Some(name)))
+    }
+
+    /// Server-side apply of `object` as `field_manager`; `force` takes ownership of
+    /// conflicting fields.
+    pub async fn apply(&self, object: &K, field_manager: &str, force: bool) -> Result<K> {
+        let name = object.meta().name.clone().unwrap_or_default();
+        let mut pp = PatchParams::apply(field_manager);
+        if force {
+            pp = pp.force();
+        }
+        self.patch(&name, &pp, &Patch::Apply(object)).await
+    }
+
+    /// Deletes an object (preconditions and propagation policy in `dp`).
+    pub async fn delete(&self, name: &str, dp: &DeleteParams) -> Result<Deleted<K>> {
+        let response = self.api.delete(name, dp).await.map_err(self.fail(Verb::Delete, Some(name)))?;
+        Ok(response.either(Deleted::Object, Deleted::Status))
+    }
+
+    /// Deletes every object matching `lp`.
+    pub async fn delete_collection(
+        &self,
+        dp: &DeleteParams,
+        lp: &ListParams,
+    ) -> Result<Deleted<ObjectList<K>>> {
+        let response =
+            self.api.delete_collection(dp, lp).await.map_err(self.fail(Verb::DeleteCollection, None))?;
+        Ok(response.either(Deleted::Object, Deleted::Status))
+    }
+
+    /// Reads the scale subresource.
+    pub async fn get_scale(&self, name: &str) -> Result<Scale> {
+        self.api.get_scale(name).await.map_err(self.fail(Verb::GetScale, Some(name)))
+    }
+
+    /// Replaces the scale subresource (optimistic concurrency on its resourceVersion).
+    pub async fn update_scale(&self, name: &str, scale: &Scale) -> Result<Scale> {
+        self.api
+            .replace_scale(name, &PostParams::default(), scale)
+            .await
+            .map_err(self.fail(Verb::UpdateScale, Some(name)))
+    }
+}

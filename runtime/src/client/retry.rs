@@ -1,0 +1,177 @@
+//! `retry_on_conflict`: client-go's `retry.RetryOnConflict` with its backoff values.
+
+use std::future::Future;
+use std::time::Duration;
+
+use crate::error::Error;
+
+/// An exponential backoff schedule, client-go's `wait.Backoff`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Backoff {
+    /// How many attempts at most.
+    pub steps: u32,
+    /// The first wait.
+    pub duration: Duration,
+    /// The multiplier applied to the wait after each attempt.
+    pub factor: f64,
+    /// Each wait is extended by a random fraction up to `jitter` of itself.
+    pub jitter: f64,
+    /// The wait never grows beyond this (before jitter).
+    pub cap: Option<Duration>,
+}
+
+/// client-go's `retry.DefaultRetry`: 5 attempts, 10 ms apart (factor 1.0, jitter 0.1).
+/// For conflicts with other writers of an object the caller owns.
+pub const DEFAULT_RETRY: Backoff = Backoff {
+    steps: 5,
+    duration: Duration::from_millis(10),
+    factor: 1.0,
+    jitter: 0.1,
+    cap: None,
+};
+
+/// client-go's `retry.DefaultBackoff`: 4 attempts starting at 10 ms, factor 5.0, jitter
+/// 0.1. For conflicts with controllers actively managing the same object.
+pub const DEFAULT_BACKOFF: Backoff = Backoff {
+    steps: 4,
+    duration: Duration::from_millis(10),
+    factor: 5.0,
+    jitter: 0.1,
+    cap: None,
+};
+
+impl Backoff {
+    /// The wait before attempt `n + 1`, after `n` attempts (`n >= 1`), with jitter.
+    pub fn delay(&self, attempts: u32) -> Duration {
+        let exponent = i32::try_from(attempts.saturating_sub(1)).unwrap_or(i32::MAX);
+        let mut base = self.duration.as_secs_f64() * self.factor.powi(exponent);
+        if let Some(cap) = self.cap {
+            base = base.min(cap.as_secs_f64());
+        }
+        let jittered = base + base * self.jitter * rand::random::<f64>();
+        Duration::try_from_secs_f64(jittered).unwrap_or(Duration::MAX)
+    }
+}
+
+/// Runs `attempt` until it succeeds or fails with something other than a conflict, at
+/// most `backoff.steps` times, sleeping between attempts; returns the last result.
+/// Each attempt should read the latest object and apply its change again.
+///
+/// ```no_run
+/// # async fn demo(client: kubegen_runtime::client::TypedClient<k8s_openapi::api::core::v1::ConfigMap>) -> Result<(), kubegen_runtime::error::Error> {
+/// use kubegen_runtime::client::{retry_on_conflict, DEFAULT_RETRY};
+///
+/// retry_on_conflict(DEFAULT_RETRY, || async {
+///     let mut cm = client.get("settings").await?;
+///     cm.data.get_or_insert_default().insert("mode".into(), "fast".into());
+///     client.update(&cm).await
+/// })
+/// .await?;
+/// # Ok(()) }
+/// ```
+pub async fn retry_on_conflict<T, F, Fut>(backoff: Backoff, attempt: F) -> Result<T, Error>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, Error>>,
+{
+    retry_on_error(backoff, Error::is_conflict, attempt).await
+}
+
+/// Like [`retry_on_conflict`] for any retriable error (client-go's `retry.OnError`).
+pub async fn retry_on_error<T, F, Fut>(
+    backoff: Backoff,
+    retriable: impl Fn(&Error) -> bool,
+    mut attempt: F,
+) -> Result<T, Error>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, Error>>,
+{
+    let steps = backoff.steps.max(1);
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        match attempt().await {
+            Err(err) if attempts < steps && retriable(&err) => {
+                tokio::time::sleep(backoff.delay(attempts)).await;
+            }
+            result => return result,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{Operation, Verb};
+    use kube::core::Status;
+
+    fn conflict() -> Error {
+        Error::Api {
+            operation: Operation {
+                verb: Verb::Update,
+                resource: "configmaps".into(),
+                namespace: None,
+                name: Some("x".into()),
+            },
+            source: kube::Error::Api(Status::failure("stale", "Conflict").with_code(409).boxed()),
+        }
+    }
+
+    #[test]
+    fn delays_follow_client_go_schedules() {
+        for n in 1..=4 {
+            let d = DEFAULT_RETRY.delay(n);
+            assert!(d >= Duration::from_millis(10) && d <= Duration::from_millis(11), "{d:?}");
+        }
+        let third = DEFAULT_BACKOFF.delay(3);
+        assert!(third >= Duration::from_millis(250) && third <= Duration::from_millis(275));
+        let capped = Backoff { cap: Some(Duration::from_millis(30)), jitter: 0.0, ..DEFAULT_BACKOFF };
+        assert_eq!(capped.delay(4), Duration::from_millis(30));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn retries_conflicts_until_success() {
+        let mut calls = 0;
+        let result = retry_on_conflict(DEFAULT_RETRY, || {
+            calls += 1;
+            let n = calls;
+            async move { if n < 3 { Err(conflict()) } else { Ok(n) } }
+        })
+        .await;
+        assert_eq!(result.unwrap(), 3);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn gives_up_after_steps_with_the_last_conflict() {
+        let mut calls = 0;
+        let result: Result<(), _> = retry_on_conflict(DEFAULT_BACKOFF, || {
+            calls += 1;
+            async { Err(conflict()) }
+        })
+        .await;
+        assert!(result.unwrap_err().is_conflict());
+        assert_eq!(calls, 4);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn other_errors_are_not_retried() {
+        let mut calls = 0;
+        let result: Result<(), _> = retry_on_conflict(DEFAULT_RETRY, || {
+            calls += 1;
+            async {
+                Err(Error::Pagination {
+                    operation: Operation {
+                        verb: Verb::List,
+                        resource: "configmaps".into(),
+                        namespace: None,
+                        name: None,
+                    },
+                })
+            }
+        })
+        .await;
+        assert!(result.is_err());
+        assert_eq!(calls, 1);
+    }
+}

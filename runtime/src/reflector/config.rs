@@ -1,0 +1,168 @@
+//! Reflector configuration: a struct with defaults and consuming setters.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{BackoffConfig, Error};
+use crate::metrics::informer::{NoopInformerMetrics, ReflectorMetrics};
+
+/// A function applied to every object before it is cached (client-go's
+/// `TransformFunc`), e.g. to drop `managedFields`.
+pub type Transform<K> = Arc<dyn Fn(K) -> K + Send + Sync>;
+
+/// Receives every reflector error (client-go's `WatchErrorHandler`), after it is logged.
+pub type ErrorHandler = Arc<dyn Fn(&Error) + Send + Sync>;
+
+/// How a reflector lists and watches.
+pub struct ReflectorConfig<K> {
+    /// A name for logs and metrics (`ConfigMap`, `ConfigMap/default`, ...).
+    pub name: String,
+    /// Only objects whose labels match (`labelSelector`).
+    pub label_selector: Option<String>,
+    /// Only objects whose fields match (`fieldSelector`).
+    pub field_selector: Option<String>,
+    /// Objects per list page (default 500, as client-go).
+    pub page_size: u32,
+    /// Backoff on errors.
+    pub backoff: BackoffConfig,
+    /// Watches ask the server to close them after a random time in `[min, 2 * min)`
+    /// (default 5 minutes).
+    pub min_watch_timeout: Duration,
+    /// Stream the initial list through a watch (`sendInitialEvents=true`) instead of
+    /// listing. Falls back to list+watch if the server refuses.
+    pub streaming_initial_list: bool,
+    /// Applied to every object before caching.
+    pub transform: Option<Transform<K>>,
+    /// Where metrics go.
+    pub metrics: Arc<dyn ReflectorMetrics>,
+    /// Receives every error.
+    pub error_handler: Option<ErrorHandler>,
+}
+
+impl<K> Clone for ReflectorConfig<K> {
+    fn clone(&self) -> Self {
+        Self {
+            name: self.name.clone(),
+            label_selector: self.label_selector.clone(),
+            field_selector: self.field_selector.clone(),
+            page_size: self.page_size,
+            backoff: self.backoff,
+            min_watch_timeout: self.min_watch_timeout,
+            streaming_initial_list: self.streaming_initial_list,
+            transform: self.transform.clone(),
+            metrics: self.metrics.clone(),
+            error_handler: self.error_handler.clone(),
+        }
+    }
+}
+
+impl<K> std::fmt::Debug for ReflectorConfig<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReflectorConfig")
+            .field("name", &self.name)
+            .field("label_selector", &self.label_selector)
+            .field("field_selector", &self.field_selector)
+            .field("page_size", &self.page_size)
+            .field("backoff", &self.backoff)
+            .field("min_watch_timeout", &self.min_watch_timeout)
+            .field("streaming_initial_list", &self.streaming_initial_list)
+            .field("transform", &self.transform.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<K> Default for ReflectorConfig<K> {
+    fn default() -> Self {
+        Self {
+            name: String::from("reflector"),
+            label_selector: None,
+            field_selector: None,
+            page_size: 500,
+            backoff: BackoffConfig::default(),
+            min_watch_timeout: Duration::from_secs(300),
+            streaming_initial_list: false,
+            transform: None,
+            metrics: Arc::new(NoopInformerMetrics),
+            error_handler: None,
+        }
+    }
+}
+
+impl<K> ReflectorConfig<K> {
+    /// Sets the name.
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Sets the label selector.
+    #[must_use]
+    pub fn label_selector(mut self, selector: impl Into<String>) -> Self {
+        self.label_selector = Some(selector.into());
+        self
+    }
+
+    /// Sets the field selector.
+    #[must_use]
+    pub fn field_selector(mut self, selector: impl Into<String>) -> Self {
+        self.field_selector = Some(selector.into());
+        self
+    }
+
+    /// Sets the list page size.
+    #[must_use]
+    pub fn page_size(mut self, page_size: u32) -> Self {
+        self.page_size = page_size.max(1);
+        self
+    }
+
+    /// Sets the backoff.
+    #[must_use]
+    pub fn backoff(mut self, backoff: BackoffConfig) -> Self {
+        self.backoff = backoff;
+        self
+    }
+
+    /// Sets the minimum watch timeout (watches last `[min, 2 * min)`).
+    #[must_use]
+    pub fn min_watch_timeout(mut self, min: Duration) -> Self {
+        self.min_watch_timeout = min;
+        self
+    }
+
+    /// Streams the initial list with `sendInitialEvents`.
+    #[must_use]
+    pub fn streaming_initial_list(mut self, enabled: bool) -> Self {
+        self.streaming_initial_list = enabled;
+        self
+    }
+
+    /// Transforms every object before caching.
+    #[must_use]
+    pub fn transform(mut self, transform: impl Fn(K) -> K + Send + Sync + 'static) -> Self {
+        self.transform = Some(Arc::new(transform));
+        self
+    }
+
+    /// Sends metrics to `metrics`.
+    #[must_use]
+    pub fn metrics(mut self, metrics: Arc<dyn ReflectorMetrics>) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    /// Passes every error to `handler`.
+    #[must_use]
+    pub fn error_handler(mut self, handler: impl Fn(&Error) + Send + Sync + 'static) -> Self {
+        self.error_handler = Some(Arc::new(handler));
+        self
+    }
+
+    /// A watch timeout in `[min, 2 * min)`, in whole seconds (at least 1).
+    pub(crate) fn random_watch_timeout(&self) -> u32 {
+        let min = self.min_watch_timeout.as_secs_f64();
+        let secs = min + min * rand::random::<f64>();
+        (secs.floor() as u32).max(1)
+    }
+}

@@ -1,0 +1,44 @@
+//! Where a reflector lists and watches from: client-go's `ListerWatcher`.
+
+use std::fmt::Debug;
+
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use futures::{FutureExt, StreamExt};
+use kube::api::{Api, ListParams, ObjectList, WatchEvent, WatchParams};
+use kube::Resource;
+use serde::de::DeserializeOwned;
+
+/// A stream of watch events.
+pub type WatchStream<K> = BoxStream<'static, kube::Result<WatchEvent<K>>>;
+
+/// Lists and watches one collection. Implemented by `kube::Api<K>`; tests implement it
+/// with scripted responses.
+pub trait ListerWatcher<K: Clone>: Send + Sync + 'static {
+    /// One list call (one page when `lp.limit` is set).
+    fn list<'a>(&'a self, lp: &'a ListParams) -> BoxFuture<'a, kube::Result<ObjectList<K>>>;
+
+    /// Opens a watch from `resource_version`.
+    fn watch<'a>(
+        &'a self,
+        wp: &'a WatchParams,
+        resource_version: &'a str,
+    ) -> BoxFuture<'a, kube::Result<WatchStream<K>>>;
+}
+
+impl<K> ListerWatcher<K> for Api<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    fn list<'a>(&'a self, lp: &'a ListParams) -> BoxFuture<'a, kube::Result<ObjectList<K>>> {
+        Api::list(self, lp).boxed()
+    }
+
+    fn watch<'a>(
+        &'a self,
+        wp: &'a WatchParams,
+        resource_version: &'a str,
+    ) -> BoxFuture<'a, kube::Result<WatchStream<K>>> {
+        async move { Ok(Api::watch(self, wp, resource_version).await?.boxed()) }.boxed()
+    }
+}

@@ -1,0 +1,350 @@
+//! The reflector as a state machine: [`State`] plus [`Reflector::step`].
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use kube::Resource;
+use kube::api::{ListParams, WatchEvent, WatchParams};
+use tokio::time::Instant;
+
+use super::{Delta, DeltaSink, Error, Reflector, WatchStream};
+use crate::error as api_error;
+use crate::key::ObjectKey;
+use crate::metrics::informer::WatchEventKind;
+
+/// The annotation on the bookmark that ends a streamed initial list.
+pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
+
+/// A watch closing this soon after opening, without events, is treated as a failure.
+const VERY_SHORT_WATCH: Duration = Duration::from_secs(1);
+
+/// Where a reflector is.
+pub enum State<K> {
+    /// Nothing synced: (re)list next.
+    Empty,
+    /// Synced up to `resource_version`: open a watch from there next.
+    Synced {
+        /// The resourceVersion to watch from.
+        resource_version: String,
+    },
+    /// A streaming initial list is arriving; `objects` collects it until the
+    /// `k8s.io/initial-events-end` bookmark.
+    StreamingList {
+        /// The watch carrying the initial events.
+        stream: WatchStream<K>,
+        /// The objects received so far, by key.
+        objects: HashMap<ObjectKey, Arc<K>>,
+    },
+    /// A watch is open.
+    Watching {
+        /// The last resourceVersion seen (objects and bookmarks).
+        resource_version: String,
+        /// The watch.
+        stream: WatchStream<K>,
+        /// When the watch opened, until its first event arrives.
+        quiet_since: Option<Instant>,
+    },
+    /// Waiting out a backoff before going to `then`.
+    Backoff {
+        /// When to go on.
+        until: Instant,
+        /// Where to go.
+        then: Box<State<K>>,
+    },
+}
+
+impl<K> fmt::Debug for State<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            State::Empty => f.write_str("Empty"),
+            State::Synced { resource_version } => {
+                f.debug_struct("Synced").field("resource_version", resource_version).finish()
+            }
+            State::StreamingList { objects, .. } => {
+                f.debug_struct("StreamingList").field("objects", &objects.len()).finish()
+            }
+            State::Watching { resource_version, .. } => {
+                f.debug_struct("Watching").field("resource_version", resource_version).finish()
+            }
+            State::Backoff { until, then } => {
+                f.debug_struct("Backoff").field("until", until).field("then", then).finish()
+            }
+        }
+    }
+}
+
+fn resource_version_of<K: Resource>(object: &K) -> Option<&str> {
+    object.meta().resource_version.as_deref()
+}
+
+impl<K, S> Reflector<K, S>
+where
+    K: Resource + Clone + Send + Sync + 'static,
+    S: DeltaSink<K>,
+{
+    /// Performs one transition. Each call awaits at most one network call, one watch
+    /// event or one backoff.
+    pub async fn step(&mut self, state: State<K>) -> State<K> {
+        match state {
+            State::Empty if self.streaming => self.start_streaming_list().await,
+            State::Empty => self.list().await,
+            State::Synced { resource_version } => self.start_watch(resource_version).await,
+            State::StreamingList { stream, objects } => self.streaming_list_event(stream, objects).await,
+            State::Watching { resource_version, stream, quiet_since } => {
+                self.watch_event(resource_version, stream, quiet_since).await
+            }
+            State::Backoff { until, then } => {
+                tokio::time::sleep_until(until).await;
+                *then
+            }
+        }
+    }
+
+    fn backoff_to(&mut self, error: &Error, then: State<K>) -> State<K> {
+        let delay = self.backoff.next(error.retry_after());
+        self.config.metrics.backoff(delay);
+        State::Backoff { until: Instant::now() + delay, then: Box::new(then) }
+    }
+
+    fn list_params(&self) -> ListParams {
+        ListParams {
+            label_selector: self.config.label_selector.clone(),
+            field_selector: self.config.field_selector.clone(),
+            limit: Some(self.config.page_size),
+            ..ListParams::default()
+        }
+    }
+
+    fn watch_params(&self) -> WatchParams {
+        WatchParams {
+            label_selector: self.config.label_selector.clone(),
+            field_selector: self.config.field_selector.clone(),
+            timeout: Some(self.config.random_watch_timeout()),
+            bookmarks: true,
+            send_initial_events: false,
+        }
+    }
+
+    fn transform(&self, object: K) -> Arc<K> {
+        match &self.config.transform {
+            Some(transform) => Arc::new(transform(object)),
+            None => Arc::new(object),
+        }
+    }
+
+    fn replace(&mut self, objects: Vec<Arc<K>>, resource_version: &str) {
+        if self.relisting {
+            self.config.metrics.relist();
+        }
+        self.relisting = true;
+        self.sink.replace(objects);
+        self.config.metrics.last_resource_version(resource_version);
+        self.config.metrics.store_size(self.sink.len());
+    }
+
+    /// Lists every page, then replaces the sink's contents.
+    async fn list(&mut self) -> State<K> {
+        let started = Instant::now();
+        let mut params = self.list_params();
+        let mut objects = Vec::new();
+        let resource_version = loop {
+            let page = match self.source.list(&params).await {
+                Ok(page) => page,
+                Err(source) => {
+                    self.config.metrics.list_failed();
+                    let error = Error::List { reflector: self.config.name.clone(), source };
+                    self.report(&error);
+                    return self.backoff_to(&error, State::Empty);
+                }
+            };
+            objects.extend(page.items.into_iter().map(|o| self.transform(o)));
+            match page.metadata.continue_.filter(|token| !token.is_empty()) {
+                Some(token) => params.continue_token = Some(token),
+                None => break page.metadata.resource_version.unwrap_or_default(),
+            }
+        };
+        self.config.metrics.list_completed(objects.len(), started.elapsed());
+        self.replace(objects, &resource_version);
+        State::Synced { resource_version }
+    }
+
+    async fn start_streaming_list(&mut self) -> State<K> {
+        let mut params = self.watch_params();
+        params.send_initial_events = true;
+        self.config.metrics.watch_started();
+        match self.source.watch(&params, "").await {
+            Ok(stream) => State::StreamingList { stream, objects: HashMap::new() },
+            Err(source) => {
+                let error = Error::Watch {
+                    reflector: self.config.name.clone(),
+                    resource_version: String::new(),
+                    source,
+                };
+                self.report(&error);
+                self.config.metrics.watch_ended();
+                if error.status().is_some_and(|s| api_error::is_invalid(s) || s.code == 400) {
+                    tracing::info!(reflector = %self.config.name, "streaming list refused; falling back to list+watch");
+                    self.streaming = false;
+                    return State::Empty;
+                }
+                self.backoff_to(&error, State::Empty)
+            }
+        }
+    }
+
+    async fn streaming_list_event(
+        &mut self,
+        mut stream: WatchStream<K>,
+        mut objects: HashMap<ObjectKey, Arc<K>>,
+    ) -> State<K> {
+        let event = match stream.next().await {
+            Some(Ok(event)) => event,
+            Some(Err(source)) => {
+                let error = Error::WatchStream { reflector: self.config.name.clone(), source };
+                self.report(&error);
+                self.config.metrics.watch_ended();
+                return self.backoff_to(&error, State::Empty);
+            }
+            None => {
+                let error = Error::InitialEventsIncomplete { reflector: self.config.name.clone() };
+                self.report(&error);
+                self.config.metrics.watch_ended();
+                return self.backoff_to(&error, State::Empty);
+            }
+        };
+        match event {
+            WatchEvent::Added(object) | WatchEvent::Modified(object) => {
+                self.config.metrics.watch_event(WatchEventKind::Added);
+                objects.insert(ObjectKey::of(&object), self.transform(object));
+            }
+            WatchEvent::Deleted(object) => {
+                self.config.metrics.watch_event(WatchEventKind::Deleted);
+                objects.remove(&ObjectKey::of(&object));
+            }
+            WatchEvent::Bookmark(bookmark) => {
+                self.config.metrics.watch_event(WatchEventKind::Bookmark);
+                let resource_version = bookmark.metadata.resource_version;
+                let ended = bookmark
+                    .metadata
+                    .annotations
+                    .get(INITIAL_EVENTS_END)
+                    .is_some_and(|v| v == "true");
+                if ended {
+                    self.replace(objects.into_values().collect(), &resource_version);
+                    return State::Watching { resource_version, stream, quiet_since: None };
+                }
+            }
+            WatchEvent::Error(status) => {
+                self.config.metrics.watch_event(WatchEventKind::Error);
+                self.config.metrics.watch_ended();
+                let error = Error::WatchStatus { reflector: self.config.name.clone(), status };
+                self.report(&error);
+                return self.backoff_to(&error, State::Empty);
+            }
+        }
+        State::StreamingList { stream, objects }
+    }
+
+    fn upsert(&mut self, object: K, resource_version: &mut String) {
+        if let Some(rv) = resource_version_of(&object) {
+            *resource_version = rv.to_owned();
+        }
+        let object = self.transform(object);
+        self.sink.apply(Delta::Upsert(object));
+    }
+
+    async fn start_watch(&mut self, resource_version: String) -> State<K> {
+        let params = self.watch_params();
+        self.config.metrics.watch_started();
+        match self.source.watch(&params, &resource_version).await {
+            Ok(stream) => State::Watching { resource_version, stream, quiet_since: Some(Instant::now()) },
+            Err(source) => {
+                self.config.metrics.watch_ended();
+                let error = Error::Watch {
+                    reflector: self.config.name.clone(),
+                    resource_version: resource_version.clone(),
+                    source,
+                };
+                self.report(&error);
+                let then = if error.is_gone() {
+                    State::Empty
+                } else {
+                    State::Synced { resource_version }
+                };
+                self.backoff_to(&error, then)
+            }
+        }
+    }
+
+    async fn watch_event(
+        &mut self,
+        mut resource_version: String,
+        mut stream: WatchStream<K>,
+        quiet_since: Option<Instant>,
+    ) -> State<K> {
+        let event = match stream.next().await {
+            Some(Ok(event)) => event,
+            Some(Err(source)) => {
+                self.config.metrics.watch_ended();
+                let error = Error::WatchStream { reflector: self.config.name.clone(), source };
+                self.report(&error);
+                return self.backoff_to(&error, State::Synced { resource_version });
+            }
+            None => {
+                // The server closed the watch (timeout, restart): resume where we were,
+                // at once, unless it closed within a second without any event (client-go's
+                // "very short watch"), which means something is wrong: back off.
+                self.config.metrics.watch_ended();
+                tracing::debug!(reflector = %self.config.name, %resource_version, "watch closed; resuming");
+                let resume = State::Synced { resource_version };
+                if quiet_since.is_some_and(|opened| opened.elapsed() < VERY_SHORT_WATCH) {
+                    let delay = self.backoff.next(None);
+                    self.config.metrics.backoff(delay);
+                    return State::Backoff { until: Instant::now() + delay, then: Box::new(resume) };
+                }
+                return resume;
+            }
+        };
+        match event {
+            WatchEvent::Added(object) => {
+                self.config.metrics.watch_event(WatchEventKind::Added);
+                self.upsert(object, &mut resource_version);
+            }
+            WatchEvent::Modified(object) => {
+                self.config.metrics.watch_event(WatchEventKind::Modified);
+                self.upsert(object, &mut resource_version);
+            }
+            WatchEvent::Deleted(object) => {
+                if let Some(rv) = resource_version_of(&object) {
+                    resource_version = rv.to_owned();
+                }
+                self.config.metrics.watch_event(WatchEventKind::Deleted);
+                let object = self.transform(object);
+                self.sink.apply(Delta::Delete(object));
+            }
+            WatchEvent::Bookmark(bookmark) => {
+                self.config.metrics.watch_event(WatchEventKind::Bookmark);
+                resource_version = bookmark.metadata.resource_version;
+            }
+            WatchEvent::Error(status) => {
+                self.config.metrics.watch_event(WatchEventKind::Error);
+                self.config.metrics.watch_ended();
+                let error = Error::WatchStatus { reflector: self.config.name.clone(), status };
+                self.report(&error);
+                let then = if error.is_gone() {
+                    State::Empty
+                } else {
+                    State::Synced { resource_version }
+                };
+                return self.backoff_to(&error, then);
+            }
+        }
+        self.config.metrics.last_resource_version(&resource_version);
+        self.config.metrics.store_size(self.sink.len());
+        State::Watching { resource_version, stream, quiet_since: None }
+    }
+}
+

@@ -1,0 +1,365 @@
+//! The reflector's state machine driven by a scripted list/watch source on paused time.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
+use kube::api::{ListParams, ObjectList, ObjectMeta, TypeMeta, WatchEvent, WatchParams};
+use kube::core::Status;
+use kube::core::response::StatusDetails;
+use kube::core::watch::{Bookmark, BookmarkMeta};
+use tokio::time::Instant;
+
+use super::*;
+use crate::store::Store;
+
+fn cm(name: &str, rv: &str) -> ConfigMap {
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some("ns".into()),
+            resource_version: Some(rv.into()),
+            managed_fields: Some(vec![Default::default()]),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn page(items: Vec<ConfigMap>, rv: &str, cont: Option<&str>) -> kube::Result<ObjectList<ConfigMap>> {
+    Ok(ObjectList {
+        types: TypeMeta { api_version: "v1".into(), kind: "ConfigMapList".into() },
+        metadata: ListMeta {
+            resource_version: Some(rv.into()),
+            continue_: cont.map(str::to_owned),
+            ..Default::default()
+        },
+        items,
+    })
+}
+
+fn status(code: u16, reason: &str, retry_after: u32) -> Box<Status> {
+    let mut s = Status::failure("injected", reason).with_code(code);
+    if retry_after > 0 {
+        s.details = Some(StatusDetails {
+            name: String::new(),
+            group: String::new(),
+            kind: String::new(),
+            uid: String::new(),
+            causes: Vec::new(),
+            retry_after_seconds: retry_after,
+        });
+    }
+    s.boxed()
+}
+
+fn bookmark(rv: &str, initial_end: bool) -> kube::Result<WatchEvent<ConfigMap>> {
+    let mut annotations = BTreeMap::new();
+    if initial_end {
+        annotations.insert(INITIAL_EVENTS_END.to_string(), "true".to_string());
+    }
+    Ok(WatchEvent::Bookmark(Bookmark {
+        types: TypeMeta { api_version: "v1".into(), kind: "ConfigMap".into() },
+        metadata: BookmarkMeta { resource_version: rv.into(), annotations },
+    }))
+}
+
+/// A watch script: a failure to open, or events followed by a close or by silence.
+enum WatchScript {
+    Fail(kube::Error),
+    Events { events: Vec<kube::Result<WatchEvent<ConfigMap>>>, close: bool },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Call {
+    List { limit: Option<u32>, continue_token: Option<String> },
+    Watch { rv: String, timeout: Option<u32>, initial_events: bool, bookmarks: bool },
+}
+
+#[derive(Default)]
+struct Script {
+    lists: Mutex<VecDeque<kube::Result<ObjectList<ConfigMap>>>>,
+    watches: Mutex<VecDeque<WatchScript>>,
+    calls: Mutex<Vec<Call>>,
+}
+
+impl ListerWatcher<ConfigMap> for Arc<Script> {
+    fn list<'a>(&'a self, lp: &'a ListParams) -> BoxFuture<'a, kube::Result<ObjectList<ConfigMap>>> {
+        self.calls.lock().unwrap().push(Call::List {
+            limit: lp.limit,
+            continue_token: lp.continue_token.clone(),
+        });
+        let next = self.lists.lock().unwrap().pop_front().expect("unscripted list");
+        async move { next }.boxed()
+    }
+
+    fn watch<'a>(
+        &'a self,
+        wp: &'a WatchParams,
+        rv: &'a str,
+    ) -> BoxFuture<'a, kube::Result<WatchStream<ConfigMap>>> {
+        self.calls.lock().unwrap().push(Call::Watch {
+            rv: rv.into(),
+            timeout: wp.timeout,
+            initial_events: wp.send_initial_events,
+            bookmarks: wp.bookmarks,
+        });
+        let next = self.watches.lock().unwrap().pop_front().expect("unscripted watch");
+        async move {
+            match next {
+                WatchScript::Fail(e) => Err(e),
+                WatchScript::Events { events, close: true } => Ok(futures::stream::iter(events).boxed()),
+                WatchScript::Events { events, close: false } => {
+                    Ok(futures::stream::iter(events).chain(futures::stream::pending()).boxed())
+                }
+            }
+        }
+        .boxed()
+    }
+}
+
+fn rvs(store: &Store<ConfigMap>) -> BTreeMap<String, String> {
+    store
+        .list()
+        .iter()
+        .map(|o| (o.metadata.name.clone().unwrap(), o.metadata.resource_version.clone().unwrap()))
+        .collect()
+}
+
+fn expect(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+type Errors = Arc<Mutex<Vec<String>>>;
+
+fn reflector(
+    script: &Arc<Script>,
+    config: ReflectorConfig<ConfigMap>,
+) -> (Reflector<ConfigMap, StoreWriter<ConfigMap>>, Store<ConfigMap>, Errors) {
+    let (store, writer) = Store::new();
+    let errors: Errors = Arc::default();
+    let sink = errors.clone();
+    let config = config.error_handler(move |e| sink.lock().unwrap().push(e.to_string()));
+    (Reflector::new(script.clone(), writer, config), store, errors)
+}
+
+async fn run_steps(r: &mut Reflector<ConfigMap, StoreWriter<ConfigMap>>, mut state: State<ConfigMap>, n: usize) -> State<ConfigMap> {
+    for _ in 0..n {
+        state = r.step(state).await;
+    }
+    state
+}
+
+#[tokio::test(start_paused = true)]
+async fn lists_in_pages_then_watches_from_the_list_version() {
+    let script = Arc::new(Script::default());
+    script.lists.lock().unwrap().extend([
+        page(vec![cm("a", "1")], "10", Some("t1")),
+        page(vec![cm("b", "2")], "10", None),
+    ]);
+    script.watches.lock().unwrap().push_back(WatchScript::Events {
+        events: vec![Ok(WatchEvent::Added(cm("c", "11"))), Ok(WatchEvent::Modified(cm("a", "12")))],
+        close: false,
+    });
+    let (mut r, store, errors) = reflector(&script, ReflectorConfig::default());
+    let state = run_steps(&mut r, State::Empty, 1).await;
+    assert!(matches!(&state, State::Synced { resource_version } if resource_version == "10"));
+    assert_eq!(rvs(&store), expect(&[("a", "1"), ("b", "2")]));
+    let state = run_steps(&mut r, state, 3).await;
+    assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "12"));
+    assert_eq!(rvs(&store), expect(&[("a", "12"), ("b", "2"), ("c", "11")]));
+
+    let calls = script.calls.lock().unwrap().clone();
+    assert_eq!(calls[0], Call::List { limit: Some(500), continue_token: None });
+    assert_eq!(calls[1], Call::List { limit: Some(500), continue_token: Some("t1".into()) });
+    let Call::Watch { rv, timeout: Some(timeout), initial_events: false, bookmarks: true } = &calls[2] else {
+        panic!("unexpected {:?}", calls[2]);
+    };
+    assert_eq!(rv, "10");
+    assert!((300..600).contains(timeout), "timeout {timeout}");
+    assert!(errors.lock().unwrap().is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn closed_watch_resumes_from_last_bookmark_without_relisting() {
+    let script = Arc::new(Script::default());
+    script.lists.lock().unwrap().push_back(page(vec![cm("a", "1")], "5", None));
+    script.watches.lock().unwrap().extend([
+        WatchScript::Events {
+            events: vec![Ok(WatchEvent::Added(cm("b", "6"))), bookmark("9", false)],
+            close: true,
+        },
+        WatchScript::Events { events: vec![Ok(WatchEvent::Deleted(cm("a", "10")))], close: false },
+    ]);
+    let (mut r, store, _) = reflector(&script, ReflectorConfig::default());
+    // list, watch, event, bookmark, close -> Synced{9}, watch, delete
+    let state = run_steps(&mut r, State::Empty, 7).await;
+    assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "10"));
+    assert_eq!(rvs(&store), expect(&[("b", "6")]));
+    let calls = script.calls.lock().unwrap().clone();
+    assert!(matches!(&calls[2], Call::Watch { rv, .. } if rv == "9"), "{calls:?}");
+    assert_eq!(calls.iter().filter(|c| matches!(c, Call::List { .. })).count(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn gone_relists_and_drops_objects_deleted_meanwhile() {
+    let script = Arc::new(Script::default());
+    script.lists.lock().unwrap().extend([
+        page(vec![cm("a", "1"), cm("b", "2")], "2", None),
+        page(vec![cm("b", "7"), cm("c", "8")], "8", None),
+    ]);
+    script.watches.lock().unwrap().extend([
+        WatchScript::Events { events: vec![Ok(WatchEvent::Error(status(410, "Expired", 0)))], close: false },
+        WatchScript::Events { events: vec![], close: false },
+    ]);
+    let (mut r, store, errors) = reflector(&script, ReflectorConfig::default());
+    let state = run_steps(&mut r, State::Empty, 3).await;
+    assert!(matches!(&state, State::Backoff { then, .. } if matches!(**then, State::Empty)), "{state:?}");
+    let state = run_steps(&mut r, state, 3).await;
+    assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "8"));
+    assert_eq!(rvs(&store), expect(&[("b", "7"), ("c", "8")]));
+    assert_eq!(errors.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn watch_open_gone_relists() {
+    let script = Arc::new(Script::default());
+    script.lists.lock().unwrap().extend([page(vec![], "2", None), page(vec![cm("x", "30")], "30", None)]);
+    script.watches.lock().unwrap().extend([
+        WatchScript::Fail(kube::Error::Api(status(410, "Gone", 0))),
+        WatchScript::Events { events: vec![], close: false },
+    ]);
+    let (mut r, store, _) = reflector(&script, ReflectorConfig::default());
+    let state = run_steps(&mut r, State::Empty, 5).await;
+    assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "30"));
+    assert_eq!(rvs(&store), expect(&[("x", "30")]));
+}
+
+#[tokio::test(start_paused = true)]
+async fn errors_back_off_exponentially_and_honour_retry_after() {
+    let script = Arc::new(Script::default());
+    script.lists.lock().unwrap().extend([
+        Err(kube::Error::Api(status(500, "InternalError", 0))),
+        Err(kube::Error::Api(status(500, "InternalError", 0))),
+        Err(kube::Error::Api(status(429, "TooManyRequests", 20))),
+        page(vec![cm("a", "1")], "1", None),
+    ]);
+    let (mut r, store, errors) = reflector(&script, ReflectorConfig::default());
+    let mut state = State::Empty;
+    let mut waits = Vec::new();
+    for _ in 0..3 {
+        state = r.step(state).await;
+        let State::Backoff { until, .. } = &state else { panic!("expected backoff, got {state:?}") };
+        waits.push(until.duration_since(Instant::now()));
+        state = r.step(state).await;
+    }
+    assert!(waits[0] >= Duration::from_millis(800) && waits[0] < Duration::from_millis(1600), "{waits:?}");
+    assert!(waits[1] >= Duration::from_millis(1600) && waits[1] < Duration::from_millis(3200), "{waits:?}");
+    assert!(waits[2] >= Duration::from_secs(20), "{waits:?}");
+    let state = r.step(state).await;
+    assert!(matches!(state, State::Synced { .. }));
+    assert_eq!(rvs(&store), expect(&[("a", "1")]));
+    let errors = errors.lock().unwrap();
+    assert_eq!(errors.len(), 3);
+    assert!(errors[0].contains("failed to list"), "{errors:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn stream_errors_resume_from_last_version_after_backoff() {
+    let script = Arc::new(Script::default());
+    script.lists.lock().unwrap().push_back(page(vec![], "3", None));
+    script.watches.lock().unwrap().extend([
+        WatchScript::Events {
+            events: vec![
+                Ok(WatchEvent::Added(cm("a", "4"))),
+                Err(kube::Error::Api(status(500, "InternalError", 0))),
+            ],
+            close: false,
+        },
+        WatchScript::Events { events: vec![], close: false },
+    ]);
+    let (mut r, _store, errors) = reflector(&script, ReflectorConfig::default());
+    let state = run_steps(&mut r, State::Empty, 6).await;
+    assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "4"));
+    let calls = script.calls.lock().unwrap().clone();
+    assert!(matches!(&calls[2], Call::Watch { rv, .. } if rv == "4"), "{calls:?}");
+    assert_eq!(errors.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn very_short_empty_watches_back_off() {
+    let script = Arc::new(Script::default());
+    script.lists.lock().unwrap().push_back(page(vec![], "3", None));
+    script.watches.lock().unwrap().push_back(WatchScript::Events { events: vec![], close: true });
+    let (mut r, _store, _) = reflector(&script, ReflectorConfig::default());
+    let state = run_steps(&mut r, State::Empty, 3).await;
+    assert!(matches!(&state, State::Backoff { then, .. } if matches!(**then, State::Synced { .. })), "{state:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn streaming_initial_list_replaces_at_the_end_bookmark_and_keeps_watching() {
+    let script = Arc::new(Script::default());
+    script.lists.lock().unwrap().push_back(page(vec![cm("stale", "1")], "1", None));
+    script.watches.lock().unwrap().push_back(WatchScript::Events {
+        events: vec![
+            Ok(WatchEvent::Added(cm("a", "3"))),
+            Ok(WatchEvent::Added(cm("b", "4"))),
+            bookmark("5", false),
+            bookmark("6", true),
+            Ok(WatchEvent::Modified(cm("a", "7"))),
+        ],
+        close: false,
+    });
+    let config = ReflectorConfig::default().streaming_initial_list(true).transform(|mut cm: ConfigMap| {
+        cm.metadata.managed_fields = None;
+        cm
+    });
+    let (mut r, store, _) = reflector(&script, config);
+    // Pre-populate with something the stream must replace.
+    let state = run_steps(&mut r, State::Empty, 1).await;
+    assert!(matches!(state, State::StreamingList { .. }));
+    let state = run_steps(&mut r, state, 3).await;
+    assert!(store.is_empty(), "nothing is cached before the end bookmark");
+    let state = run_steps(&mut r, state, 1).await;
+    assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "6"));
+    assert_eq!(rvs(&store), expect(&[("a", "3"), ("b", "4")]));
+    let _state = run_steps(&mut r, state, 1).await;
+    assert_eq!(rvs(&store), expect(&[("a", "7"), ("b", "4")]));
+    assert!(store.list().iter().all(|o| o.metadata.managed_fields.is_none()));
+    let calls = script.calls.lock().unwrap().clone();
+    assert!(matches!(&calls[0], Call::Watch { rv, initial_events: true, bookmarks: true, .. } if rv.is_empty()));
+    assert_eq!(script.lists.lock().unwrap().len(), 1, "no list call was made");
+}
+
+#[tokio::test(start_paused = true)]
+async fn refused_streaming_list_falls_back_to_list() {
+    let script = Arc::new(Script::default());
+    script.watches.lock().unwrap().push_back(WatchScript::Fail(kube::Error::Api(status(422, "Invalid", 0))));
+    script.lists.lock().unwrap().push_back(page(vec![cm("a", "1")], "1", None));
+    let (mut r, store, _) = reflector(&script, ReflectorConfig::default().streaming_initial_list(true));
+    let state = run_steps(&mut r, State::Empty, 2).await;
+    assert!(matches!(state, State::Synced { .. }));
+    assert_eq!(rvs(&store), expect(&[("a", "1")]));
+}
+
+#[tokio::test(start_paused = true)]
+async fn run_stops_when_told() {
+    let script = Arc::new(Script::default());
+    script.lists.lock().unwrap().push_back(page(vec![cm("a", "1")], "1", None));
+    script.watches.lock().unwrap().push_back(WatchScript::Events { events: vec![], close: false });
+    let (r, store, _) = reflector(&script, ReflectorConfig::default());
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(r.run(async move {
+        let _ = stop_rx.await;
+    }));
+    while script.calls.lock().unwrap().len() < 2 {
+        tokio::task::yield_now().await;
+    }
+    stop_tx.send(()).unwrap();
+    task.await.unwrap();
+    assert_eq!(store.len(), 1);
+}
