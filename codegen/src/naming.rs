@@ -216,6 +216,37 @@ fn module_from(raw: &str) -> String {
     escape_keyword(name)
 }
 
+/// The resource (plural) name of a kind, the way Kubernetes' code generators spell it:
+/// lowercased, then `es` after `s`, `x`, `z`, `ch` and `sh`, `ies` for a consonant + `y`,
+/// else `s`.
+///
+/// ```
+/// use kubegen_codegen::naming::plural;
+/// assert_eq!(plural("Foo"), "foos");
+/// assert_eq!(plural("Ingress"), "ingresses");
+/// assert_eq!(plural("NetworkPolicy"), "networkpolicies");
+/// assert_eq!(plural("Gateway"), "gateways");
+/// assert_eq!(plural("Endpoints"), "endpoints");
+/// ```
+pub fn plural(kind: &str) -> String {
+    let lower = kind.to_ascii_lowercase();
+    if lower == "endpoints" {
+        return lower;
+    }
+    if ["s", "x", "z", "ch", "sh"]
+        .iter()
+        .any(|end| lower.ends_with(end))
+    {
+        return lower + "es";
+    }
+    if let Some(stem) = lower.strip_suffix('y') {
+        if !stem.ends_with(['a', 'e', 'i', 'o', 'u']) {
+            return format!("{stem}ies");
+        }
+    }
+    lower + "s"
+}
+
 /// Hands out names unique within one scope, in claim order.
 ///
 /// ```

@@ -22,8 +22,9 @@
 //! assert!(files[2].contents.contains("pub struct FooSpec"));
 //! ```
 
+pub mod deepcopy;
 mod docs;
-mod resource;
+pub mod resource;
 mod types;
 
 use std::collections::BTreeSet;
