@@ -34,6 +34,7 @@ fn main() {
             crds.display().to_string()
         ));
     }
+    goldens(&manifest, &mut table);
     std::fs::write(out.join("table.rs"), table).expect("write table.rs");
 }
 
@@ -142,4 +143,40 @@ fn generate(crds: &Path, out: &Path, table: &mut String) {
         .ok();
     }
     writeln!(table, "];").ok();
+}
+
+/// Compiles the codegen golden files too (`golden::<fixture>`), so a golden that does not
+/// compile fails here, and `tests/fixtures.rs` can round-trip values through them.
+fn goldens(manifest: &Path, table: &mut String) {
+    let dir = manifest.join("../../codegen/tests/golden");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("read codegen/tests/golden")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.join("mod.rs").is_file())
+        .collect();
+    fixtures.sort();
+    writeln!(
+        table,
+        "/// The codegen golden files, compiled.\n#[allow(missing_docs)]\npub mod golden {{"
+    )
+    .ok();
+    for fixture in fixtures {
+        let name = fixture
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        let path = fixture
+            .join("mod.rs")
+            .canonicalize()
+            .expect("canonical path");
+        writeln!(
+            table,
+            "    #[path = {:?}]\n    pub mod {name};",
+            path.display().to_string()
+        )
+        .ok();
+    }
+    writeln!(table, "}}").ok();
 }
