@@ -255,6 +255,8 @@ pub fn plural(kind: &str) -> String {
 /// let mut fields = UniqueNames::snake();
 /// assert_eq!(fields.claim(field_name("fooBar")), "foo_bar");
 /// assert_eq!(fields.claim(field_name("foo-bar")), "foo_bar_2");
+/// assert_eq!(fields.claim(field_name("type")), "type_");
+/// assert_eq!(fields.claim(field_name("@type")), "type_2");
 ///
 /// let mut types = UniqueNames::camel();
 /// assert_eq!(types.claim("FooSpec".to_owned()), "FooSpec");
@@ -291,8 +293,13 @@ impl UniqueNames {
     /// Returns `base` if free, otherwise `base` with the smallest free numeric suffix.
     pub fn claim(&mut self, base: String) -> String {
         let name = if self.used.contains(&base) {
+            let separator = if base.ends_with('_') {
+                ""
+            } else {
+                self.separator
+            };
             (2u32..)
-                .map(|n| format!("{base}{}{n}", self.separator))
+                .map(|n| format!("{base}{separator}{n}"))
                 .find(|candidate| !self.used.contains(candidate))
                 .unwrap_or_default()
         } else {
@@ -301,6 +308,45 @@ impl UniqueNames {
         self.used.insert(name.clone());
         name
     }
+}
+
+/// Names for `wires` (in the same order), unique within `names`.
+///
+/// Clashes are settled by preference, not by position: wire names that convert to
+/// themselves (`type` -> `type_`, `Ready`) claim first, then lowerCamelCase ones
+/// (`fooBar`), then other alphanumeric ones (`FooBar`), then the rest (`foo-bar`, `@type`); ties go in sorted order. So the
+/// ordinary spelling keeps the ordinary name whatever else the schema contains.
+///
+/// ```
+/// use kubegen_codegen::naming::{assign, field_name, UniqueNames};
+///
+/// let names = assign(&["@type", "foo-bar", "fooBar", "type"], field_name, &mut UniqueNames::snake());
+/// assert_eq!(names, ["type_2", "foo_bar_2", "foo_bar", "type_"]);
+/// ```
+pub fn assign(wires: &[&str], convert: fn(&str) -> String, names: &mut UniqueNames) -> Vec<String> {
+    let converted: Vec<String> = wires.iter().map(|w| convert(w)).collect();
+    let preference = |i: usize| {
+        let (wire, name) = (wires[i], &converted[i]);
+        if name == wire || name.strip_suffix('_') == Some(wire) {
+            0
+        } else if wire.chars().all(|c| c.is_ascii_alphanumeric()) {
+            // lowerCamelCase (the Kubernetes convention) before other spellings.
+            if wire.starts_with(|c: char| c.is_ascii_lowercase()) {
+                1
+            } else {
+                2
+            }
+        } else {
+            3
+        }
+    };
+    let mut order: Vec<usize> = (0..wires.len()).collect();
+    order.sort_by(|&a, &b| (preference(a), wires[a]).cmp(&(preference(b), wires[b])));
+    let mut out = vec![String::new(); wires.len()];
+    for i in order {
+        out[i] = names.claim(converted[i].clone());
+    }
+    out
 }
 
 #[cfg(test)]
@@ -367,6 +413,8 @@ mod tests {
         assert_eq!(names.claim("a".into()), "a_2");
         assert_eq!(names.claim("a".into()), "a_3");
         assert_eq!(names.claim("a_2".into()), "a_2_2");
+        assert_eq!(names.claim("type_".into()), "type_");
+        assert_eq!(names.claim("type_".into()), "type_2");
     }
 
     #[test]

@@ -190,3 +190,89 @@ fn list_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("kubegen-out-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn file(path: &str, contents: &str) -> GeneratedFile {
+        GeneratedFile {
+            path: path.to_owned(),
+            contents: format!("{HEADER}{contents}"),
+        }
+    }
+
+    #[test]
+    fn a_failure_while_staging_keeps_the_old_output() {
+        let dir = scratch("atomic");
+        let out = dir.join("gen");
+        write_all(
+            &out,
+            &[file("mod.rs", "// v1\n"), file("a/mod.rs", "// a\n")],
+        )
+        .unwrap();
+
+        // The second file cannot be written: nothing changes, nothing is left behind.
+        let err = write_all(&out, &[file("mod.rs", "// v2\n"), file("../escape.rs", "")]);
+        assert!(matches!(err, Err(Error::BadPath { .. })));
+        assert_eq!(
+            fs::read_to_string(out.join("mod.rs")).unwrap(),
+            format!("{HEADER}// v1\n")
+        );
+        assert!(out.join("a/mod.rs").exists());
+        let leftovers: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(leftovers, vec![std::ffi::OsString::from("gen")]);
+
+        // A file where a directory must go also fails in staging.
+        let err = write_all(
+            &out,
+            &[file("mod.rs", ""), file("x", ""), file("x/y.rs", "")],
+        );
+        assert!(matches!(err, Err(Error::Io { .. })));
+        assert_eq!(
+            fs::read_to_string(out.join("mod.rs")).unwrap(),
+            format!("{HEADER}// v1\n")
+        );
+
+        write_all(&out, &[file("mod.rs", "// v3\n")]).unwrap();
+        assert_eq!(
+            fs::read_to_string(out.join("mod.rs")).unwrap(),
+            format!("{HEADER}// v3\n")
+        );
+        assert!(
+            !out.join("a").exists(),
+            "the old tree is replaced as a whole"
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn verify_reports_missing_changed_and_extra_files() {
+        let dir = scratch("verify");
+        let out = dir.join("gen");
+        let files = [file("mod.rs", "// a\n"), file("b.rs", "// b\n")];
+        assert!(
+            !verify(&out, &files).unwrap().is_empty(),
+            "missing output is stale"
+        );
+        write_all(&out, &files).unwrap();
+        assert_eq!(verify(&out, &files).unwrap(), "");
+        fs::write(out.join("extra.rs"), "x\n").unwrap();
+        let report = verify(&out, &files).unwrap();
+        assert!(
+            report.contains("extra.rs") && report.contains("-x"),
+            "{report}"
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

@@ -217,7 +217,7 @@ fn defaultable(version: &Version) -> BTreeSet<String> {
 
 fn has_default(ty: &TypeRef, named: &BTreeSet<String>) -> bool {
     match ty {
-        TypeRef::DateTime => false,
+        TypeRef::DateTime | TypeRef::F64 => false,
         TypeRef::Named(name) => named.contains(name),
         TypeRef::External(external) => external.has_default,
         TypeRef::Boxed(inner) => has_default(inner, named),

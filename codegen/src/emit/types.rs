@@ -216,7 +216,8 @@ pub(crate) fn type_tokens(ctx: &Context<'_>, ty: &TypeRef) -> TokenStream {
         TypeRef::Bool => quote! { bool },
         TypeRef::I32 => quote! { i32 },
         TypeRef::I64 => quote! { i64 },
-        TypeRef::F64 => quote! { f64 },
+        // `serde_json::Number`, not `f64`: `100` must not come back as `100.0`.
+        TypeRef::F64 => quote! { #json::Number },
         TypeRef::Bytes => quote! { #k8s::ByteString },
         TypeRef::DateTime => quote! { #k8s::apimachinery::pkg::apis::meta::v1::Time },
         TypeRef::Quantity => quote! { #k8s::apimachinery::pkg::api::resource::Quantity },

@@ -16,7 +16,8 @@ pub enum TypeRef {
     I32,
     /// `i64` (`type: integer` without format, or `format: int64`).
     I64,
-    /// `f64` (`type: number`).
+    /// A JSON number (`type: number`). Emitted as `serde_json::Number`, which keeps the
+    /// spelling (`100` stays `100`, not `100.0`) so a round trip changes nothing.
     F64,
     /// Base64 bytes (`format: byte`): `k8s_openapi::ByteString`.
     Bytes,
@@ -88,7 +89,7 @@ impl fmt::Display for TypeRef {
             TypeRef::Bool => f.write_str("bool"),
             TypeRef::I32 => f.write_str("i32"),
             TypeRef::I64 => f.write_str("i64"),
-            TypeRef::F64 => f.write_str("f64"),
+            TypeRef::F64 => f.write_str("Number"),
             TypeRef::Bytes => f.write_str("ByteString"),
             TypeRef::DateTime => f.write_str("Time"),
             TypeRef::Quantity => f.write_str("Quantity"),

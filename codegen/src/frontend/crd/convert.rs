@@ -74,12 +74,17 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
                     .to_owned(),
             ),
         });
-        for (wire, prop) in node.properties.iter().flatten() {
-            if matches!(wire.as_str(), "apiVersion" | "kind" | "metadata") {
-                continue;
-            }
+        let props: Vec<(&String, &Spanned<Schema>)> = node
+            .properties
+            .iter()
+            .flatten()
+            .filter(|(wire, _)| !matches!(wire.as_str(), "apiVersion" | "kind" | "metadata"))
+            .collect();
+        let wires: Vec<&str> = props.iter().map(|(w, _)| w.as_str()).collect();
+        let rust_names = naming::assign(&wires, naming::field_name, &mut field_names);
+        for ((wire, prop), rust_name) in props.into_iter().zip(rust_names) {
             let path = [kind.to_owned(), wire.clone()];
-            fields.push(self.field(&node, wire, prop, &path, &mut field_names)?);
+            fields.push(self.field(&node, wire, prop, &path, rust_name)?);
         }
         let additional = self.additional(&node, &[kind.to_owned()], &mut field_names, at)?;
         self.types[slot] = TypeDef {
@@ -119,18 +124,18 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
         wire: &str,
         prop: &Spanned<Schema>,
         path: &[String],
-        field_names: &mut UniqueNames,
+        rust_name: String,
     ) -> Result<Field, Error> {
         let at = self.at(&prop.referenced);
         let node = merged(&prop.value);
         Ok(Field {
             wire_name: wire.to_owned(),
-            rust_name: field_names.claim(naming::field_name(wire)),
+            rust_name,
             ty: self.type_ref(&node, path, at)?,
             required: parent.required.iter().any(|r| r == wire),
             nullable: node.nullable,
             default: node.default.clone(),
-            docs: node.description.clone(),
+            docs: docs_with_values(&node),
         })
     }
 
@@ -244,9 +249,11 @@ boolean, found `{other}`"
         let slot = self.types.len();
         self.types.push(placeholder(&name, &self.module));
         let mut field_names = UniqueNames::snake();
+        let wires: Vec<&str> = props.keys().map(String::as_str).collect();
+        let rust_names = naming::assign(&wires, naming::field_name, &mut field_names);
         let mut fields = Vec::with_capacity(props.len());
-        for (wire, prop) in props {
-            fields.push(self.field(node, wire, prop, &extend(path, wire), &mut field_names)?);
+        for ((wire, prop), rust_name) in props.iter().zip(rust_names) {
+            fields.push(self.field(node, wire, prop, &extend(path, wire), rust_name)?);
         }
         let additional = self.additional(node, path, &mut field_names, at)?;
         self.types[slot] = TypeDef {
@@ -273,17 +280,22 @@ boolean, found `{other}`"
         if let Some(values) = values.filter(|v| !v.is_empty()) {
             let parts: Vec<&str> = path.iter().map(String::as_str).collect();
             let name = self.names.claim(naming::type_name(&parts));
-            let mut variant_names = UniqueNames::camel();
-            let mut variants: Vec<EnumVariant> = Vec::with_capacity(values.len());
+            let mut unique: Vec<&str> = Vec::with_capacity(values.len());
             for value in values {
-                if variants.iter().any(|v| v.wire == value) {
-                    continue;
+                if !unique.contains(&value) {
+                    unique.push(value);
                 }
-                variants.push(EnumVariant {
-                    wire: value.to_owned(),
-                    rust_name: variant_names.claim(naming::variant_name(value)),
-                });
             }
+            let rust_names =
+                naming::assign(&unique, naming::variant_name, &mut UniqueNames::camel());
+            let variants: Vec<EnumVariant> = unique
+                .iter()
+                .zip(rust_names)
+                .map(|(wire, rust_name)| EnumVariant {
+                    wire: (*wire).to_owned(),
+                    rust_name,
+                })
+                .collect();
             self.types.push(TypeDef {
                 name: name.clone(),
                 module: self.module.clone(),
@@ -338,6 +350,23 @@ boolean, found `{other}`"
             kind: TypeDefKind::Union(UnionDef { variants }),
         };
         Ok(Some(TypeRef::Named(name)))
+    }
+}
+
+/// The description, plus the allowed values of a non-string `enum` (string enums become
+/// Rust enums; other enums keep their base type and list the values here).
+fn docs_with_values(node: &Schema) -> Option<String> {
+    let values = node
+        .enum_
+        .as_ref()
+        .filter(|_| node.type_.as_deref() != Some("string"))
+        .map(|values| {
+            let listed: Vec<String> = values.iter().map(|v| format!("`{v}`")).collect();
+            format!("One of {}.", listed.join(", "))
+        });
+    match (node.description.clone(), values) {
+        (Some(d), Some(v)) => Some(format!("{d}\n\n{v}")),
+        (d, v) => d.or(v),
     }
 }
 
