@@ -23,6 +23,51 @@ use crate::error::{Error, Operation, Result, Verb};
 /// The page size [`TypedClient::list`] uses when the caller sets no limit.
 pub const DEFAULT_PAGE_SIZE: u32 = 500;
 
+/// Builds a `kube::Api` for a resource scope, so code generic over resources of every
+/// scope can ask for "this namespace or all": namespaced and dynamic scopes constrain to
+/// the namespace, cluster scope ignores it.
+pub trait ApiScope: kube::core::ResourceScope {
+    /// An `Api` over `namespace` (or all namespaces / the cluster).
+    fn api<K>(client: Client, namespace: Option<&str>, dyntype: &K::DynamicType) -> Api<K>
+    where
+        K: Resource<Scope = Self>;
+}
+
+impl ApiScope for kube::core::NamespaceResourceScope {
+    fn api<K>(client: Client, namespace: Option<&str>, dyntype: &K::DynamicType) -> Api<K>
+    where
+        K: Resource<Scope = Self>,
+    {
+        let api = Api::all_with(client, dyntype);
+        match namespace {
+            Some(ns) => api.constrain(ns),
+            None => api,
+        }
+    }
+}
+
+impl ApiScope for kube::core::DynamicResourceScope {
+    fn api<K>(client: Client, namespace: Option<&str>, dyntype: &K::DynamicType) -> Api<K>
+    where
+        K: Resource<Scope = Self>,
+    {
+        let api = Api::all_with(client, dyntype);
+        match namespace {
+            Some(ns) => api.constrain(ns),
+            None => api,
+        }
+    }
+}
+
+impl ApiScope for kube::core::ClusterResourceScope {
+    fn api<K>(client: Client, _namespace: Option<&str>, dyntype: &K::DynamicType) -> Api<K>
+    where
+        K: Resource<Scope = Self>,
+    {
+        Api::all_with(client, dyntype)
+    }
+}
+
 /// What a delete returned.
 #[derive(Clone, Debug)]
 pub enum Deleted<T> {
@@ -108,15 +153,15 @@ where
         }
     }
 
-    /// All namespaces (`None`) or one namespace, for types with runtime type information.
+    /// All namespaces (`None`) or one namespace, for a type of any scope: a namespace is
+    /// ignored for cluster-scoped types (as client-go's generated informers do).
     pub fn scoped_with(client: Client, namespace: Option<&str>, dyntype: &K::DynamicType) -> Self
     where
-        K::Scope: NamespaceScope,
+        K::Scope: ApiScope,
     {
-        match namespace {
-            Some(ns) => Self::namespaced_with(client, ns, dyntype),
-            None => Self::all_with(client, dyntype),
-        }
+        let api = <K::Scope as ApiScope>::api::<K>(client, namespace, dyntype);
+        let namespace = api.namespace().map(str::to_owned);
+        Self { api, plural: K::plural(dyntype).into_owned(), namespace }
     }
 
     /// The `kube::Api` underneath, for calls this client does not wrap.

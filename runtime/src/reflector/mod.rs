@@ -32,7 +32,7 @@ mod config;
 mod source;
 mod state;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::sync::Arc;
 use std::time::Duration;

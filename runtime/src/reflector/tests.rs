@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use super::*;
 use crate::store::Store;
 
-fn cm(name: &str, rv: &str) -> ConfigMap {
+pub(crate) fn cm(name: &str, rv: &str) -> ConfigMap {
     ConfigMap {
         metadata: ObjectMeta {
             name: Some(name.into()),
@@ -30,7 +30,7 @@ fn cm(name: &str, rv: &str) -> ConfigMap {
     }
 }
 
-fn page(items: Vec<ConfigMap>, rv: &str, cont: Option<&str>) -> kube::Result<ObjectList<ConfigMap>> {
+pub(crate) fn page(items: Vec<ConfigMap>, rv: &str, cont: Option<&str>) -> kube::Result<ObjectList<ConfigMap>> {
     Ok(ObjectList {
         types: TypeMeta { api_version: "v1".into(), kind: "ConfigMapList".into() },
         metadata: ListMeta {
@@ -42,7 +42,7 @@ fn page(items: Vec<ConfigMap>, rv: &str, cont: Option<&str>) -> kube::Result<Obj
     })
 }
 
-fn status(code: u16, reason: &str, retry_after: u32) -> Box<Status> {
+pub(crate) fn status(code: u16, reason: &str, retry_after: u32) -> Box<Status> {
     let mut s = Status::failure("injected", reason).with_code(code);
     if retry_after > 0 {
         s.details = Some(StatusDetails {
@@ -57,7 +57,7 @@ fn status(code: u16, reason: &str, retry_after: u32) -> Box<Status> {
     s.boxed()
 }
 
-fn bookmark(rv: &str, initial_end: bool) -> kube::Result<WatchEvent<ConfigMap>> {
+pub(crate) fn bookmark(rv: &str, initial_end: bool) -> kube::Result<WatchEvent<ConfigMap>> {
     let mut annotations = BTreeMap::new();
     if initial_end {
         annotations.insert(INITIAL_EVENTS_END.to_string(), "true".to_string());
@@ -69,22 +69,24 @@ fn bookmark(rv: &str, initial_end: bool) -> kube::Result<WatchEvent<ConfigMap>> 
 }
 
 /// A watch script: a failure to open, or events followed by a close or by silence.
-enum WatchScript {
+pub(crate) enum WatchScript {
     Fail(kube::Error),
     Events { events: Vec<kube::Result<WatchEvent<ConfigMap>>>, close: bool },
+    /// Events pushed by the test while it runs; the watch closes when the sender drops.
+    Live(tokio::sync::mpsc::UnboundedReceiver<kube::Result<WatchEvent<ConfigMap>>>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
-enum Call {
+pub(crate) enum Call {
     List { limit: Option<u32>, continue_token: Option<String> },
     Watch { rv: String, timeout: Option<u32>, initial_events: bool, bookmarks: bool },
 }
 
 #[derive(Default)]
-struct Script {
-    lists: Mutex<VecDeque<kube::Result<ObjectList<ConfigMap>>>>,
-    watches: Mutex<VecDeque<WatchScript>>,
-    calls: Mutex<Vec<Call>>,
+pub(crate) struct Script {
+    pub(crate) lists: Mutex<VecDeque<kube::Result<ObjectList<ConfigMap>>>>,
+    pub(crate) watches: Mutex<VecDeque<WatchScript>>,
+    pub(crate) calls: Mutex<Vec<Call>>,
 }
 
 impl ListerWatcher<ConfigMap> for Arc<Script> {
@@ -112,6 +114,7 @@ impl ListerWatcher<ConfigMap> for Arc<Script> {
         async move {
             match next {
                 WatchScript::Fail(e) => Err(e),
+                WatchScript::Live(rx) => Ok(tokio_stream_from(rx)),
                 WatchScript::Events { events, close: true } => Ok(futures::stream::iter(events).boxed()),
                 WatchScript::Events { events, close: false } => {
                     Ok(futures::stream::iter(events).chain(futures::stream::pending()).boxed())
@@ -122,7 +125,7 @@ impl ListerWatcher<ConfigMap> for Arc<Script> {
     }
 }
 
-fn rvs(store: &Store<ConfigMap>) -> BTreeMap<String, String> {
+pub(crate) fn rvs(store: &Store<ConfigMap>) -> BTreeMap<String, String> {
     store
         .list()
         .iter()
@@ -130,7 +133,7 @@ fn rvs(store: &Store<ConfigMap>) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn expect(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+pub(crate) fn expect(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
@@ -362,4 +365,10 @@ async fn run_stops_when_told() {
     stop_tx.send(()).unwrap();
     task.await.unwrap();
     assert_eq!(store.len(), 1);
+}
+
+fn tokio_stream_from(
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<kube::Result<WatchEvent<ConfigMap>>>,
+) -> WatchStream<ConfigMap> {
+    futures::stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed()
 }

@@ -1,0 +1,339 @@
+//! [`SharedInformerFactory`]: one informer per (type, namespace, label selector, field
+//! selector), however many controllers ask for it; started, synced and stopped together,
+//! and released one at a time (what client-go cannot do, kubernetes#79610).
+//!
+//! ```no_run
+//! # async fn demo(client: kube::Client) {
+//! use std::time::Duration;
+//! use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+//! use kubegen_runtime::factory::SharedInformerFactory;
+//!
+//! let factory = SharedInformerFactory::new(client).default_resync(Duration::from_secs(600));
+//! let pods = factory.informer::<Pod>();
+//! let same_pods = factory.informer::<Pod>(); // the same informer
+//! let configmaps = factory.informer::<ConfigMap>();
+//! factory.start();
+//! let synced = factory.wait_for_cache_sync(Duration::from_secs(30)).await;
+//! assert!(synced.values().all(|ok| *ok));
+//! # let _ = (pods, same_pods, configmaps);
+//! factory.shutdown().await;
+//! # }
+//! ```
+
+use std::any::{Any, TypeId};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Debug;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use kube::core::ApiResource;
+use kube::{Client, Resource};
+use serde::de::DeserializeOwned;
+use tokio::sync::watch;
+
+use crate::client::ApiScope;
+use crate::informer::{HasSynced, InformerConfig, SharedInformer, wait_for_cache_sync};
+use crate::metrics::informer::{InformerMetricsProvider, NoopInformerMetrics};
+use crate::reflector::ReflectorConfig;
+
+/// Which collection an informer watches; the factory's sharing key (with the type).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct InformerOptions {
+    /// One namespace, or `None` for all (ignored for cluster-scoped types).
+    pub namespace: Option<String>,
+    /// A label selector.
+    pub label_selector: Option<String>,
+    /// A field selector.
+    pub field_selector: Option<String>,
+}
+
+impl InformerOptions {
+    /// Watches one namespace.
+    #[must_use]
+    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
+    /// Filters by labels.
+    #[must_use]
+    pub fn label_selector(mut self, selector: impl Into<String>) -> Self {
+        self.label_selector = Some(selector.into());
+        self
+    }
+
+    /// Filters by fields.
+    #[must_use]
+    pub fn field_selector(mut self, selector: impl Into<String>) -> Self {
+        self.field_selector = Some(selector.into());
+        self
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct InformerKey {
+    type_id: TypeId,
+    type_name: &'static str,
+    group: String,
+    version: String,
+    plural: String,
+    options: InformerOptions,
+}
+
+/// A type-erased informer, as the factory holds them.
+trait ErasedInformer: Send + Sync {
+    fn as_any(&self) -> &dyn Any;
+    fn start(&self);
+    fn synced(&self) -> watch::Receiver<bool>;
+    fn shutdown(&self) -> BoxFuture<'static, ()>;
+}
+
+impl<K> ErasedInformer for SharedInformer<K>
+where
+    K: Resource + Clone + Send + Sync + 'static,
+{
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn start(&self) {
+        SharedInformer::start(self);
+    }
+    fn synced(&self) -> watch::Receiver<bool> {
+        self.synced_receiver()
+    }
+    fn shutdown(&self) -> BoxFuture<'static, ()> {
+        let informer = self.clone();
+        async move { informer.shutdown().await }.boxed()
+    }
+}
+
+struct Entry {
+    name: String,
+    informer: Arc<dyn ErasedInformer>,
+}
+
+#[derive(Default)]
+struct State {
+    informers: HashMap<InformerKey, Entry>,
+    started: bool,
+    shut_down: bool,
+}
+
+/// Creates and shares informers; see the [module docs](self).
+#[derive(Clone)]
+pub struct SharedInformerFactory {
+    client: Client,
+    default_resync: Option<Duration>,
+    namespace: Option<String>,
+    metrics: Arc<dyn InformerMetricsProvider>,
+    state: Arc<Mutex<State>>,
+}
+
+impl Debug for SharedInformerFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.lock();
+        f.debug_struct("SharedInformerFactory")
+            .field("informers", &state.informers.values().map(|e| &e.name).collect::<Vec<_>>())
+            .field("started", &state.started)
+            .finish()
+    }
+}
+
+impl SharedInformerFactory {
+    /// A factory over all namespaces, without resync.
+    pub fn new(client: Client) -> Self {
+        Self {
+            client,
+            default_resync: None,
+            namespace: None,
+            metrics: Arc::new(NoopInformerMetrics),
+            state: Arc::default(),
+        }
+    }
+
+    /// The resync period of informers created from now on (zero: none).
+    #[must_use]
+    pub fn default_resync(mut self, period: Duration) -> Self {
+        self.default_resync = Some(period).filter(|p| !p.is_zero());
+        self
+    }
+
+    /// The namespace of informers asked for without one (client-go's `WithNamespace`).
+    #[must_use]
+    pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
+    /// Where reflector metrics go.
+    #[must_use]
+    pub fn metrics(mut self, metrics: Arc<dyn InformerMetricsProvider>) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The informer for `K` with the factory's namespace and no selectors.
+    pub fn informer<K>(&self) -> SharedInformer<K>
+    where
+        K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        K::DynamicType: Default,
+        K::Scope: ApiScope,
+    {
+        self.informer_with(&K::DynamicType::default(), InformerOptions::default())
+    }
+
+    /// The informer for `K` (a `DynamicObject` with its `ApiResource`, or any type) with
+    /// these options. The first call creates it (started at once if the factory is
+    /// running); later calls with the same type and options return the same informer.
+    pub fn informer_with<K>(&self, dyntype: &K::DynamicType, options: InformerOptions) -> SharedInformer<K>
+    where
+        K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        K::Scope: ApiScope,
+    {
+        let (key, options) = self.key::<K>(dyntype, options);
+        let mut state = self.lock();
+        if let Some(existing) = state.informers.get(&key)
+            && let Some(informer) = existing.informer.as_any().downcast_ref::<SharedInformer<K>>()
+        {
+            return informer.clone();
+        }
+        let name = informer_name(&key);
+        let api = <K::Scope as ApiScope>::api::<K>(self.client.clone(), options.namespace.as_deref(), dyntype);
+        let mut reflector = ReflectorConfig::default().name(name.clone()).metrics(self.metrics.reflector(&name));
+        reflector.label_selector = options.label_selector.clone();
+        reflector.field_selector = options.field_selector.clone();
+        let mut config = InformerConfig::default().reflector(reflector);
+        config.resync = self.default_resync;
+        let informer = SharedInformer::new(api, config);
+        if state.started && !state.shut_down {
+            informer.start();
+        }
+        state.informers.insert(key, Entry { name, informer: Arc::new(informer.clone()) });
+        informer
+    }
+
+    fn key<K>(&self, dyntype: &K::DynamicType, mut options: InformerOptions) -> (InformerKey, InformerOptions)
+    where
+        K: Resource + 'static,
+    {
+        if options.namespace.is_none() {
+            options.namespace = self.namespace.clone();
+        }
+        let resource = ApiResource::erase::<K>(dyntype);
+        let key = InformerKey {
+            type_id: TypeId::of::<K>(),
+            type_name: short_type_name::<K>(),
+            group: resource.group,
+            version: resource.version,
+            plural: resource.plural,
+            options: options.clone(),
+        };
+        (key, options)
+    }
+
+    /// Starts every informer not yet started (and every one created later). Does nothing
+    /// after [`shutdown`](Self::shutdown).
+    pub fn start(&self) {
+        let mut state = self.lock();
+        if state.shut_down {
+            return;
+        }
+        state.started = true;
+        for entry in state.informers.values() {
+            entry.informer.start();
+        }
+    }
+
+    /// Waits until every informer has synced or `timeout` passes; reports each by name
+    /// (`configmaps.v1 (ConfigMap)`, `deployments.apps/v1 (Deployment) in namespace "x"`,
+    /// `widgets.example.com/v1 (DynamicObject)`, ...).
+    pub async fn wait_for_cache_sync(&self, timeout: Duration) -> BTreeMap<String, bool> {
+        let receivers: Vec<(String, watch::Receiver<bool>)> =
+            self.lock().informers.values().map(|e| (e.name.clone(), e.informer.synced())).collect();
+        let waiters: Vec<Receiver> = receivers.iter().map(|(_, rx)| Receiver(rx.clone())).collect();
+        let refs: Vec<&dyn HasSynced> = waiters.iter().map(|w| w as &dyn HasSynced).collect();
+        wait_for_cache_sync(timeout, &refs).await;
+        receivers.into_iter().map(|(name, rx)| (name, *rx.borrow())).collect()
+    }
+
+    /// Stops and forgets the informer for `K` with these options, leaving every other
+    /// informer running (e.g. when its CRD is deleted). Returns whether it existed.
+    /// Holders of the old informer keep its last cache; the next request creates a new one.
+    pub async fn release<K>(&self, dyntype: &K::DynamicType, options: InformerOptions) -> bool
+    where
+        K: Resource + 'static,
+    {
+        let (key, _) = self.key::<K>(dyntype, options);
+        let removed = self.lock().informers.remove(&key);
+        match removed {
+            Some(entry) => {
+                entry.informer.shutdown().await;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Stops every informer and waits for them; later `start` calls do nothing.
+    pub async fn shutdown(&self) {
+        let informers: Vec<Arc<dyn ErasedInformer>> = {
+            let mut state = self.lock();
+            state.shut_down = true;
+            state.informers.values().map(|e| e.informer.clone()).collect()
+        };
+        futures::future::join_all(informers.iter().map(|i| i.shutdown())).await;
+    }
+
+    /// How many informers the factory holds.
+    pub fn len(&self) -> usize {
+        self.lock().informers.len()
+    }
+
+    /// Whether the factory holds no informer.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A synced flag seen through [`HasSynced`].
+struct Receiver(watch::Receiver<bool>);
+
+impl HasSynced for Receiver {
+    fn has_synced(&self) -> bool {
+        *self.0.borrow()
+    }
+    fn synced_receiver(&self) -> watch::Receiver<bool> {
+        self.0.clone()
+    }
+}
+
+/// `ConfigMap` for `k8s_openapi::api::core::v1::ConfigMap`.
+fn short_type_name<K>() -> &'static str {
+    let full = std::any::type_name::<K>();
+    let base = full.split('<').next().unwrap_or(full);
+    base.rsplit("::").next().unwrap_or(base)
+}
+
+fn informer_name(key: &InformerKey) -> String {
+    let mut name = if key.group.is_empty() {
+        format!("{}.{} ({})", key.plural, key.version, key.type_name)
+    } else {
+        format!("{}.{}/{} ({})", key.plural, key.group, key.version, key.type_name)
+    };
+    if let Some(ns) = &key.options.namespace {
+        name.push_str(&format!(" in namespace {ns:?}"));
+    }
+    if let Some(labels) = &key.options.label_selector {
+        name.push_str(&format!(" labels {labels:?}"));
+    }
+    if let Some(fields) = &key.options.field_selector {
+        name.push_str(&format!(" fields {fields:?}"));
+    }
+    name
+}
