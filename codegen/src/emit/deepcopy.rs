@@ -25,6 +25,8 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::model::{StructDef, TypeDef, UnionDef};
+
 /// The shape of a type to deep-copy.
 #[derive(Clone, Debug, Default)]
 pub struct CopyDef {
@@ -74,6 +76,35 @@ pub enum CopyFields {
     Unnamed(usize),
     /// No fields.
     Unit,
+}
+
+/// The deep-copying `Clone` of a generated struct (wrapped in `const _`).
+pub(crate) fn generated_struct(ty: &TypeDef, s: &StructDef) -> TokenStream {
+    let mut names: Vec<String> = s.fields.iter().map(|f| f.rust_name.clone()).collect();
+    names.extend(s.additional.iter().map(|a| a.rust_name.clone()));
+    let def = CopyDef {
+        name: ty.name.clone(),
+        generics: Generics::default(),
+        body: CopyBody::Struct(CopyFields::Named(names)),
+    };
+    let clone = clone_impl(&def);
+    quote! { const _: () = { #clone }; }
+}
+
+/// The deep-copying `Clone` of a generated untagged union (wrapped in `const _`).
+pub(crate) fn generated_union(ty: &TypeDef, u: &UnionDef) -> TokenStream {
+    let def = CopyDef {
+        name: ty.name.clone(),
+        generics: Generics::default(),
+        body: CopyBody::Enum(
+            u.variants
+                .iter()
+                .map(|v| (v.rust_name.clone(), CopyFields::Unnamed(1)))
+                .collect(),
+        ),
+    };
+    let clone = clone_impl(&def);
+    quote! { const _: () = { #clone }; }
 }
 
 /// An identifier from a name that may be raw (`r#type`).

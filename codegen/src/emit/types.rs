@@ -6,7 +6,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
 use super::docs::doc_attrs;
-use super::{Error, Paths, resource};
+use super::{Error, Paths, deepcopy, resource};
 use crate::model::{
     EnumDef, ExternalType, Field, Group, StructDef, TypeDef, TypeDefKind, TypeRef, UnionDef,
     Version,
@@ -100,14 +100,16 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
         ),
         None => (quote! { #serde::Serialize, }, TokenStream::new()),
     };
+    let clone = deepcopy::generated_struct(ty, s);
     Ok(quote! {
         #docs
-        #[derive(Clone, Debug, #default PartialEq, #serialize #serde::Deserialize)]
+        #[derive(Debug, #default PartialEq, #serialize #serde::Deserialize)]
         #serde_crate
         pub struct #name {
             #(#fields)*
             #additional
         }
+        #clone
         #impls
     })
 }
@@ -196,14 +198,16 @@ fn union_item(ctx: &Context<'_>, ty: &TypeDef, u: &UnionDef) -> TokenStream {
             #variant(#inner),
         }
     });
+    let clone = deepcopy::generated_union(ty, u);
     quote! {
         #docs
-        #[derive(Clone, Debug, PartialEq, #serde::Serialize, #serde::Deserialize)]
+        #[derive(Debug, PartialEq, #serde::Serialize, #serde::Deserialize)]
         #[serde(untagged)]
         #serde_crate
         pub enum #name {
             #(#variants)*
         }
+        #clone
     }
 }
 
