@@ -4,6 +4,7 @@
 //! - [`runtime`]: the runtime crate (typed client, store, listers, informers, workqueue).
 //! - [`Resource`] and [`DeepCopy`]: the derives (see [`derive`]).
 //! - [`crd`]: the CustomResourceDefinition helpers behind `Foo::crd()`.
+//! - [`gentype`]: the generics generated clientsets, listers and informers delegate to.
 //!
 //! Generated code and controllers depend on `kubegen` alone: the crates generated code
 //! names are re-exported under `kubegen::__private`, so neither the derives' output nor
@@ -38,6 +39,7 @@
 //! ```
 
 pub mod crd;
+pub mod gentype;
 
 pub use kubegen_derive as derive;
 pub use kubegen_derive::{DeepCopy, Resource};

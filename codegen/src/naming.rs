@@ -247,6 +247,42 @@ pub fn plural(kind: &str) -> String {
     lower + "s"
 }
 
+/// The accessor of a kind in generated clients, listers and informers: the plural of
+/// the kind in `snake_case` (`NetworkPolicy` -> `network_policies`, `Endpoints` ->
+/// `endpoints`), keywords escaped.
+///
+/// ```
+/// use kubegen_codegen::naming::kind_accessor;
+/// assert_eq!(kind_accessor("Foo"), "foos");
+/// assert_eq!(kind_accessor("NetworkPolicy"), "network_policies");
+/// assert_eq!(kind_accessor("Ingress"), "ingresses");
+/// assert_eq!(kind_accessor("Endpoints"), "endpoints");
+/// ```
+pub fn kind_accessor(kind: &str) -> String {
+    let snake = field_name(kind);
+    let snake = snake.trim_end_matches('_');
+    let (stem, last) = match snake.rsplit_once('_') {
+        Some((stem, last)) => (format!("{stem}_"), last),
+        None => (String::new(), snake),
+    };
+    escape_keyword(format!("{stem}{}", plural(last)))
+}
+
+/// The short name of an API group in generated accessors: its first DNS label
+/// (`samplecontroller.k8s.io` -> `samplecontroller`, `""` -> `core`), as client-go names
+/// `SamplecontrollerV1alpha1()`. Callers fall back to [`group_module`] when two groups
+/// share a first label.
+///
+/// ```
+/// use kubegen_codegen::naming::group_short;
+/// assert_eq!(group_short("samplecontroller.k8s.io"), "samplecontroller");
+/// assert_eq!(group_short("cert-manager.io"), "cert_manager");
+/// assert_eq!(group_short(""), "core");
+/// ```
+pub fn group_short(group: &str) -> String {
+    group_module(group.split('.').next().unwrap_or(group))
+}
+
 /// Hands out names unique within one scope, in claim order.
 ///
 /// ```

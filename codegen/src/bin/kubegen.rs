@@ -54,8 +54,26 @@ kubegen generate --crd deploy/crds/ --out src/generated --verify"
     Generate {
         /// A CRD file (YAML, possibly multi-document, or JSON) or a directory of them
         /// (*.yaml, *.yml, *.json; documents of other kinds are skipped). Repeatable.
-        #[arg(long = "crd", value_name = "FILE|DIR", required = true)]
+        #[arg(
+            long = "crd",
+            value_name = "FILE|DIR",
+            required_unless_present = "rust",
+            conflicts_with = "rust"
+        )]
         crds: Vec<PathBuf>,
+        /// A directory of Rust API modules: every `#[derive(Resource)]` struct in its
+        /// `.rs` files (read with syn, not compiled) gets a typed client, lister and
+        /// informer in DIR (`mod.rs`, `clientset.rs`, `listers.rs`, `informers.rs`).
+        #[arg(long, value_name = "DIR")]
+        rust: Option<PathBuf>,
+        /// The Rust module path of the --rust directory, for type paths in generated code.
+        #[arg(
+            long,
+            value_name = "PATH",
+            default_value = "crate::apis",
+            requires = "rust"
+        )]
+        rust_module: String,
         /// The output directory (created if missing, replaced as a whole).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
@@ -80,10 +98,22 @@ kubegen generate --crd deploy/crds/ --out src/generated --verify"
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Generate {
+            rust: Some(dir),
+            rust_module,
+            out,
+            verify,
+            ..
+        } => match rust_clients(&dir, &rust_module) {
+            Ok(files) if verify => check(&out, &files),
+            Ok(files) => write(&out, &files),
+            Err(code) => code,
+        },
+        Command::Generate {
             crds,
             out,
             verify,
             k8s_openapi_path,
+            ..
         } => {
             let sources = match frontend::read_sources(&crds) {
                 Ok(sources) => sources,
@@ -128,6 +158,16 @@ fn generate(sources: &[Source], options: &emit::Options) -> Result<Vec<Generated
         Error::Crd(e) => fail(EXIT_INPUT, &e),
         Error::Emit(e) => fail(EXIT_FAILED, &e),
     })
+}
+
+/// Clients, listers and informers for the `#[derive(Resource)]` structs under `dir`.
+fn rust_clients(dir: &std::path::Path, module: &str) -> Result<Vec<GeneratedFile>, ExitCode> {
+    use kubegen_codegen::emit::clientset::{ClientOptions, TypeSource, generate_clients};
+    use kubegen_codegen::frontend::rust;
+    let sources = rust::read_dir(dir).map_err(|e| fail(EXIT_INPUT, &e))?;
+    let apis = rust::load(&sources, module).map_err(|e| fail(EXIT_INPUT, &e))?;
+    let options = ClientOptions::new(TypeSource::Paths(apis.type_paths));
+    generate_clients(&apis.model, &options).map_err(|e| fail(EXIT_FAILED, &e))
 }
 
 fn write(out: &std::path::Path, files: &[GeneratedFile]) -> ExitCode {

@@ -22,8 +22,11 @@
 //! assert!(files[2].contents.contains("pub struct FooSpec"));
 //! ```
 
+pub mod clientset;
 pub mod deepcopy;
 mod docs;
+pub mod informers;
+pub mod listers;
 pub mod resource;
 mod types;
 
