@@ -88,7 +88,7 @@ pub enum Error {
     #[error("failed to {operation}")]
     Api {
         /// What the call was doing.
-        operation: Operation,
+        operation: Box<Operation>,
         /// The underlying kube error (an `Api` status for server-side failures).
         #[source]
         source: kube::Error,
@@ -97,7 +97,7 @@ pub enum Error {
     #[error("failed to {operation}: the server returned a continue token without progress")]
     Pagination {
         /// What the call was doing.
-        operation: Operation,
+        operation: Box<Operation>,
     },
 }
 
@@ -205,18 +205,19 @@ pub(crate) fn retry_after(status: &Status) -> Option<Duration> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use kube::core::response::StatusDetails;
 
     fn api_error(code: u16, reason: &str) -> Error {
         Error::Api {
-            operation: Operation {
+            operation: Box::new(Operation {
                 verb: Verb::Update,
                 resource: "configmaps".into(),
                 namespace: Some("default".into()),
                 name: Some("a".into()),
-            },
+            }),
             source: kube::Error::Api(Status::failure("boom", reason).with_code(code).boxed()),
         }
     }
@@ -241,7 +242,11 @@ mod tests {
     fn retry_after_comes_from_status_details() {
         let mut err = api_error(429, "TooManyRequests");
         assert_eq!(err.retry_after(), None);
-        if let Error::Api { source: kube::Error::Api(status), .. } = &mut err {
+        if let Error::Api {
+            source: kube::Error::Api(status),
+            ..
+        } = &mut err
+        {
             status.details = Some(StatusDetails {
                 name: String::new(),
                 group: String::new(),
@@ -257,6 +262,9 @@ mod tests {
     #[test]
     fn message_names_the_operation() {
         let err = api_error(409, "Conflict");
-        assert_eq!(err.to_string(), "failed to update configmaps \"a\" in namespace \"default\"");
+        assert_eq!(
+            err.to_string(),
+            "failed to update configmaps \"a\" in namespace \"default\""
+        );
     }
 }

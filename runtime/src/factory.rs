@@ -26,8 +26,8 @@ use std::fmt::Debug;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use futures::future::BoxFuture;
 use futures::FutureExt;
+use futures::future::BoxFuture;
 use kube::core::ApiResource;
 use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
@@ -135,7 +135,14 @@ impl Debug for SharedInformerFactory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = self.lock();
         f.debug_struct("SharedInformerFactory")
-            .field("informers", &state.informers.values().map(|e| &e.name).collect::<Vec<_>>())
+            .field(
+                "informers",
+                &state
+                    .informers
+                    .values()
+                    .map(|e| &e.name)
+                    .collect::<Vec<_>>(),
+            )
             .field("started", &state.started)
             .finish()
     }
@@ -175,7 +182,9 @@ impl SharedInformerFactory {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The informer for `K` with the factory's namespace and no selectors.
@@ -191,7 +200,11 @@ impl SharedInformerFactory {
     /// The informer for `K` (a `DynamicObject` with its `ApiResource`, or any type) with
     /// these options. The first call creates it (started at once if the factory is
     /// running); later calls with the same type and options return the same informer.
-    pub fn informer_with<K>(&self, dyntype: &K::DynamicType, options: InformerOptions) -> SharedInformer<K>
+    pub fn informer_with<K>(
+        &self,
+        dyntype: &K::DynamicType,
+        options: InformerOptions,
+    ) -> SharedInformer<K>
     where
         K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
         K::Scope: ApiScope,
@@ -199,13 +212,22 @@ impl SharedInformerFactory {
         let (key, options) = self.key::<K>(dyntype, options);
         let mut state = self.lock();
         if let Some(existing) = state.informers.get(&key)
-            && let Some(informer) = existing.informer.as_any().downcast_ref::<SharedInformer<K>>()
+            && let Some(informer) = existing
+                .informer
+                .as_any()
+                .downcast_ref::<SharedInformer<K>>()
         {
             return informer.clone();
         }
         let name = informer_name(&key);
-        let api = <K::Scope as ApiScope>::api::<K>(self.client.clone(), options.namespace.as_deref(), dyntype);
-        let mut reflector = ReflectorConfig::default().name(name.clone()).metrics(self.metrics.reflector(&name));
+        let api = <K::Scope as ApiScope>::api::<K>(
+            self.client.clone(),
+            options.namespace.as_deref(),
+            dyntype,
+        );
+        let mut reflector = ReflectorConfig::default()
+            .name(name.clone())
+            .metrics(self.metrics.reflector(&name));
         reflector.label_selector = options.label_selector.clone();
         reflector.field_selector = options.field_selector.clone();
         let mut config = InformerConfig::default().reflector(reflector);
@@ -214,11 +236,21 @@ impl SharedInformerFactory {
         if state.started && !state.shut_down {
             informer.start();
         }
-        state.informers.insert(key, Entry { name, informer: Arc::new(informer.clone()) });
+        state.informers.insert(
+            key,
+            Entry {
+                name,
+                informer: Arc::new(informer.clone()),
+            },
+        );
         informer
     }
 
-    fn key<K>(&self, dyntype: &K::DynamicType, mut options: InformerOptions) -> (InformerKey, InformerOptions)
+    fn key<K>(
+        &self,
+        dyntype: &K::DynamicType,
+        mut options: InformerOptions,
+    ) -> (InformerKey, InformerOptions)
     where
         K: Resource + 'static,
     {
@@ -254,12 +286,22 @@ impl SharedInformerFactory {
     /// (`configmaps.v1 (ConfigMap)`, `deployments.apps/v1 (Deployment) in namespace "x"`,
     /// `widgets.example.com/v1 (DynamicObject)`, ...).
     pub async fn wait_for_cache_sync(&self, timeout: Duration) -> BTreeMap<String, bool> {
-        let receivers: Vec<(String, watch::Receiver<bool>)> =
-            self.lock().informers.values().map(|e| (e.name.clone(), e.informer.synced())).collect();
-        let waiters: Vec<Receiver> = receivers.iter().map(|(_, rx)| Receiver(rx.clone())).collect();
+        let receivers: Vec<(String, watch::Receiver<bool>)> = self
+            .lock()
+            .informers
+            .values()
+            .map(|e| (e.name.clone(), e.informer.synced()))
+            .collect();
+        let waiters: Vec<Receiver> = receivers
+            .iter()
+            .map(|(_, rx)| Receiver(rx.clone()))
+            .collect();
         let refs: Vec<&dyn HasSynced> = waiters.iter().map(|w| w as &dyn HasSynced).collect();
         wait_for_cache_sync(timeout, &refs).await;
-        receivers.into_iter().map(|(name, rx)| (name, *rx.borrow())).collect()
+        receivers
+            .into_iter()
+            .map(|(name, rx)| (name, *rx.borrow()))
+            .collect()
     }
 
     /// Stops and forgets the informer for `K` with these options, leaving every other
@@ -285,7 +327,11 @@ impl SharedInformerFactory {
         let informers: Vec<Arc<dyn ErasedInformer>> = {
             let mut state = self.lock();
             state.shut_down = true;
-            state.informers.values().map(|e| e.informer.clone()).collect()
+            state
+                .informers
+                .values()
+                .map(|e| e.informer.clone())
+                .collect()
         };
         futures::future::join_all(informers.iter().map(|i| i.shutdown())).await;
     }
@@ -324,7 +370,10 @@ fn informer_name(key: &InformerKey) -> String {
     let mut name = if key.group.is_empty() {
         format!("{}.{} ({})", key.plural, key.version, key.type_name)
     } else {
-        format!("{}.{}/{} ({})", key.plural, key.group, key.version, key.type_name)
+        format!(
+            "{}.{}/{} ({})",
+            key.plural, key.group, key.version, key.type_name
+        )
     };
     if let Some(ns) = &key.options.namespace {
         name.push_str(&format!(" in namespace {ns:?}"));

@@ -30,12 +30,18 @@ pub struct ObjectKey {
 impl ObjectKey {
     /// The key of a namespaced object.
     pub fn namespaced(namespace: impl Into<String>, name: impl Into<String>) -> Self {
-        Self { namespace: Some(namespace.into()), name: name.into() }
+        Self {
+            namespace: Some(namespace.into()),
+            name: name.into(),
+        }
     }
 
     /// The key of a cluster-scoped object.
     pub fn cluster(name: impl Into<String>) -> Self {
-        Self { namespace: None, name: name.into() }
+        Self {
+            namespace: None,
+            name: name.into(),
+        }
     }
 
     /// A key from an optional namespace (an empty namespace means cluster scope).
@@ -50,7 +56,10 @@ impl ObjectKey {
     /// without `metadata.name` gets an empty name).
     pub fn of<K: Resource>(object: &K) -> Self {
         let meta = object.meta();
-        Self::new(meta.namespace.as_deref(), meta.name.clone().unwrap_or_default())
+        Self::new(
+            meta.namespace.as_deref(),
+            meta.name.clone().unwrap_or_default(),
+        )
     }
 
     /// The namespace, `None` for cluster-scoped objects.
@@ -114,7 +123,10 @@ pub struct TypedKey<K> {
 impl<K> TypedKey<K> {
     /// Wraps a key.
     pub fn new(key: ObjectKey) -> Self {
-        Self { key, kind: PhantomData }
+        Self {
+            key,
+            kind: PhantomData,
+        }
     }
 
     /// The untyped key.
@@ -174,6 +186,7 @@ impl<K> From<ObjectKey> for TypedKey<K> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::{ConfigMap, Node};
@@ -191,7 +204,10 @@ mod tests {
         };
         assert_eq!(ObjectKey::of(&cm).to_string(), "ns/a");
         let node = Node {
-            metadata: ObjectMeta { name: Some("n1".into()), ..Default::default() },
+            metadata: ObjectMeta {
+                name: Some("n1".into()),
+                ..Default::default()
+            },
             ..Default::default()
         };
         assert_eq!(ObjectKey::of(&node), ObjectKey::cluster("n1"));

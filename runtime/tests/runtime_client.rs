@@ -2,6 +2,8 @@
 //! patches, deletes with preconditions, scale, typed error predicates and
 //! retry_on_conflict.
 
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,24 +13,40 @@ use futures::StreamExt;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::api::{
-    DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, Preconditions, WatchEvent, WatchParams,
+    DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, Preconditions, WatchEvent,
+    WatchParams,
 };
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
-use kubegen_runtime::client::{DEFAULT_BACKOFF, DEFAULT_RETRY, Deleted, TypedClient, retry_on_conflict};
+use kubegen_runtime::client::{
+    DEFAULT_BACKOFF, DEFAULT_RETRY, Deleted, TypedClient, retry_on_conflict,
+};
 use kubegen_runtime::testkit::{ApiServer, Failure, Matcher, Verb};
 use serde_json::json;
 
 fn configmap(name: &str, data: &[(&str, &str)]) -> ConfigMap {
     ConfigMap {
-        metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
-        data: Some(data.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            ..Default::default()
+        },
+        data: Some(
+            data.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        ),
         ..Default::default()
     }
 }
 
 async fn namespace(server: &ApiServer, name: &str) {
     let namespaces = TypedClient::<Namespace>::all(server.client());
-    let ns = Namespace { metadata: ObjectMeta { name: Some(name.into()), ..Default::default() }, ..Default::default() };
+    let ns = Namespace {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
     namespaces.create(&ns).await.unwrap();
 }
 
@@ -40,12 +58,23 @@ async fn crud_with_optimistic_concurrency_and_predicates() {
     let created = cms.create(&configmap("a", &[("k", "1")])).await.unwrap();
     let again = cms.create(&configmap("a", &[])).await.unwrap_err();
     assert!(again.is_already_exists() && !again.is_conflict(), "{again}");
-    assert!(again.to_string().contains("create configmaps \"a\" in namespace \"default\""), "{again}");
+    assert!(
+        again
+            .to_string()
+            .contains("create configmaps \"a\" in namespace \"default\""),
+        "{again}"
+    );
 
     let mut fresh = cms.get("a").await.unwrap();
-    fresh.data.get_or_insert_default().insert("k".into(), "2".into());
+    fresh
+        .data
+        .get_or_insert_default()
+        .insert("k".into(), "2".into());
     let updated = cms.update(&fresh).await.unwrap();
-    assert_ne!(updated.metadata.resource_version, created.metadata.resource_version);
+    assert_ne!(
+        updated.metadata.resource_version,
+        created.metadata.resource_version
+    );
 
     // `created` carries a stale resourceVersion now.
     let stale = cms.update(&created).await.unwrap_err();
@@ -97,11 +126,21 @@ async fn throttling_and_gone_are_recognized() {
     assert_eq!(throttled.retry_after(), Some(Duration::from_secs(2)));
 
     cms.create(&configmap("x", &[])).await.unwrap();
-    let old = cms.get("x").await.unwrap().metadata.resource_version.unwrap();
+    let old = cms
+        .get("x")
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap();
     cms.create(&configmap("y", &[])).await.unwrap();
     server.faults().compact();
     let gone = cms
-        .list(&ListParams::default().at(&old).matching(kube::api::VersionMatch::Exact))
+        .list(
+            &ListParams::default()
+                .at(&old)
+                .matching(kube::api::VersionMatch::Exact),
+        )
         .await
         .unwrap_err();
     assert!(gone.is_gone(), "{gone}");
@@ -114,15 +153,24 @@ async fn list_follows_continue_tokens_and_returns_the_collection_version() {
     namespace(&server, "many").await;
     let cms = TypedClient::<ConfigMap>::namespaced(server.client(), "many");
     for i in 0..23 {
-        cms.create(&configmap(&format!("cm-{i:02}"), &[])).await.unwrap();
+        cms.create(&configmap(&format!("cm-{i:02}"), &[]))
+            .await
+            .unwrap();
     }
-    let page = cms.list_page(&ListParams::default().limit(5)).await.unwrap();
+    let page = cms
+        .list_page(&ListParams::default().limit(5))
+        .await
+        .unwrap();
     assert_eq!(page.items.len(), 5);
     assert!(page.metadata.continue_.is_some());
 
     let all = cms.list(&ListParams::default().limit(5)).await.unwrap();
     assert_eq!(all.items.len(), 23);
-    let names: Vec<_> = all.items.iter().map(|c| c.metadata.name.clone().unwrap()).collect();
+    let names: Vec<_> = all
+        .items
+        .iter()
+        .map(|c| c.metadata.name.clone().unwrap())
+        .collect();
     let mut sorted = names.clone();
     sorted.sort();
     sorted.dedup();
@@ -131,17 +179,30 @@ async fn list_follows_continue_tokens_and_returns_the_collection_version() {
     assert_eq!(rv.parse::<u64>().unwrap(), server.resource_version());
 
     // Watching from the list's version sees only later changes.
-    let mut watch = cms.watch(&WatchParams::default(), &rv).await.unwrap().boxed();
+    let mut watch = cms
+        .watch(&WatchParams::default(), &rv)
+        .await
+        .unwrap()
+        .boxed();
     cms.create(&configmap("late", &[])).await.unwrap();
     match watch.next().await.unwrap().unwrap() {
         WatchEvent::Added(cm) => assert_eq!(cm.metadata.name.as_deref(), Some("late")),
         other => panic!("unexpected {other:?}"),
     }
-    let removed = cms.delete_collection(&DeleteParams::default(), &ListParams::default()).await.unwrap();
+    let removed = cms
+        .delete_collection(&DeleteParams::default(), &ListParams::default())
+        .await
+        .unwrap();
     if let Deleted::Object(list) = removed {
         assert_eq!(list.items.len(), 24);
     }
-    assert!(cms.list(&ListParams::default()).await.unwrap().items.is_empty());
+    assert!(
+        cms.list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+    );
     server.shutdown().await;
 }
 
@@ -152,14 +213,25 @@ async fn merge_json_and_apply_patches() {
     cms.create(&configmap("p", &[("a", "1")])).await.unwrap();
 
     let merged = cms
-        .patch("p", &PatchParams::default(), &Patch::Merge(json!({"data": {"b": "2"}})))
+        .patch(
+            "p",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"data": {"b": "2"}})),
+        )
         .await
         .unwrap();
-    assert_eq!(merged.data.unwrap(), BTreeMap::from([("a".into(), "1".into()), ("b".into(), "2".into())]));
+    assert_eq!(
+        merged.data.unwrap(),
+        BTreeMap::from([("a".into(), "1".into()), ("b".into(), "2".into())])
+    );
 
     let ops: json_patch::Patch =
-        serde_json::from_value(json!([{"op": "replace", "path": "/data/a", "value": "9"}])).unwrap();
-    let patched = cms.patch("p", &PatchParams::default(), &Patch::Json::<()>(ops)).await.unwrap();
+        serde_json::from_value(json!([{"op": "replace", "path": "/data/a", "value": "9"}]))
+            .unwrap();
+    let patched = cms
+        .patch("p", &PatchParams::default(), &Patch::Json::<()>(ops))
+        .await
+        .unwrap();
     assert_eq!(patched.data.unwrap()["a"], "9");
 
     let mut desired = configmap("applied", &[("x", "y")]);
@@ -173,7 +245,9 @@ async fn merge_json_and_apply_patches() {
 async fn retry_on_conflict_converges_with_a_concurrent_writer() {
     let server = ApiServer::start().await.unwrap();
     let cms = TypedClient::<ConfigMap>::namespaced(server.client(), "default");
-    cms.create(&configmap("counter", &[("n", "0")])).await.unwrap();
+    cms.create(&configmap("counter", &[("n", "0")]))
+        .await
+        .unwrap();
     let attempts = Arc::new(AtomicUsize::new(0));
     let result = retry_on_conflict(DEFAULT_BACKOFF, || {
         let cms = cms.clone();
@@ -183,11 +257,21 @@ async fn retry_on_conflict_converges_with_a_concurrent_writer() {
             if attempts.fetch_add(1, Ordering::SeqCst) == 0 {
                 // Another writer sneaks in between our read and our write.
                 let mut other = cm.clone();
-                other.data.get_or_insert_default().insert("other".into(), "yes".into());
+                other
+                    .data
+                    .get_or_insert_default()
+                    .insert("other".into(), "yes".into());
                 cms.update(&other).await?;
             }
-            let n: u32 = cm.data.as_ref().and_then(|d| d.get("n")).and_then(|n| n.parse().ok()).unwrap_or(0);
-            cm.data.get_or_insert_default().insert("n".into(), (n + 1).to_string());
+            let n: u32 = cm
+                .data
+                .as_ref()
+                .and_then(|d| d.get("n"))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            cm.data
+                .get_or_insert_default()
+                .insert("n".into(), (n + 1).to_string());
             cms.update(&cm).await
         }
     })
@@ -200,7 +284,13 @@ async fn retry_on_conflict_converges_with_a_concurrent_writer() {
     // A conflict that never clears gives up after DEFAULT_RETRY's five attempts.
     let tries = AtomicUsize::new(0);
     let stale = cms.get("counter").await.unwrap();
-    cms.patch("counter", &PatchParams::default(), &Patch::Merge(json!({"data": {"bump": "1"}}))).await.unwrap();
+    cms.patch(
+        "counter",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"data": {"bump": "1"}})),
+    )
+    .await
+    .unwrap();
     let err = retry_on_conflict(DEFAULT_RETRY, || {
         tries.fetch_add(1, Ordering::SeqCst);
         cms.update(&stale)
@@ -228,10 +318,17 @@ async fn status_and_scale_subresources() {
     let created = deployments.create(&deployment).await.unwrap();
 
     let mut with_status = created.clone();
-    with_status.status = Some(serde_json::from_value(json!({"observedGeneration": 1, "replicas": 1})).unwrap());
+    with_status.status =
+        Some(serde_json::from_value(json!({"observedGeneration": 1, "replicas": 1})).unwrap());
     let updated = deployments.update_status(&with_status).await.unwrap();
     assert_eq!(updated.status.unwrap().observed_generation, Some(1));
-    assert!(deployments.update_status(&with_status).await.unwrap_err().is_conflict());
+    assert!(
+        deployments
+            .update_status(&with_status)
+            .await
+            .unwrap_err()
+            .is_conflict()
+    );
 
     let mut scale = deployments.get_scale("web").await.unwrap();
     assert_eq!(scale.spec.as_ref().and_then(|s| s.replicas), Some(1));
@@ -245,7 +342,8 @@ async fn status_and_scale_subresources() {
 async fn dynamic_objects_through_an_api_resource() {
     let server = ApiServer::start().await.unwrap();
     let resource = ApiResource::from_gvk(&GroupVersionKind::gvk("", "v1", "ConfigMap"));
-    let dynamic = TypedClient::<DynamicObject>::namespaced_with(server.client(), "default", &resource);
+    let dynamic =
+        TypedClient::<DynamicObject>::namespaced_with(server.client(), "default", &resource);
     let object: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "dyn"}, "data": {"k": "v"}
@@ -255,6 +353,13 @@ async fn dynamic_objects_through_an_api_resource() {
     let typed = TypedClient::<ConfigMap>::namespaced(server.client(), "default");
     assert_eq!(typed.get("dyn").await.unwrap().data.unwrap()["k"], "v");
     let all = TypedClient::<DynamicObject>::scoped_with(server.client(), None, &resource);
-    assert!(all.list(&ListParams::default()).await.unwrap().items.iter().any(|o| o.metadata.name.as_deref() == Some("dyn")));
+    assert!(
+        all.list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .iter()
+            .any(|o| o.metadata.name.as_deref() == Some("dyn"))
+    );
     server.shutdown().await;
 }

@@ -2,6 +2,8 @@
 //! controller-shaped test: informer -> handler enqueues keys -> queue -> worker reads the
 //! lister -> writes through the client, converging on the server state.
 
+#![allow(clippy::unwrap_used)]
+
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,10 +25,19 @@ fn cm(name: &str, labels: &[(&str, &str)], data: &[(&str, &str)]) -> ConfigMap {
     ConfigMap {
         metadata: ObjectMeta {
             name: Some(name.into()),
-            labels: Some(labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+            labels: Some(
+                labels
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            ),
             ..Default::default()
         },
-        data: Some(data.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+        data: Some(
+            data.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        ),
         ..Default::default()
     }
 }
@@ -48,12 +59,15 @@ async fn factory_shares_one_informer_per_type_and_options_and_syncs_them() {
     cms.create(&cm("a", &[("app", "web")], &[])).await.unwrap();
     cms.create(&cm("b", &[("app", "db")], &[])).await.unwrap();
 
-    let factory = SharedInformerFactory::new(server.client()).default_resync(Duration::from_secs(3600));
+    let factory =
+        SharedInformerFactory::new(server.client()).default_resync(Duration::from_secs(3600));
     let first = factory.informer::<ConfigMap>();
     let second = factory.informer::<ConfigMap>();
     assert_eq!(factory.len(), 1, "asked twice, built once");
-    let web = factory.informer_with::<ConfigMap>(&(), InformerOptions::default().label_selector("app=web"));
-    let in_default = factory.informer_with::<ConfigMap>(&(), InformerOptions::default().namespace("default"));
+    let web = factory
+        .informer_with::<ConfigMap>(&(), InformerOptions::default().label_selector("app=web"));
+    let in_default =
+        factory.informer_with::<ConfigMap>(&(), InformerOptions::default().namespace("default"));
     let secrets = factory.informer::<Secret>();
     let resource = ApiResource::from_gvk(&GroupVersionKind::gvk("", "v1", "ConfigMap"));
     let dynamic = factory.informer_with::<DynamicObject>(&resource, InformerOptions::default());
@@ -63,9 +77,18 @@ async fn factory_shares_one_informer_per_type_and_options_and_syncs_them() {
     let report = factory.wait_for_cache_sync(Duration::from_secs(30)).await;
     assert_eq!(report.len(), 5);
     assert!(report.values().all(|synced| *synced), "{report:?}");
-    assert!(report.contains_key("configmaps.v1 (ConfigMap) labels \"app=web\""), "{report:?}");
-    assert!(report.contains_key("configmaps.v1 (ConfigMap) in namespace \"default\""), "{report:?}");
-    assert!(report.contains_key("configmaps.v1 (DynamicObject)"), "{report:?}");
+    assert!(
+        report.contains_key("configmaps.v1 (ConfigMap) labels \"app=web\""),
+        "{report:?}"
+    );
+    assert!(
+        report.contains_key("configmaps.v1 (ConfigMap) in namespace \"default\""),
+        "{report:?}"
+    );
+    assert!(
+        report.contains_key("configmaps.v1 (DynamicObject)"),
+        "{report:?}"
+    );
     assert!(report.contains_key("secrets.v1 (Secret)"), "{report:?}");
 
     // One cache behind both handles.
@@ -73,13 +96,23 @@ async fn factory_shares_one_informer_per_type_and_options_and_syncs_them() {
     assert_eq!(first.store().len(), 2);
     assert_eq!(second.store().len(), 2);
     assert_eq!(web.store().len(), 1);
-    assert_eq!(in_default.lister().namespace("default").list(&Selector::everything()).len(), 2);
+    assert_eq!(
+        in_default
+            .lister()
+            .namespace("default")
+            .list(&Selector::everything())
+            .len(),
+        2
+    );
     assert!(secrets.store().is_empty());
     assert_eq!(dynamic.store().len(), 2);
 
     // An informer asked for after start starts by itself.
     let db: Selector = "app=db".parse().unwrap();
-    let late = factory.informer_with::<ConfigMap>(&(), InformerOptions::default().label_selector(db.to_string()));
+    let late = factory.informer_with::<ConfigMap>(
+        &(),
+        InformerOptions::default().label_selector(db.to_string()),
+    );
     assert!(wait_for_cache_sync(Duration::from_secs(30), &[&late]).await);
     assert_eq!(late.store().len(), 1);
 
@@ -110,8 +143,12 @@ async fn releasing_one_informer_leaves_the_others_running() {
     }))
     .unwrap();
     crds.create(&crd).await.unwrap();
-    let widgets = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("example.com", "v1", "Widget"), "widgets");
-    let widget_client = TypedClient::<DynamicObject>::namespaced_with(server.client(), "default", &widgets);
+    let widgets = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("example.com", "v1", "Widget"),
+        "widgets",
+    );
+    let widget_client =
+        TypedClient::<DynamicObject>::namespaced_with(server.client(), "default", &widgets);
     let widget: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": {"size": 1}
     }))
@@ -119,27 +156,50 @@ async fn releasing_one_informer_leaves_the_others_running() {
     widget_client.create(&widget).await.unwrap();
 
     let factory = SharedInformerFactory::new(server.client());
-    let widget_informer = factory.informer_with::<DynamicObject>(&widgets, InformerOptions::default());
+    let widget_informer =
+        factory.informer_with::<DynamicObject>(&widgets, InformerOptions::default());
     let configmaps = factory.informer::<ConfigMap>();
     let changed = Arc::new(Notify::new());
     let notify = changed.clone();
-    configmaps.add_event_handler(HandlerFns::<ConfigMap>::new().on_add(move |_, _| notify.notify_one()));
+    configmaps
+        .add_event_handler(HandlerFns::<ConfigMap>::new().on_add(move |_, _| notify.notify_one()));
     factory.start();
-    assert!(factory.wait_for_cache_sync(Duration::from_secs(30)).await.values().all(|s| *s));
+    assert!(
+        factory
+            .wait_for_cache_sync(Duration::from_secs(30))
+            .await
+            .values()
+            .all(|s| *s)
+    );
     assert_eq!(widget_informer.store().len(), 1);
 
     // The CRD goes away: release its informer (client-go cannot, kubernetes#79610).
-    crds.delete("widgets.example.com", &DeleteParams::default()).await.unwrap();
-    assert!(factory.release::<DynamicObject>(&widgets, InformerOptions::default()).await);
+    crds.delete("widgets.example.com", &DeleteParams::default())
+        .await
+        .unwrap();
+    assert!(
+        factory
+            .release::<DynamicObject>(&widgets, InformerOptions::default())
+            .await
+    );
     assert!(widget_informer.is_stopped());
-    assert!(!factory.release::<DynamicObject>(&widgets, InformerOptions::default()).await);
+    assert!(
+        !factory
+            .release::<DynamicObject>(&widgets, InformerOptions::default())
+            .await
+    );
     assert_eq!(factory.len(), 1);
 
     // The rest keeps running.
     let cms = TypedClient::<ConfigMap>::namespaced(server.client(), "default");
     cms.create(&cm("after-release", &[], &[])).await.unwrap();
     let store = configmaps.store();
-    wait_until(&changed, || store.get(&ObjectKey::namespaced("default", "after-release")).is_some()).await;
+    wait_until(&changed, || {
+        store
+            .get(&ObjectKey::namespaced("default", "after-release"))
+            .is_some()
+    })
+    .await;
     assert!(!configmaps.is_stopped());
     factory.shutdown().await;
     server.shutdown().await;
@@ -156,7 +216,13 @@ struct DedupQueue {
 impl DedupQueue {
     fn new() -> (Self, mpsc::UnboundedReceiver<ObjectKey>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        (Self { tx, queued: Arc::default() }, rx)
+        (
+            Self {
+                tx,
+                queued: Arc::default(),
+            },
+            rx,
+        )
     }
     fn add(&self, key: ObjectKey) {
         if self.queued.lock().unwrap().insert(key.clone()) {
@@ -187,7 +253,11 @@ async fn reconcile(
             desired.data = source.data.clone();
             match copy {
                 None => client.create(&desired).await.map(drop).or_else(|e| {
-                    if e.is_already_exists() { Ok(()) } else { Err(e) }
+                    if e.is_already_exists() {
+                        Ok(())
+                    } else {
+                        Err(e)
+                    }
                 }),
                 Some(existing) if existing.data != desired.data => {
                     let mut updated = (*existing).clone();
@@ -198,9 +268,11 @@ async fn reconcile(
             }
         }
         None => match copy {
-            Some(_) => client.delete(&copy_name, &DeleteParams::default()).await.map(drop).or_else(|e| {
-                if e.is_not_found() { Ok(()) } else { Err(e) }
-            }),
+            Some(_) => client
+                .delete(&copy_name, &DeleteParams::default())
+                .await
+                .map(drop)
+                .or_else(|e| if e.is_not_found() { Ok(()) } else { Err(e) }),
             None => Ok(()),
         },
     }
@@ -211,10 +283,18 @@ async fn controller_converges_through_informer_queue_lister_and_client() {
     let server = ApiServer::start().await.unwrap();
     let client = TypedClient::<ConfigMap>::namespaced(server.client(), "default");
     for i in 0..10 {
-        client.create(&cm(&format!("src-{i}"), &[("role", "source")], &[("v", "0")])).await.unwrap();
+        client
+            .create(&cm(
+                &format!("src-{i}"),
+                &[("role", "source")],
+                &[("v", "0")],
+            ))
+            .await
+            .unwrap();
     }
 
-    let factory = SharedInformerFactory::new(server.client()).default_resync(Duration::from_secs(30));
+    let factory =
+        SharedInformerFactory::new(server.client()).default_resync(Duration::from_secs(30));
     let informer = factory.informer::<ConfigMap>();
     let (queue, mut keys) = DedupQueue::new();
     let source: Selector = SOURCE.parse().unwrap();
@@ -225,10 +305,19 @@ async fn controller_converges_through_informer_queue_lister_and_client() {
         if source.matches(&labels) {
             Some(ObjectKey::of(o))
         } else {
-            labels.get(COPY_OF).map(|name| ObjectKey::new(ns, name.clone()))
+            labels
+                .get(COPY_OF)
+                .map(|name| ObjectKey::new(ns, name.clone()))
         }
     };
-    let (q1, q2, q3, k1, k2, k3) = (queue.clone(), queue.clone(), queue.clone(), key_of.clone(), key_of.clone(), key_of);
+    let (q1, q2, q3, k1, k2, k3) = (
+        queue.clone(),
+        queue.clone(),
+        queue.clone(),
+        key_of.clone(),
+        key_of.clone(),
+        key_of,
+    );
     informer.add_event_handler(
         HandlerFns::<ConfigMap>::new()
             .on_add(move |o, _| k1(&o).into_iter().for_each(|k| q1.add(k)))
@@ -236,11 +325,22 @@ async fn controller_converges_through_informer_queue_lister_and_client() {
             .on_delete(move |gone| k3(gone.object()).into_iter().for_each(|k| q3.add(k))),
     );
     factory.start();
-    assert!(factory.wait_for_cache_sync(Duration::from_secs(30)).await.values().all(|s| *s));
+    assert!(
+        factory
+            .wait_for_cache_sync(Duration::from_secs(30))
+            .await
+            .values()
+            .all(|s| *s)
+    );
 
     let idle = Arc::new(Notify::new());
     let worker = {
-        let (lister, client, queue, idle) = (informer.lister(), client.clone(), queue.clone(), idle.clone());
+        let (lister, client, queue, idle) = (
+            informer.lister(),
+            client.clone(),
+            queue.clone(),
+            idle.clone(),
+        );
         tokio::spawn(async move {
             while let Some(key) = keys.recv().await {
                 queue.taken(&key);
@@ -264,9 +364,15 @@ async fn controller_converges_through_informer_queue_lister_and_client() {
         client.update(&source).await.unwrap();
     }
     for i in 8..10 {
-        client.delete(&format!("src-{i}"), &DeleteParams::default()).await.unwrap();
+        client
+            .delete(&format!("src-{i}"), &DeleteParams::default())
+            .await
+            .unwrap();
     }
-    client.create(&cm("src-new", &[("role", "source")], &[("v", "new")])).await.unwrap();
+    client
+        .create(&cm("src-new", &[("role", "source")], &[("v", "new")]))
+        .await
+        .unwrap();
     // Someone tampers with a copy: the controller puts it back.
     let tampered = loop {
         match client.get("src-5-copy").await {
@@ -279,7 +385,8 @@ async fn controller_converges_through_informer_queue_lister_and_client() {
     tampered.data = Some([("v".to_string(), "tampered".to_string())].into());
     let _ = client.update(&tampered).await;
 
-    let expected = |items: &[ConfigMap]| -> (BTreeMap<String, Option<BTreeMap<String, String>>>, BTreeMap<String, Option<BTreeMap<String, String>>>) {
+    type DataByCopy = BTreeMap<String, Option<BTreeMap<String, String>>>;
+    let expected = |items: &[ConfigMap]| -> (DataByCopy, DataByCopy) {
         let mut sources = BTreeMap::new();
         let mut copies = BTreeMap::new();
         for o in items {
@@ -306,9 +413,20 @@ async fn controller_converges_through_informer_queue_lister_and_client() {
     .await
     .expect("controller converged");
     let items = client.list(&ListParams::default()).await.unwrap().items;
-    let copy = items.iter().find(|o| o.metadata.name.as_deref() == Some("src-5-copy")).unwrap();
-    assert_eq!(copy.data.as_ref().unwrap()["v"], "0", "tampering was undone");
-    assert!(items.iter().all(|o| o.metadata.name.as_deref() != Some("src-8-copy")));
+    let copy = items
+        .iter()
+        .find(|o| o.metadata.name.as_deref() == Some("src-5-copy"))
+        .unwrap();
+    assert_eq!(
+        copy.data.as_ref().unwrap()["v"],
+        "0",
+        "tampering was undone"
+    );
+    assert!(
+        items
+            .iter()
+            .all(|o| o.metadata.name.as_deref() != Some("src-8-copy"))
+    );
 
     factory.shutdown().await;
     drop(queue);

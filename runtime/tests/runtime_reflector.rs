@@ -3,6 +3,8 @@
 //! while the watch is down, updates racing relists. After each schedule the cache holds
 //! exactly the server's objects (key -> resourceVersion maps compared).
 
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -14,9 +16,7 @@ use kube::api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostPa
 use kubegen_runtime::informer::{HandlerFns, InformerConfig, SharedInformer, wait_for_cache_sync};
 use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::metrics::informer::{ReflectorMetrics, WatchEventKind};
-use kubegen_runtime::reflector::{
-    BackoffConfig, Delta, DeltaSink, Reflector, ReflectorConfig,
-};
+use kubegen_runtime::reflector::{BackoffConfig, Delta, DeltaSink, Reflector, ReflectorConfig};
 use kubegen_runtime::store::{Store, StoreWriter};
 use kubegen_runtime::testkit::{ApiServer, Delay, Failure, Matcher, Verb};
 use serde_json::json;
@@ -25,7 +25,11 @@ use tokio::sync::Notify;
 const NS: &str = "default";
 
 fn fast_backoff() -> BackoffConfig {
-    BackoffConfig { initial: Duration::from_millis(20), max: Duration::from_millis(200), ..BackoffConfig::default() }
+    BackoffConfig {
+        initial: Duration::from_millis(20),
+        max: Duration::from_millis(200),
+        ..BackoffConfig::default()
+    }
 }
 
 fn client_without_retry(server: &ApiServer) -> kube::Client {
@@ -74,7 +78,12 @@ type Rvs = BTreeMap<String, String>;
 fn rvs_of<'a>(objects: impl IntoIterator<Item = &'a ConfigMap>) -> Rvs {
     objects
         .into_iter()
-        .map(|o| (ObjectKey::of(o).to_string(), o.metadata.resource_version.clone().unwrap_or_default()))
+        .map(|o| {
+            (
+                ObjectKey::of(o).to_string(),
+                o.metadata.resource_version.clone().unwrap_or_default(),
+            )
+        })
         .collect()
 }
 
@@ -83,7 +92,10 @@ fn store_rvs(store: &Store<ConfigMap>) -> Rvs {
 }
 
 async fn server_rvs(client: &kube::Client) -> Rvs {
-    let list = Api::<ConfigMap>::all(client.clone()).list(&ListParams::default()).await.unwrap();
+    let list = Api::<ConfigMap>::all(client.clone())
+        .list(&ListParams::default())
+        .await
+        .unwrap();
     rvs_of(&list.items)
 }
 
@@ -99,7 +111,9 @@ struct Harness {
 }
 
 impl Harness {
-    async fn new(configure: impl FnOnce(ReflectorConfig<ConfigMap>) -> ReflectorConfig<ConfigMap>) -> Self {
+    async fn new(
+        configure: impl FnOnce(ReflectorConfig<ConfigMap>) -> ReflectorConfig<ConfigMap>,
+    ) -> Self {
         let server = ApiServer::start().await.unwrap();
         Self::with_server(server, configure)
     }
@@ -128,7 +142,12 @@ impl Harness {
         let informer = SharedInformer::new(api, InformerConfig::default().reflector(reflector));
         let changed = Arc::new(Notify::new());
         let tombstones: Arc<Mutex<Rvs>> = Arc::default();
-        let (c1, c2, c3, tomb) = (changed.clone(), changed.clone(), changed.clone(), tombstones.clone());
+        let (c1, c2, c3, tomb) = (
+            changed.clone(),
+            changed.clone(),
+            changed.clone(),
+            tombstones.clone(),
+        );
         informer.add_event_handler(
             HandlerFns::<ConfigMap>::new()
                 .on_add(move |_, _| c1.notify_one())
@@ -144,7 +163,15 @@ impl Harness {
                     c3.notify_one();
                 }),
         );
-        Self { server, informer, changed, tombstones, errors, throttled, metrics }
+        Self {
+            server,
+            informer,
+            changed,
+            tombstones,
+            errors,
+            throttled,
+            metrics,
+        }
     }
 
     fn api(&self) -> Api<ConfigMap> {
@@ -192,7 +219,10 @@ impl Harness {
 
 fn cm(name: &str, value: &str) -> ConfigMap {
     ConfigMap {
-        metadata: ObjectMeta { name: Some(name.into()), ..Default::default() },
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            ..Default::default()
+        },
         data: Some([("v".to_string(), value.to_string())].into()),
         ..Default::default()
     }
@@ -200,12 +230,20 @@ fn cm(name: &str, value: &str) -> ConfigMap {
 
 async fn create_n(api: &Api<ConfigMap>, prefix: &str, n: usize) {
     for i in 0..n {
-        api.create(&PostParams::default(), &cm(&format!("{prefix}-{i}"), "0")).await.unwrap();
+        api.create(&PostParams::default(), &cm(&format!("{prefix}-{i}"), "0"))
+            .await
+            .unwrap();
     }
 }
 
 async fn set(api: &Api<ConfigMap>, name: &str, value: &str) {
-    api.patch(name, &PatchParams::default(), &Patch::Merge(json!({"data": {"v": value}}))).await.unwrap();
+    api.patch(
+        name,
+        &PatchParams::default(),
+        &Patch::Merge(json!({"data": {"v": value}})),
+    )
+    .await
+    .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -218,15 +256,26 @@ async fn dropped_watches_resume_from_the_last_version_without_relisting() {
     for round in 0..3 {
         h.server.faults().drop_watches();
         set(&api, &format!("cm-{round}"), "changed").await;
-        api.create(&PostParams::default(), &cm(&format!("new-{round}"), "1")).await.unwrap();
-        api.delete(&format!("cm-{}", 10 + round), &DeleteParams::default()).await.unwrap();
+        api.create(&PostParams::default(), &cm(&format!("new-{round}"), "1"))
+            .await
+            .unwrap();
+        api.delete(&format!("cm-{}", 10 + round), &DeleteParams::default())
+            .await
+            .unwrap();
         h.converge().await;
     }
-    assert_eq!(h.metrics.relists.load(Ordering::SeqCst), 0, "no relist was needed");
+    assert_eq!(
+        h.metrics.relists.load(Ordering::SeqCst),
+        0,
+        "no relist was needed"
+    );
     assert_eq!(h.metrics.lists.load(Ordering::SeqCst), 1);
     // Round 0 may drop before the first watch opened; rounds 1 and 2 drop an open one.
     assert!(h.metrics.watches.load(Ordering::SeqCst) >= 3);
-    assert!(h.tombstones.lock().unwrap().is_empty(), "deletes were seen on the watch");
+    assert!(
+        h.tombstones.lock().unwrap().is_empty(),
+        "deletes were seen on the watch"
+    );
     // Once the reflector has stopped, its last metric calls are visible.
     h.informer.shutdown().await;
     let last: u64 = h.metrics.last_rv.lock().unwrap().parse().unwrap();
@@ -245,7 +294,9 @@ async fn deletes_while_the_watch_is_down_become_tombstones_after_410_relist() {
 
     h.server.faults().pause_watches();
     for i in 0..3 {
-        api.delete(&format!("cm-{i}"), &DeleteParams::default()).await.unwrap();
+        api.delete(&format!("cm-{i}"), &DeleteParams::default())
+            .await
+            .unwrap();
     }
     set(&api, "cm-5", "x").await;
     set(&api, "cm-6", "y").await;
@@ -255,7 +306,10 @@ async fn deletes_while_the_watch_is_down_become_tombstones_after_410_relist() {
     h.server.faults().resume_watches();
     h.converge().await;
 
-    assert!(h.metrics.relists.load(Ordering::SeqCst) >= 1, "the 410 forced a relist");
+    assert!(
+        h.metrics.relists.load(Ordering::SeqCst) >= 1,
+        "the 410 forced a relist"
+    );
     // The cache is updated before handlers run: wait for the handler to see them.
     tokio::time::timeout(Duration::from_secs(30), async {
         while h.tombstones.lock().unwrap().len() < 3 {
@@ -271,8 +325,18 @@ async fn deletes_while_the_watch_is_down_become_tombstones_after_410_relist() {
             (key, rv)
         })
         .collect();
-    assert_eq!(*h.tombstones.lock().unwrap(), expected, "tombstones carry the last known state");
-    assert!(h.errors.lock().unwrap().iter().any(|e| e.contains("410") || e.contains("Expired") || e.contains("watch")));
+    assert_eq!(
+        *h.tombstones.lock().unwrap(),
+        expected,
+        "tombstones carry the last known state"
+    );
+    assert!(
+        h.errors
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|e| e.contains("410") || e.contains("Expired") || e.contains("watch"))
+    );
     h.shutdown().await;
 }
 
@@ -281,13 +345,27 @@ async fn list_500s_and_429s_back_off_honour_retry_after_then_sync() {
     let h = Harness::new(|c| c).await;
     create_n(&h.api(), "cm", 7).await;
     let list = Matcher::any().verb(Verb::List).resource("configmaps");
-    h.server.faults().fail(Failure::status(500).times(2).matching(list.clone()));
-    h.server.faults().fail(Failure::status(429).retry_after(Duration::from_secs(1)).matching(list));
+    h.server
+        .faults()
+        .fail(Failure::status(500).times(2).matching(list.clone()));
+    h.server.faults().fail(
+        Failure::status(429)
+            .retry_after(Duration::from_secs(1))
+            .matching(list),
+    );
     let started = tokio::time::Instant::now();
     h.start().await;
-    assert!(started.elapsed() >= Duration::from_secs(1), "Retry-After was honoured");
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "Retry-After was honoured"
+    );
     h.converge().await;
-    assert_eq!(h.errors.lock().unwrap().len(), 3, "{:?}", h.errors.lock().unwrap());
+    assert_eq!(
+        h.errors.lock().unwrap().len(),
+        3,
+        "{:?}",
+        h.errors.lock().unwrap()
+    );
     assert_eq!(*h.throttled.lock().unwrap(), [Some(Duration::from_secs(1))]);
     assert_eq!(h.metrics.backoffs.load(Ordering::SeqCst), 3);
     h.shutdown().await;
@@ -300,13 +378,23 @@ async fn watch_500s_and_429s_back_off_and_resume() {
     create_n(&api, "cm", 5).await;
     h.start().await;
     let watch = Matcher::any().verb(Verb::Watch).resource("configmaps");
-    h.server.faults().fail(Failure::status(500).times(2).matching(watch.clone()));
-    h.server.faults().fail(Failure::status(429).retry_after(Duration::from_secs(1)).matching(watch));
+    h.server
+        .faults()
+        .fail(Failure::status(500).times(2).matching(watch.clone()));
+    h.server.faults().fail(
+        Failure::status(429)
+            .retry_after(Duration::from_secs(1))
+            .matching(watch),
+    );
     h.server.faults().drop_watches();
     set(&api, "cm-1", "during-outage").await;
     api.delete("cm-2", &DeleteParams::default()).await.unwrap();
     h.converge().await;
-    assert!(h.errors.lock().unwrap().len() >= 3, "{:?}", h.errors.lock().unwrap());
+    assert!(
+        h.errors.lock().unwrap().len() >= 3,
+        "{:?}",
+        h.errors.lock().unwrap()
+    );
     assert_eq!(*h.throttled.lock().unwrap(), [Some(Duration::from_secs(1))]);
     assert_eq!(h.metrics.relists.load(Ordering::SeqCst), 0);
     h.shutdown().await;
@@ -320,7 +408,8 @@ async fn updates_racing_relists_converge() {
     h.start().await;
     // Slow lists widen the window in which writes land between list and watch.
     h.server.faults().delay(
-        Delay::new(Duration::from_millis(30)).matching(Matcher::any().verb(Verb::List).resource("configmaps")),
+        Delay::new(Duration::from_millis(30))
+            .matching(Matcher::any().verb(Verb::List).resource("configmaps")),
     );
     let writer = {
         let api = api.clone();
@@ -338,11 +427,17 @@ async fn updates_racing_relists_converge() {
                         let _ = api.delete(&name, &DeleteParams::default()).await;
                     }
                     7 => {
-                        let _ = api.create(&PostParams::default(), &cm(&name, "recreated")).await;
+                        let _ = api
+                            .create(&PostParams::default(), &cm(&name, "recreated"))
+                            .await;
                     }
                     _ => {
                         let _ = api
-                            .patch(&name, &PatchParams::default(), &Patch::Merge(json!({"data": {"v": i.to_string()}})))
+                            .patch(
+                                &name,
+                                &PatchParams::default(),
+                                &Patch::Merge(json!({"data": {"v": i.to_string()}})),
+                            )
                             .await;
                     }
                 }
@@ -365,8 +460,16 @@ async fn streaming_initial_list_syncs_without_list_calls() {
     h.converge().await;
     set(&api, "cm-3", "after").await;
     h.converge().await;
-    assert_eq!(h.metrics.lists.load(Ordering::SeqCst), 0, "no list request was made");
-    assert!(h.errors.lock().unwrap().is_empty(), "{:?}", h.errors.lock().unwrap());
+    assert_eq!(
+        h.metrics.lists.load(Ordering::SeqCst),
+        0,
+        "no list request was made"
+    );
+    assert!(
+        h.errors.lock().unwrap().is_empty(),
+        "{:?}",
+        h.errors.lock().unwrap()
+    );
     h.shutdown().await;
 }
 
@@ -382,17 +485,23 @@ async fn selectors_and_transform_shape_the_cache() {
     let informer = SharedInformer::new(
         Api::<ConfigMap>::all(server.client()),
         InformerConfig::default().reflector(
-            ReflectorConfig::default().label_selector("app=web").field_selector("metadata.namespace=default").transform(
-                |mut cm: ConfigMap| {
+            ReflectorConfig::default()
+                .label_selector("app=web")
+                .field_selector("metadata.namespace=default")
+                .transform(|mut cm: ConfigMap| {
                     cm.data = None;
                     cm
-                },
-            ),
+                }),
         ),
     );
     informer.start();
     informer.wait_for_sync().await;
-    let mut names: Vec<_> = informer.store().list().iter().map(|o| o.metadata.name.clone().unwrap()).collect();
+    let mut names: Vec<_> = informer
+        .store()
+        .list()
+        .iter()
+        .map(|o| o.metadata.name.clone().unwrap())
+        .collect();
     names.sort();
     assert_eq!(names, ["a", "c"]);
     assert!(informer.store().list().iter().all(|o| o.data.is_none()));
@@ -427,14 +536,19 @@ async fn a_bare_reflector_mirrors_into_a_store_in_pages() {
     create_n(&api, "cm", 25).await;
     let (store, writer) = Store::<ConfigMap>::new();
     let changed = Arc::new(Notify::new());
-    let sink = NotifyingSink { writer, changed: changed.clone() };
+    let sink = NotifyingSink {
+        writer,
+        changed: changed.clone(),
+    };
     let metrics = Arc::new(Counts::default());
     // Page size 7: pages of 7, 7, 7, 4. (The testkit drops the last object of a list
     // whose size is one more than a multiple of the page size; see the report.)
     let reflector = Reflector::new(
         Api::<ConfigMap>::all(server.client()),
         sink,
-        ReflectorConfig::default().page_size(7).metrics(metrics.clone()),
+        ReflectorConfig::default()
+            .page_size(7)
+            .metrics(metrics.clone()),
     );
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(reflector.run(async move {

@@ -75,7 +75,7 @@ pub enum Deleted<T> {
     /// propagation) or the resource answers deletes with the object.
     Object(T),
     /// The server returned a `Status`: the object is gone.
-    Status(Status),
+    Status(Box<Status>),
 }
 
 /// A typed client for one resource type, in one namespace or across all of them.
@@ -101,7 +101,11 @@ pub struct TypedClient<K: Resource> {
 
 impl<K: Resource + Clone> Clone for TypedClient<K> {
     fn clone(&self) -> Self {
-        Self { api: self.api.clone(), plural: self.plural.clone(), namespace: self.namespace.clone() }
+        Self {
+            api: self.api.clone(),
+            plural: self.plural.clone(),
+            namespace: self.namespace.clone(),
+        }
     }
 }
 
@@ -138,7 +142,11 @@ where
 
     /// [`TypedClient::all`] for types with runtime type information (`DynamicObject`).
     pub fn all_with(client: Client, dyntype: &K::DynamicType) -> Self {
-        Self { api: Api::all_with(client, dyntype), plural: K::plural(dyntype).into_owned(), namespace: None }
+        Self {
+            api: Api::all_with(client, dyntype),
+            plural: K::plural(dyntype).into_owned(),
+            namespace: None,
+        }
     }
 
     /// [`TypedClient::namespaced`] for types with runtime type information.
@@ -161,7 +169,11 @@ where
     {
         let api = <K::Scope as ApiScope>::api::<K>(client, namespace, dyntype);
         let namespace = api.namespace().map(str::to_owned);
-        Self { api, plural: K::plural(dyntype).into_owned(), namespace }
+        Self {
+            api,
+            plural: K::plural(dyntype).into_owned(),
+            namespace,
+        }
     }
 
     /// The `kube::Api` underneath, for calls this client does not wrap.
@@ -174,13 +186,13 @@ where
         self.namespace.as_deref()
     }
 
-    fn op(&self, verb: Verb, name: Option<&str>) -> Operation {
-        Operation {
+    fn op(&self, verb: Verb, name: Option<&str>) -> Box<Operation> {
+        Box::new(Operation {
             verb,
             resource: self.plural.clone(),
             namespace: self.namespace.clone(),
             name: name.map(str::to_owned),
-        }
+        })
     }
 
     fn fail(&self, verb: Verb, name: Option<&str>) -> impl FnOnce(kube::Error) -> Error {
@@ -190,7 +202,10 @@ where
 
     /// Reads one object.
     pub async fn get(&self, name: &str) -> Result<K> {
-        self.api.get(name).await.map_err(self.fail(Verb::Get, Some(name)))
+        self.api
+            .get(name)
+            .await
+            .map_err(self.fail(Verb::Get, Some(name)))
     }
 
     /// Lists every matching object, following `continue` tokens page by page
@@ -202,7 +217,9 @@ where
         let mut all = self.list_page(&params).await?;
         while let Some(token) = all.metadata.continue_.take().filter(|t| !t.is_empty()) {
             if params.continue_token.as_deref() == Some(token.as_str()) {
-                return Err(Error::Pagination { operation: self.op(Verb::List, None) });
+                return Err(Error::Pagination {
+                    operation: self.op(Verb::List, None),
+                });
             }
             params.continue_token = Some(token);
             let page = self.list_page(&params).await?;
@@ -224,10 +241,17 @@ where
         wp: &WatchParams,
         resource_version: &str,
     ) -> Result<impl Stream<Item = Result<WatchEvent<K>>> + use<K>> {
-        let stream = self.api.watch(wp, resource_version).await.map_err(self.fail(Verb::Watch, None))?;
+        let stream = self
+            .api
+            .watch(wp, resource_version)
+            .await
+            .map_err(self.fail(Verb::Watch, None))?;
         let operation = self.op(Verb::Watch, None);
         Ok(stream.map(move |event| {
-            event.map_err(|source| Error::Api { operation: operation.clone(), source })
+            event.map_err(|source| Error::Api {
+                operation: operation.clone(),
+                source,
+            })
         }))
     }
 
@@ -239,7 +263,10 @@ where
     /// Creates an object with parameters (dry run, field manager).
     pub async fn create_with(&self, pp: &PostParams, object: &K) -> Result<K> {
         let name = object.meta().name.clone();
-        self.api.create(pp, object).await.map_err(self.fail(Verb::Create, name.as_deref()))
+        self.api
+            .create(pp, object)
+            .await
+            .map_err(self.fail(Verb::Create, name.as_deref()))
     }
 
     /// Replaces an object. Its `metadata.resourceVersion` is a precondition: a stale one
@@ -269,7 +296,10 @@ where
         pp: &PatchParams,
         patch: &Patch<P>,
     ) -> Result<K> {
-        self.api.patch(name, pp, patch).await.map_err(self.fail(Verb::Patch, Some(name)))
+        self.api
+            .patch(name, pp, patch)
+            .await
+            .map_err(self.fail(Verb::Patch, Some(name)))
     }
 
     /// Patches an object's status subresource.
@@ -279,7 +309,10 @@ where
         pp: &PatchParams,
         patch: &Patch<P>,
     ) -> Result<K> {
-        self.api.patch_status(name, pp, patch).await.map_err(self.fail(Verb::UpdateStatus, Some(name)))
+        self.api
+            .patch_status(name, pp, patch)
+            .await
+            .map_err(self.fail(Verb::UpdateStatus, Some(name)))
     }
 
     /// Server-side apply of `object` as `field_manager`; `force` takes ownership of
@@ -295,8 +328,12 @@ where
 
     /// Deletes an object (preconditions and propagation policy in `dp`).
     pub async fn delete(&self, name: &str, dp: &DeleteParams) -> Result<Deleted<K>> {
-        let response = self.api.delete(name, dp).await.map_err(self.fail(Verb::Delete, Some(name)))?;
-        Ok(response.either(Deleted::Object, Deleted::Status))
+        let response = self
+            .api
+            .delete(name, dp)
+            .await
+            .map_err(self.fail(Verb::Delete, Some(name)))?;
+        Ok(response.either(Deleted::Object, |status| Deleted::Status(Box::new(status))))
     }
 
     /// Deletes every object matching `lp`.
@@ -305,14 +342,20 @@ where
         dp: &DeleteParams,
         lp: &ListParams,
     ) -> Result<Deleted<ObjectList<K>>> {
-        let response =
-            self.api.delete_collection(dp, lp).await.map_err(self.fail(Verb::DeleteCollection, None))?;
-        Ok(response.either(Deleted::Object, Deleted::Status))
+        let response = self
+            .api
+            .delete_collection(dp, lp)
+            .await
+            .map_err(self.fail(Verb::DeleteCollection, None))?;
+        Ok(response.either(Deleted::Object, |status| Deleted::Status(Box::new(status))))
     }
 
     /// Reads the scale subresource.
     pub async fn get_scale(&self, name: &str) -> Result<Scale> {
-        self.api.get_scale(name).await.map_err(self.fail(Verb::GetScale, Some(name)))
+        self.api
+            .get_scale(name)
+            .await
+            .map_err(self.fail(Verb::GetScale, Some(name)))
     }
 
     /// Replaces the scale subresource (optimistic concurrency on its resourceVersion).

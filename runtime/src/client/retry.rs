@@ -101,6 +101,7 @@ where
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::error::{Operation, Verb};
@@ -108,12 +109,12 @@ mod tests {
 
     fn conflict() -> Error {
         Error::Api {
-            operation: Operation {
+            operation: Box::new(Operation {
                 verb: Verb::Update,
                 resource: "configmaps".into(),
                 namespace: None,
                 name: Some("x".into()),
-            },
+            }),
             source: kube::Error::Api(Status::failure("stale", "Conflict").with_code(409).boxed()),
         }
     }
@@ -122,11 +123,18 @@ mod tests {
     fn delays_follow_client_go_schedules() {
         for n in 1..=4 {
             let d = DEFAULT_RETRY.delay(n);
-            assert!(d >= Duration::from_millis(10) && d <= Duration::from_millis(11), "{d:?}");
+            assert!(
+                d >= Duration::from_millis(10) && d <= Duration::from_millis(11),
+                "{d:?}"
+            );
         }
         let third = DEFAULT_BACKOFF.delay(3);
         assert!(third >= Duration::from_millis(250) && third <= Duration::from_millis(275));
-        let capped = Backoff { cap: Some(Duration::from_millis(30)), jitter: 0.0, ..DEFAULT_BACKOFF };
+        let capped = Backoff {
+            cap: Some(Duration::from_millis(30)),
+            jitter: 0.0,
+            ..DEFAULT_BACKOFF
+        };
         assert_eq!(capped.delay(4), Duration::from_millis(30));
     }
 
@@ -161,12 +169,12 @@ mod tests {
             calls += 1;
             async {
                 Err(Error::Pagination {
-                    operation: Operation {
+                    operation: Box::new(Operation {
                         verb: Verb::List,
                         resource: "configmaps".into(),
                         namespace: None,
                         name: None,
-                    },
+                    }),
                 })
             }
         })

@@ -45,13 +45,19 @@ pub(crate) struct Distributor<K> {
 impl<K: Resource + Send + Sync + 'static> Distributor<K> {
     pub(crate) fn new() -> Self {
         Self {
-            handlers: Mutex::new(Handlers { listeners: Vec::new(), synced: false, next_id: 0 }),
+            handlers: Mutex::new(Handlers {
+                listeners: Vec::new(),
+                synced: false,
+                next_id: 0,
+            }),
             synced: watch::Sender::new(false),
         }
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Handlers<K>> {
-        self.handlers.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.handlers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Registers a buffer; if the cache has synced, replays it as adds followed by the
@@ -65,14 +71,21 @@ impl<K: Resource + Send + Sync + 'static> Distributor<K> {
         let mut handlers = self.lock();
         let id = handlers.next_id;
         handlers.next_id += 1;
-        let mut listener = Listener { id, buffer, resync, next_resync: None };
+        let mut listener = Listener {
+            id,
+            buffer,
+            resync,
+            next_resync: None,
+        };
         if handlers.synced {
             for object in store.list() {
                 listener.send(Notification::Add(object, true));
             }
             listener.send(Notification::Synced);
         }
-        listener.next_resync = resync.filter(|_| handlers.synced).map(|p| Instant::now() + p);
+        listener.next_resync = resync
+            .filter(|_| handlers.synced)
+            .map(|p| Instant::now() + p);
         handlers.listeners.push(listener);
         id
     }
@@ -105,7 +118,11 @@ impl<K: Resource + Send + Sync + 'static> Distributor<K> {
                 listener.next_resync = Some(now + period);
             }
         }
-        handlers.listeners.iter().filter_map(|l| l.next_resync).min()
+        handlers
+            .listeners
+            .iter()
+            .filter_map(|l| l.next_resync)
+            .min()
     }
 }
 

@@ -28,7 +28,10 @@ impl<K> Clone for DeletedObject<K> {
         match self {
             DeletedObject::Object(o) => DeletedObject::Object(o.clone()),
             DeletedObject::FinalStateUnknown { key, last_known } => {
-                DeletedObject::FinalStateUnknown { key: key.clone(), last_known: last_known.clone() }
+                DeletedObject::FinalStateUnknown {
+                    key: key.clone(),
+                    last_known: last_known.clone(),
+                }
             }
         }
     }
@@ -94,7 +97,11 @@ pub struct HandlerFns<K> {
 
 impl<K> Default for HandlerFns<K> {
     fn default() -> Self {
-        Self { add: None, update: None, delete: None }
+        Self {
+            add: None,
+            update: None,
+            delete: None,
+        }
     }
 }
 

@@ -54,13 +54,19 @@ pub struct InformerConfig<K> {
 
 impl<K> Default for InformerConfig<K> {
     fn default() -> Self {
-        Self { reflector: ReflectorConfig::default(), resync: None }
+        Self {
+            reflector: ReflectorConfig::default(),
+            resync: None,
+        }
     }
 }
 
 impl<K> Clone for InformerConfig<K> {
     fn clone(&self) -> Self {
-        Self { reflector: self.reflector.clone(), resync: self.resync }
+        Self {
+            reflector: self.reflector.clone(),
+            resync: self.resync,
+        }
     }
 }
 
@@ -132,7 +138,9 @@ pub struct SharedInformer<K: Clone> {
 
 impl<K: Clone> Clone for SharedInformer<K> {
     fn clone(&self) -> Self {
-        Self { inner: self.inner.clone() }
+        Self {
+            inner: self.inner.clone(),
+        }
     }
 }
 
@@ -215,7 +223,11 @@ where
         self.register(Box::new(handler), Some(resync).filter(|p| !p.is_zero()))
     }
 
-    fn register(&self, handler: Box<dyn EventHandler<K>>, resync: Option<Duration>) -> HandlerRegistration {
+    fn register(
+        &self,
+        handler: Box<dyn EventHandler<K>>,
+        resync: Option<Duration>,
+    ) -> HandlerRegistration {
         let (tx, rx) = mpsc::unbounded_channel();
         let synced = watch::Sender::new(false);
         let receiver = synced.subscribe();
@@ -235,7 +247,10 @@ where
         }
         let id = self.inner.distributor.add(&self.inner.store, tx, resync);
         self.inner.resync_wakeup.notify_one();
-        HandlerRegistration { id, synced: receiver }
+        HandlerRegistration {
+            id,
+            synced: receiver,
+        }
     }
 
     /// Removes a handler; it finishes what is in its buffer and gets nothing more.
@@ -246,11 +261,19 @@ where
     /// Starts the reflector and the resync timer on the current tokio runtime. Calling it
     /// again, or after [`shutdown`](Self::shutdown), does nothing.
     pub fn start(&self) {
-        let Some(writer) = lock(&self.inner.writer).take() else { return };
+        let Some(writer) = lock(&self.inner.writer).take() else {
+            return;
+        };
         let (stop, _) = watch::channel(false);
-        let sink = InformerSink { writer, distributor: self.inner.distributor.clone() };
-        let reflector =
-            Reflector::from_shared(self.inner.source.clone(), sink, self.inner.config.reflector.clone());
+        let sink = InformerSink {
+            writer,
+            distributor: self.inner.distributor.clone(),
+        };
+        let reflector = Reflector::from_shared(
+            self.inner.source.clone(),
+            sink,
+            self.inner.config.reflector.clone(),
+        );
         let mut stop_rx = stop.subscribe();
         let reflector_task = tokio::spawn(reflector.run(async move {
             let _ = stop_rx.wait_for(|s| *s).await;
@@ -261,7 +284,10 @@ where
             self.inner.resync_wakeup.clone(),
             stop.subscribe(),
         ));
-        *lock(&self.inner.running) = Some(Running { stop, tasks: vec![reflector_task, resync_task] });
+        *lock(&self.inner.running) = Some(Running {
+            stop,
+            tasks: vec![reflector_task, resync_task],
+        });
     }
 
     /// Whether the initial list is in the cache and has been handed to every handler.

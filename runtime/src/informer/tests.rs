@@ -1,6 +1,8 @@
 //! Informer behaviour on a scripted source: delivery order, late handlers, tombstones on
 //! relist, slow handlers, resync, shutdown.
 
+#![allow(clippy::unwrap_used)]
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,18 +18,30 @@ type Events = mpsc::UnboundedReceiver<String>;
 fn recorder() -> (HandlerFns<ConfigMap>, Events) {
     let (tx, rx) = mpsc::unbounded_channel();
     let name = |o: &ConfigMap| {
-        format!("{}@{}", o.metadata.name.clone().unwrap(), o.metadata.resource_version.clone().unwrap())
+        format!(
+            "{}@{}",
+            o.metadata.name.clone().unwrap(),
+            o.metadata.resource_version.clone().unwrap()
+        )
     };
     let (a, u, d) = (tx.clone(), tx.clone(), tx);
     let handler = HandlerFns::new()
         .on_add(move |o, initial| {
-            let _ = a.send(format!("add {}{}", name(&o), if initial { " initial" } else { "" }));
+            let _ = a.send(format!(
+                "add {}{}",
+                name(&o),
+                if initial { " initial" } else { "" }
+            ));
         })
         .on_update(move |old, new| {
             let _ = u.send(format!("update {} -> {}", name(&old), name(&new)));
         })
         .on_delete(move |gone| {
-            let tag = if gone.is_final_state_unknown() { "tombstone" } else { "delete" };
+            let tag = if gone.is_final_state_unknown() {
+                "tombstone"
+            } else {
+                "delete"
+            };
             let _ = d.send(format!("{tag} {}", name(gone.object())));
         });
     (handler, rx)
@@ -46,7 +60,11 @@ type Live = mpsc::UnboundedSender<kube::Result<WatchEvent<ConfigMap>>>;
 
 fn live_watch(script: &Script) -> Live {
     let (tx, rx) = mpsc::unbounded_channel();
-    script.watches.lock().unwrap().push_back(WatchScript::Live(rx));
+    script
+        .watches
+        .lock()
+        .unwrap()
+        .push_back(WatchScript::Live(rx));
     tx
 }
 
@@ -57,14 +75,21 @@ fn informer(script: &Arc<Script>, config: InformerConfig<ConfigMap>) -> SharedIn
 #[tokio::test(start_paused = true)]
 async fn handlers_see_initial_list_then_changes_in_order() {
     let script = Arc::new(Script::default());
-    script.lists.lock().unwrap().push_back(page(vec![cm("a", "1"), cm("b", "2")], "2", None));
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![cm("a", "1"), cm("b", "2")], "2", None));
     let watch = live_watch(&script);
     let informer = informer(&script, InformerConfig::default());
     let (handler, mut events) = recorder();
     let registration = informer.add_event_handler(handler);
     assert!(!informer.has_synced());
     informer.start();
-    assert_eq!(next(&mut events, 2).await, ["add a@1 initial", "add b@2 initial"]);
+    assert_eq!(
+        next(&mut events, 2).await,
+        ["add a@1 initial", "add b@2 initial"]
+    );
     informer.wait_for_sync().await;
     assert!(wait_for_cache_sync(Duration::from_secs(1), &[&informer, &registration]).await);
 
@@ -84,7 +109,11 @@ async fn handlers_see_initial_list_then_changes_in_order() {
 #[tokio::test(start_paused = true)]
 async fn late_handler_gets_the_cache_replayed_once_then_changes() {
     let script = Arc::new(Script::default());
-    script.lists.lock().unwrap().push_back(page(vec![cm("a", "1")], "1", None));
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![cm("a", "1")], "1", None));
     let watch = live_watch(&script);
     let informer = informer(&script, InformerConfig::default());
     informer.start();
@@ -113,16 +142,28 @@ async fn relist_after_gone_reports_vanished_objects_as_tombstones() {
     informer.add_event_handler(handler);
     informer.start();
     next(&mut events, 3).await;
-    watch.send(Ok(WatchEvent::Error(status(410, "Expired", 0)))).unwrap();
-    assert_eq!(next(&mut events, 3).await, ["add d@9", "tombstone c@3", "update b@2 -> b@9"]);
+    watch
+        .send(Ok(WatchEvent::Error(status(410, "Expired", 0))))
+        .unwrap();
+    assert_eq!(
+        next(&mut events, 3).await,
+        ["add d@9", "tombstone c@3", "update b@2 -> b@9"]
+    );
     informer.shutdown().await;
-    assert!(events.recv().await.is_none(), "unchanged a@1 was not re-delivered");
+    assert!(
+        events.recv().await.is_none(),
+        "unchanged a@1 was not re-delivered"
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_blocked_handler_does_not_stall_the_others() {
     let script = Arc::new(Script::default());
-    script.lists.lock().unwrap().push_back(page(vec![cm("a", "1")], "1", None));
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![cm("a", "1")], "1", None));
     let watch = live_watch(&script);
     let informer = informer(&script, InformerConfig::default());
     let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
@@ -136,10 +177,19 @@ async fn a_blocked_handler_does_not_stall_the_others() {
     informer.add_event_handler(handler);
     informer.start();
     for i in 2..50 {
-        watch.send(Ok(WatchEvent::Added(cm(&format!("o{i}"), &i.to_string())))).unwrap();
+        watch
+            .send(Ok(WatchEvent::Added(cm(&format!("o{i}"), &i.to_string()))))
+            .unwrap();
     }
-    assert_eq!(next(&mut events, 49).await.len(), 49, "the free handler got everything");
-    assert!(blocked_events.try_recv().is_err(), "the blocked handler got nothing yet");
+    assert_eq!(
+        next(&mut events, 49).await.len(),
+        49,
+        "the free handler got everything"
+    );
+    assert!(
+        blocked_events.try_recv().is_err(),
+        "the blocked handler got nothing yet"
+    );
     for _ in 0..49 {
         release_tx.send(()).unwrap();
     }
@@ -152,9 +202,16 @@ async fn a_blocked_handler_does_not_stall_the_others() {
 #[tokio::test(start_paused = true)]
 async fn resync_redelivers_every_object_as_update_per_handler_period() {
     let script = Arc::new(Script::default());
-    script.lists.lock().unwrap().push_back(page(vec![cm("a", "1"), cm("b", "2")], "2", None));
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![cm("a", "1"), cm("b", "2")], "2", None));
     let _watch = live_watch(&script);
-    let informer = informer(&script, InformerConfig::default().resync(Duration::from_secs(60)));
+    let informer = informer(
+        &script,
+        InformerConfig::default().resync(Duration::from_secs(60)),
+    );
     let (with_resync, mut resynced) = recorder();
     let (without, mut quiet) = recorder();
     informer.add_event_handler(with_resync);
@@ -163,18 +220,35 @@ async fn resync_redelivers_every_object_as_update_per_handler_period() {
     informer.start();
     next(&mut resynced, 2).await;
     next(&mut quiet, 2).await;
-    assert_eq!(next(&mut resynced, 2).await, ["update a@1 -> a@1", "update b@2 -> b@2"]);
-    assert!(start.elapsed() >= Duration::from_secs(60), "resync waited its period");
-    assert_eq!(next(&mut resynced, 2).await.len(), 2, "and again a period later");
+    assert_eq!(
+        next(&mut resynced, 2).await,
+        ["update a@1 -> a@1", "update b@2 -> b@2"]
+    );
+    assert!(
+        start.elapsed() >= Duration::from_secs(60),
+        "resync waited its period"
+    );
+    assert_eq!(
+        next(&mut resynced, 2).await.len(),
+        2,
+        "and again a period later"
+    );
     assert!(start.elapsed() >= Duration::from_secs(120));
     informer.shutdown().await;
-    assert!(quiet.recv().await.is_none(), "a handler without resync got no resync");
+    assert!(
+        quiet.recv().await.is_none(),
+        "a handler without resync got no resync"
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn removed_handler_gets_nothing_more() {
     let script = Arc::new(Script::default());
-    script.lists.lock().unwrap().push_back(page(vec![], "1", None));
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![], "1", None));
     let watch = live_watch(&script);
     let informer = informer(&script, InformerConfig::default());
     let (handler, mut events) = recorder();
@@ -194,7 +268,11 @@ async fn removed_handler_gets_nothing_more() {
 async fn sync_wait_times_out_while_lists_fail() {
     let script = Arc::new(Script::default());
     for _ in 0..20 {
-        script.lists.lock().unwrap().push_back(Err(kube::Error::Api(status(500, "InternalError", 0))));
+        script
+            .lists
+            .lock()
+            .unwrap()
+            .push_back(Err(kube::Error::Api(status(500, "InternalError", 0))));
     }
     let informer = informer(&script, InformerConfig::default());
     informer.start();

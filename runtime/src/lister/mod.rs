@@ -42,13 +42,17 @@ pub struct Lister<K> {
 
 impl<K> Clone for Lister<K> {
     fn clone(&self) -> Self {
-        Self { store: self.store.clone() }
+        Self {
+            store: self.store.clone(),
+        }
     }
 }
 
 impl<K> std::fmt::Debug for Lister<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Lister").field("store", &self.store).finish()
+        f.debug_struct("Lister")
+            .field("store", &self.store)
+            .finish()
     }
 }
 
@@ -63,7 +67,8 @@ impl<K: Resource> Lister<K> {
         if selector.is_everything() {
             return self.store.list();
         }
-        self.store.filter(|o| selector.matches_labels(o.meta().labels.as_ref()))
+        self.store
+            .filter(|o| selector.matches_labels(o.meta().labels.as_ref()))
     }
 
     /// A cluster-scoped object by name.
@@ -83,7 +88,10 @@ impl<K: Resource> Lister<K> {
 
     /// A view of one namespace.
     pub fn namespace(&self, namespace: &str) -> NamespaceLister<K> {
-        NamespaceLister { store: self.store.clone(), namespace: namespace.to_owned() }
+        NamespaceLister {
+            store: self.store.clone(),
+            namespace: namespace.to_owned(),
+        }
     }
 
     /// The store behind this lister.
@@ -100,13 +108,18 @@ pub struct NamespaceLister<K> {
 
 impl<K> Clone for NamespaceLister<K> {
     fn clone(&self) -> Self {
-        Self { store: self.store.clone(), namespace: self.namespace.clone() }
+        Self {
+            store: self.store.clone(),
+            namespace: self.namespace.clone(),
+        }
     }
 }
 
 impl<K> std::fmt::Debug for NamespaceLister<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NamespaceLister").field("namespace", &self.namespace).finish()
+        f.debug_struct("NamespaceLister")
+            .field("namespace", &self.namespace)
+            .finish()
     }
 }
 
@@ -118,8 +131,9 @@ impl<K: Resource> NamespaceLister<K> {
 
     /// The objects of this namespace whose labels match `selector`.
     pub fn list(&self, selector: &Selector) -> Vec<Arc<K>> {
-        self.store
-            .filter_namespace(Some(&self.namespace), |o| selector.matches_labels(o.meta().labels.as_ref()))
+        self.store.filter_namespace(Some(&self.namespace), |o| {
+            selector.matches_labels(o.meta().labels.as_ref())
+        })
     }
 
     /// An object of this namespace by name.
@@ -136,6 +150,7 @@ impl<K: Resource> NamespaceLister<K> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
@@ -157,7 +172,11 @@ mod tests {
     fn namespace_lister_sees_only_its_namespace() {
         let mut builder = Store::<ConfigMap>::builder();
         let by_app = builder.index("app", |cm: &ConfigMap| {
-            cm.metadata.labels.iter().flat_map(|l| l.get("app").cloned()).collect()
+            cm.metadata
+                .labels
+                .iter()
+                .flat_map(|l| l.get("app").cloned())
+                .collect()
         });
         let (store, mut writer) = builder.build();
         writer.insert(cm("a", "x", "web"));

@@ -151,7 +151,9 @@ impl TryFrom<&ApiLabelSelector> for Selector {
     fn try_from(api: &ApiLabelSelector) -> Result<Self, Error> {
         let mut selector = Selector::everything();
         for (k, v) in api.match_labels.iter().flatten() {
-            selector.requirements.push(Requirement::Equals(k.clone(), v.clone()));
+            selector
+                .requirements
+                .push(Requirement::Equals(k.clone(), v.clone()));
         }
         for expr in api.match_expressions.iter().flatten() {
             let values: BTreeSet<String> = expr.values.iter().flatten().cloned().collect();
@@ -188,7 +190,11 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn error(&self, expected: &'static str) -> Error {
-        Error::Syntax { input: self.input.to_owned(), at: self.pos, expected }
+        Error::Syntax {
+            input: self.input.to_owned(),
+            at: self.pos,
+            expected,
+        }
     }
 
     fn rest(&self) -> &str {
@@ -224,7 +230,11 @@ impl Parser<'_> {
 
     fn key(&mut self) -> Result<String, Error> {
         let word = self.word();
-        if word.is_empty() { Err(self.error("a label key")) } else { Ok(word.to_owned()) }
+        if word.is_empty() {
+            Err(self.error("a label key"))
+        } else {
+            Ok(word.to_owned())
+        }
     }
 
     fn selector(mut self) -> Result<Selector, Error> {
@@ -294,17 +304,23 @@ impl Parser<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
     fn parses_every_operator() {
-        let s: Selector = "a=b, c!=d,e in (x, y),!f,g,h==i,j notin (z)".parse().unwrap();
+        let s: Selector = "a=b, c!=d,e in (x, y),!f,g,h==i,j notin (z)"
+            .parse()
+            .unwrap();
         assert_eq!(
             s.requirements(),
             [
@@ -334,12 +350,22 @@ mod tests {
         assert!(!notin.matches(&labels(&[("k", "v")])));
         assert!(Selector::everything().matches_labels(None));
         assert!("".parse::<Selector>().unwrap().is_everything());
-        assert!("a=".parse::<Selector>().unwrap().matches(&labels(&[("a", "")])));
+        assert!(
+            "a=".parse::<Selector>()
+                .unwrap()
+                .matches(&labels(&[("a", "")]))
+        );
     }
 
     #[test]
     fn syntax_errors_say_where() {
-        for (bad, at) in [("a=b,", 4), ("a in x", 5), ("a in (x", 7), ("a b", 2), ("=b", 0)] {
+        for (bad, at) in [
+            ("a=b,", 4),
+            ("a in x", 5),
+            ("a in (x", 7),
+            ("a b", 2),
+            ("=b", 0),
+        ] {
             match bad.parse::<Selector>() {
                 Err(Error::Syntax { at: got, .. }) => assert_eq!(got, at, "{bad}"),
                 other => panic!("{bad}: {other:?}"),
@@ -374,6 +400,9 @@ mod tests {
             }]),
             ..Default::default()
         };
-        assert_eq!(Selector::try_from(&bad), Err(Error::UnknownOperator("Near".into())));
+        assert_eq!(
+            Selector::try_from(&bad),
+            Err(Error::UnknownOperator("Near".into()))
+        );
     }
 }

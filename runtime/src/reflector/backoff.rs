@@ -45,13 +45,20 @@ pub(crate) struct BackoffManager {
 
 impl BackoffManager {
     pub(crate) fn new(config: BackoffConfig) -> Self {
-        Self { config, next_base: config.initial, last: None }
+        Self {
+            config,
+            next_base: config.initial,
+            last: None,
+        }
     }
 
     /// The next delay to wait, at least `floor` (a server's Retry-After).
     pub(crate) fn next(&mut self, floor: Option<Duration>) -> Duration {
         let now = Instant::now();
-        if self.last.is_some_and(|last| now.duration_since(last) > self.config.reset_after) {
+        if self
+            .last
+            .is_some_and(|last| now.duration_since(last) > self.config.reset_after)
+        {
             self.next_base = self.config.initial;
         }
         self.last = Some(now);
@@ -63,6 +70,7 @@ impl BackoffManager {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -72,7 +80,11 @@ mod tests {
         let mut base = Duration::from_millis(800);
         for _ in 0..10 {
             let d = backoff.next(None);
-            assert!(d >= base && d < base * 2, "{d:?} not in [{base:?}, {:?})", base * 2);
+            assert!(
+                d >= base && d < base * 2,
+                "{d:?} not in [{base:?}, {:?})",
+                base * 2
+            );
             base = (base * 2).min(Duration::from_secs(30));
         }
         tokio::time::advance(Duration::from_secs(121)).await;

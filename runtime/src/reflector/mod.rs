@@ -196,10 +196,21 @@ where
     }
 
     /// [`Reflector::new`] with a shared source.
-    pub fn from_shared(source: Arc<dyn ListerWatcher<K>>, sink: S, config: ReflectorConfig<K>) -> Self {
+    pub fn from_shared(
+        source: Arc<dyn ListerWatcher<K>>,
+        sink: S,
+        config: ReflectorConfig<K>,
+    ) -> Self {
         let backoff = BackoffManager::new(config.backoff);
         let streaming = config.streaming_initial_list;
-        Self { source, sink, config, backoff, streaming, relisting: false }
+        Self {
+            source,
+            sink,
+            config,
+            backoff,
+            streaming,
+            relisting: false,
+        }
     }
 
     /// Runs until `stop` completes. Everything is cancel-safe: a change is applied to the

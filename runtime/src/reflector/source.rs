@@ -5,8 +5,8 @@ use std::fmt::Debug;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use futures::{FutureExt, StreamExt};
-use kube::api::{Api, ListParams, ObjectList, WatchEvent, WatchParams};
 use kube::Resource;
+use kube::api::{Api, ListParams, ObjectList, WatchEvent, WatchParams};
 use serde::de::DeserializeOwned;
 
 /// A stream of watch events.

@@ -60,18 +60,25 @@ impl<K> fmt::Debug for State<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             State::Empty => f.write_str("Empty"),
-            State::Synced { resource_version } => {
-                f.debug_struct("Synced").field("resource_version", resource_version).finish()
-            }
-            State::StreamingList { objects, .. } => {
-                f.debug_struct("StreamingList").field("objects", &objects.len()).finish()
-            }
-            State::Watching { resource_version, .. } => {
-                f.debug_struct("Watching").field("resource_version", resource_version).finish()
-            }
-            State::Backoff { until, then } => {
-                f.debug_struct("Backoff").field("until", until).field("then", then).finish()
-            }
+            State::Synced { resource_version } => f
+                .debug_struct("Synced")
+                .field("resource_version", resource_version)
+                .finish(),
+            State::StreamingList { objects, .. } => f
+                .debug_struct("StreamingList")
+                .field("objects", &objects.len())
+                .finish(),
+            State::Watching {
+                resource_version, ..
+            } => f
+                .debug_struct("Watching")
+                .field("resource_version", resource_version)
+                .finish(),
+            State::Backoff { until, then } => f
+                .debug_struct("Backoff")
+                .field("until", until)
+                .field("then", then)
+                .finish(),
         }
     }
 }
@@ -92,9 +99,16 @@ where
             State::Empty if self.streaming => self.start_streaming_list().await,
             State::Empty => self.list().await,
             State::Synced { resource_version } => self.start_watch(resource_version).await,
-            State::StreamingList { stream, objects } => self.streaming_list_event(stream, objects).await,
-            State::Watching { resource_version, stream, quiet_since } => {
-                self.watch_event(resource_version, stream, quiet_since).await
+            State::StreamingList { stream, objects } => {
+                self.streaming_list_event(stream, objects).await
+            }
+            State::Watching {
+                resource_version,
+                stream,
+                quiet_since,
+            } => {
+                self.watch_event(resource_version, stream, quiet_since)
+                    .await
             }
             State::Backoff { until, then } => {
                 tokio::time::sleep_until(until).await;
@@ -106,7 +120,10 @@ where
     fn backoff_to(&mut self, error: &Error, then: State<K>) -> State<K> {
         let delay = self.backoff.next(error.retry_after());
         self.config.metrics.backoff(delay);
-        State::Backoff { until: Instant::now() + delay, then: Box::new(then) }
+        State::Backoff {
+            until: Instant::now() + delay,
+            then: Box::new(then),
+        }
     }
 
     fn list_params(&self) -> ListParams {
@@ -155,7 +172,10 @@ where
                 Ok(page) => page,
                 Err(source) => {
                     self.config.metrics.list_failed();
-                    let error = Error::List { reflector: self.config.name.clone(), source };
+                    let error = Error::List {
+                        reflector: self.config.name.clone(),
+                        source,
+                    };
                     self.report(&error);
                     return self.backoff_to(&error, State::Empty);
                 }
@@ -166,7 +186,9 @@ where
                 None => break page.metadata.resource_version.unwrap_or_default(),
             }
         };
-        self.config.metrics.list_completed(objects.len(), started.elapsed());
+        self.config
+            .metrics
+            .list_completed(objects.len(), started.elapsed());
         self.replace(objects, &resource_version);
         State::Synced { resource_version }
     }
@@ -176,7 +198,10 @@ where
         params.send_initial_events = true;
         self.config.metrics.watch_started();
         match self.source.watch(&params, "").await {
-            Ok(stream) => State::StreamingList { stream, objects: HashMap::new() },
+            Ok(stream) => State::StreamingList {
+                stream,
+                objects: HashMap::new(),
+            },
             Err(source) => {
                 let error = Error::Watch {
                     reflector: self.config.name.clone(),
@@ -185,7 +210,10 @@ where
                 };
                 self.report(&error);
                 self.config.metrics.watch_ended();
-                if error.status().is_some_and(|s| api_error::is_invalid(s) || s.code == 400) {
+                if error
+                    .status()
+                    .is_some_and(|s| api_error::is_invalid(s) || s.code == 400)
+                {
                     tracing::info!(reflector = %self.config.name, "streaming list refused; falling back to list+watch");
                     self.streaming = false;
                     return State::Empty;
@@ -203,13 +231,18 @@ where
         let event = match stream.next().await {
             Some(Ok(event)) => event,
             Some(Err(source)) => {
-                let error = Error::WatchStream { reflector: self.config.name.clone(), source };
+                let error = Error::WatchStream {
+                    reflector: self.config.name.clone(),
+                    source,
+                };
                 self.report(&error);
                 self.config.metrics.watch_ended();
                 return self.backoff_to(&error, State::Empty);
             }
             None => {
-                let error = Error::InitialEventsIncomplete { reflector: self.config.name.clone() };
+                let error = Error::InitialEventsIncomplete {
+                    reflector: self.config.name.clone(),
+                };
                 self.report(&error);
                 self.config.metrics.watch_ended();
                 return self.backoff_to(&error, State::Empty);
@@ -234,13 +267,20 @@ where
                     .is_some_and(|v| v == "true");
                 if ended {
                     self.replace(objects.into_values().collect(), &resource_version);
-                    return State::Watching { resource_version, stream, quiet_since: None };
+                    return State::Watching {
+                        resource_version,
+                        stream,
+                        quiet_since: None,
+                    };
                 }
             }
             WatchEvent::Error(status) => {
                 self.config.metrics.watch_event(WatchEventKind::Error);
                 self.config.metrics.watch_ended();
-                let error = Error::WatchStatus { reflector: self.config.name.clone(), status };
+                let error = Error::WatchStatus {
+                    reflector: self.config.name.clone(),
+                    status,
+                };
                 self.report(&error);
                 return self.backoff_to(&error, State::Empty);
             }
@@ -260,7 +300,11 @@ where
         let params = self.watch_params();
         self.config.metrics.watch_started();
         match self.source.watch(&params, &resource_version).await {
-            Ok(stream) => State::Watching { resource_version, stream, quiet_since: Some(Instant::now()) },
+            Ok(stream) => State::Watching {
+                resource_version,
+                stream,
+                quiet_since: Some(Instant::now()),
+            },
             Err(source) => {
                 self.config.metrics.watch_ended();
                 let error = Error::Watch {
@@ -289,7 +333,10 @@ where
             Some(Ok(event)) => event,
             Some(Err(source)) => {
                 self.config.metrics.watch_ended();
-                let error = Error::WatchStream { reflector: self.config.name.clone(), source };
+                let error = Error::WatchStream {
+                    reflector: self.config.name.clone(),
+                    source,
+                };
                 self.report(&error);
                 return self.backoff_to(&error, State::Synced { resource_version });
             }
@@ -303,7 +350,10 @@ where
                 if quiet_since.is_some_and(|opened| opened.elapsed() < VERY_SHORT_WATCH) {
                     let delay = self.backoff.next(None);
                     self.config.metrics.backoff(delay);
-                    return State::Backoff { until: Instant::now() + delay, then: Box::new(resume) };
+                    return State::Backoff {
+                        until: Instant::now() + delay,
+                        then: Box::new(resume),
+                    };
                 }
                 return resume;
             }
@@ -332,7 +382,10 @@ where
             WatchEvent::Error(status) => {
                 self.config.metrics.watch_event(WatchEventKind::Error);
                 self.config.metrics.watch_ended();
-                let error = Error::WatchStatus { reflector: self.config.name.clone(), status };
+                let error = Error::WatchStatus {
+                    reflector: self.config.name.clone(),
+                    status,
+                };
                 self.report(&error);
                 let then = if error.is_gone() {
                     State::Empty
@@ -344,7 +397,10 @@ where
         }
         self.config.metrics.last_resource_version(&resource_version);
         self.config.metrics.store_size(self.sink.len());
-        State::Watching { resource_version, stream, quiet_since: None }
+        State::Watching {
+            resource_version,
+            stream,
+            quiet_since: None,
+        }
     }
 }
-

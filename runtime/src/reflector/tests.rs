@@ -1,5 +1,7 @@
 //! The reflector's state machine driven by a scripted list/watch source on paused time.
 
+#![allow(clippy::unwrap_used)]
+
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -30,9 +32,16 @@ pub(crate) fn cm(name: &str, rv: &str) -> ConfigMap {
     }
 }
 
-pub(crate) fn page(items: Vec<ConfigMap>, rv: &str, cont: Option<&str>) -> kube::Result<ObjectList<ConfigMap>> {
+pub(crate) fn page(
+    items: Vec<ConfigMap>,
+    rv: &str,
+    cont: Option<&str>,
+) -> kube::Result<ObjectList<ConfigMap>> {
     Ok(ObjectList {
-        types: TypeMeta { api_version: "v1".into(), kind: "ConfigMapList".into() },
+        types: TypeMeta {
+            api_version: "v1".into(),
+            kind: "ConfigMapList".into(),
+        },
         metadata: ListMeta {
             resource_version: Some(rv.into()),
             continue_: cont.map(str::to_owned),
@@ -63,23 +72,40 @@ pub(crate) fn bookmark(rv: &str, initial_end: bool) -> kube::Result<WatchEvent<C
         annotations.insert(INITIAL_EVENTS_END.to_string(), "true".to_string());
     }
     Ok(WatchEvent::Bookmark(Bookmark {
-        types: TypeMeta { api_version: "v1".into(), kind: "ConfigMap".into() },
-        metadata: BookmarkMeta { resource_version: rv.into(), annotations },
+        types: TypeMeta {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+        },
+        metadata: BookmarkMeta {
+            resource_version: rv.into(),
+            annotations,
+        },
     }))
 }
 
 /// A watch script: a failure to open, or events followed by a close or by silence.
 pub(crate) enum WatchScript {
     Fail(kube::Error),
-    Events { events: Vec<kube::Result<WatchEvent<ConfigMap>>>, close: bool },
+    Events {
+        events: Vec<kube::Result<WatchEvent<ConfigMap>>>,
+        close: bool,
+    },
     /// Events pushed by the test while it runs; the watch closes when the sender drops.
     Live(tokio::sync::mpsc::UnboundedReceiver<kube::Result<WatchEvent<ConfigMap>>>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Call {
-    List { limit: Option<u32>, continue_token: Option<String> },
-    Watch { rv: String, timeout: Option<u32>, initial_events: bool, bookmarks: bool },
+    List {
+        limit: Option<u32>,
+        continue_token: Option<String>,
+    },
+    Watch {
+        rv: String,
+        timeout: Option<u32>,
+        initial_events: bool,
+        bookmarks: bool,
+    },
 }
 
 #[derive(Default)]
@@ -90,12 +116,20 @@ pub(crate) struct Script {
 }
 
 impl ListerWatcher<ConfigMap> for Arc<Script> {
-    fn list<'a>(&'a self, lp: &'a ListParams) -> BoxFuture<'a, kube::Result<ObjectList<ConfigMap>>> {
+    fn list<'a>(
+        &'a self,
+        lp: &'a ListParams,
+    ) -> BoxFuture<'a, kube::Result<ObjectList<ConfigMap>>> {
         self.calls.lock().unwrap().push(Call::List {
             limit: lp.limit,
             continue_token: lp.continue_token.clone(),
         });
-        let next = self.lists.lock().unwrap().pop_front().expect("unscripted list");
+        let next = self
+            .lists
+            .lock()
+            .unwrap()
+            .pop_front()
+            .expect("unscripted list");
         async move { next }.boxed()
     }
 
@@ -110,15 +144,26 @@ impl ListerWatcher<ConfigMap> for Arc<Script> {
             initial_events: wp.send_initial_events,
             bookmarks: wp.bookmarks,
         });
-        let next = self.watches.lock().unwrap().pop_front().expect("unscripted watch");
+        let next = self
+            .watches
+            .lock()
+            .unwrap()
+            .pop_front()
+            .expect("unscripted watch");
         async move {
             match next {
                 WatchScript::Fail(e) => Err(e),
                 WatchScript::Live(rx) => Ok(tokio_stream_from(rx)),
-                WatchScript::Events { events, close: true } => Ok(futures::stream::iter(events).boxed()),
-                WatchScript::Events { events, close: false } => {
-                    Ok(futures::stream::iter(events).chain(futures::stream::pending()).boxed())
-                }
+                WatchScript::Events {
+                    events,
+                    close: true,
+                } => Ok(futures::stream::iter(events).boxed()),
+                WatchScript::Events {
+                    events,
+                    close: false,
+                } => Ok(futures::stream::iter(events)
+                    .chain(futures::stream::pending())
+                    .boxed()),
             }
         }
         .boxed()
@@ -129,12 +174,20 @@ pub(crate) fn rvs(store: &Store<ConfigMap>) -> BTreeMap<String, String> {
     store
         .list()
         .iter()
-        .map(|o| (o.metadata.name.clone().unwrap(), o.metadata.resource_version.clone().unwrap()))
+        .map(|o| {
+            (
+                o.metadata.name.clone().unwrap(),
+                o.metadata.resource_version.clone().unwrap(),
+            )
+        })
         .collect()
 }
 
 pub(crate) fn expect(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 type Errors = Arc<Mutex<Vec<String>>>;
@@ -142,15 +195,27 @@ type Errors = Arc<Mutex<Vec<String>>>;
 fn reflector(
     script: &Arc<Script>,
     config: ReflectorConfig<ConfigMap>,
-) -> (Reflector<ConfigMap, StoreWriter<ConfigMap>>, Store<ConfigMap>, Errors) {
+) -> (
+    Reflector<ConfigMap, StoreWriter<ConfigMap>>,
+    Store<ConfigMap>,
+    Errors,
+) {
     let (store, writer) = Store::new();
     let errors: Errors = Arc::default();
     let sink = errors.clone();
     let config = config.error_handler(move |e| sink.lock().unwrap().push(e.to_string()));
-    (Reflector::new(script.clone(), writer, config), store, errors)
+    (
+        Reflector::new(script.clone(), writer, config),
+        store,
+        errors,
+    )
 }
 
-async fn run_steps(r: &mut Reflector<ConfigMap, StoreWriter<ConfigMap>>, mut state: State<ConfigMap>, n: usize) -> State<ConfigMap> {
+async fn run_steps(
+    r: &mut Reflector<ConfigMap, StoreWriter<ConfigMap>>,
+    mut state: State<ConfigMap>,
+    n: usize,
+) -> State<ConfigMap> {
     for _ in 0..n {
         state = r.step(state).await;
     }
@@ -164,10 +229,17 @@ async fn lists_in_pages_then_watches_from_the_list_version() {
         page(vec![cm("a", "1")], "10", Some("t1")),
         page(vec![cm("b", "2")], "10", None),
     ]);
-    script.watches.lock().unwrap().push_back(WatchScript::Events {
-        events: vec![Ok(WatchEvent::Added(cm("c", "11"))), Ok(WatchEvent::Modified(cm("a", "12")))],
-        close: false,
-    });
+    script
+        .watches
+        .lock()
+        .unwrap()
+        .push_back(WatchScript::Events {
+            events: vec![
+                Ok(WatchEvent::Added(cm("c", "11"))),
+                Ok(WatchEvent::Modified(cm("a", "12"))),
+            ],
+            close: false,
+        });
     let (mut r, store, errors) = reflector(&script, ReflectorConfig::default());
     let state = run_steps(&mut r, State::Empty, 1).await;
     assert!(matches!(&state, State::Synced { resource_version } if resource_version == "10"));
@@ -177,9 +249,27 @@ async fn lists_in_pages_then_watches_from_the_list_version() {
     assert_eq!(rvs(&store), expect(&[("a", "12"), ("b", "2"), ("c", "11")]));
 
     let calls = script.calls.lock().unwrap().clone();
-    assert_eq!(calls[0], Call::List { limit: Some(500), continue_token: None });
-    assert_eq!(calls[1], Call::List { limit: Some(500), continue_token: Some("t1".into()) });
-    let Call::Watch { rv, timeout: Some(timeout), initial_events: false, bookmarks: true } = &calls[2] else {
+    assert_eq!(
+        calls[0],
+        Call::List {
+            limit: Some(500),
+            continue_token: None
+        }
+    );
+    assert_eq!(
+        calls[1],
+        Call::List {
+            limit: Some(500),
+            continue_token: Some("t1".into())
+        }
+    );
+    let Call::Watch {
+        rv,
+        timeout: Some(timeout),
+        initial_events: false,
+        bookmarks: true,
+    } = &calls[2]
+    else {
         panic!("unexpected {:?}", calls[2]);
     };
     assert_eq!(rv, "10");
@@ -190,13 +280,20 @@ async fn lists_in_pages_then_watches_from_the_list_version() {
 #[tokio::test(start_paused = true)]
 async fn closed_watch_resumes_from_last_bookmark_without_relisting() {
     let script = Arc::new(Script::default());
-    script.lists.lock().unwrap().push_back(page(vec![cm("a", "1")], "5", None));
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![cm("a", "1")], "5", None));
     script.watches.lock().unwrap().extend([
         WatchScript::Events {
             events: vec![Ok(WatchEvent::Added(cm("b", "6"))), bookmark("9", false)],
             close: true,
         },
-        WatchScript::Events { events: vec![Ok(WatchEvent::Deleted(cm("a", "10")))], close: false },
+        WatchScript::Events {
+            events: vec![Ok(WatchEvent::Deleted(cm("a", "10")))],
+            close: false,
+        },
     ]);
     let (mut r, store, _) = reflector(&script, ReflectorConfig::default());
     // list, watch, event, bookmark, close -> Synced{9}, watch, delete
@@ -204,8 +301,17 @@ async fn closed_watch_resumes_from_last_bookmark_without_relisting() {
     assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "10"));
     assert_eq!(rvs(&store), expect(&[("b", "6")]));
     let calls = script.calls.lock().unwrap().clone();
-    assert!(matches!(&calls[2], Call::Watch { rv, .. } if rv == "9"), "{calls:?}");
-    assert_eq!(calls.iter().filter(|c| matches!(c, Call::List { .. })).count(), 1);
+    assert!(
+        matches!(&calls[2], Call::Watch { rv, .. } if rv == "9"),
+        "{calls:?}"
+    );
+    assert_eq!(
+        calls
+            .iter()
+            .filter(|c| matches!(c, Call::List { .. }))
+            .count(),
+        1
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -216,12 +322,21 @@ async fn gone_relists_and_drops_objects_deleted_meanwhile() {
         page(vec![cm("b", "7"), cm("c", "8")], "8", None),
     ]);
     script.watches.lock().unwrap().extend([
-        WatchScript::Events { events: vec![Ok(WatchEvent::Error(status(410, "Expired", 0)))], close: false },
-        WatchScript::Events { events: vec![], close: false },
+        WatchScript::Events {
+            events: vec![Ok(WatchEvent::Error(status(410, "Expired", 0)))],
+            close: false,
+        },
+        WatchScript::Events {
+            events: vec![],
+            close: false,
+        },
     ]);
     let (mut r, store, errors) = reflector(&script, ReflectorConfig::default());
     let state = run_steps(&mut r, State::Empty, 3).await;
-    assert!(matches!(&state, State::Backoff { then, .. } if matches!(**then, State::Empty)), "{state:?}");
+    assert!(
+        matches!(&state, State::Backoff { then, .. } if matches!(**then, State::Empty)),
+        "{state:?}"
+    );
     let state = run_steps(&mut r, state, 3).await;
     assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "8"));
     assert_eq!(rvs(&store), expect(&[("b", "7"), ("c", "8")]));
@@ -231,10 +346,16 @@ async fn gone_relists_and_drops_objects_deleted_meanwhile() {
 #[tokio::test(start_paused = true)]
 async fn watch_open_gone_relists() {
     let script = Arc::new(Script::default());
-    script.lists.lock().unwrap().extend([page(vec![], "2", None), page(vec![cm("x", "30")], "30", None)]);
+    script.lists.lock().unwrap().extend([
+        page(vec![], "2", None),
+        page(vec![cm("x", "30")], "30", None),
+    ]);
     script.watches.lock().unwrap().extend([
         WatchScript::Fail(kube::Error::Api(status(410, "Gone", 0))),
-        WatchScript::Events { events: vec![], close: false },
+        WatchScript::Events {
+            events: vec![],
+            close: false,
+        },
     ]);
     let (mut r, store, _) = reflector(&script, ReflectorConfig::default());
     let state = run_steps(&mut r, State::Empty, 5).await;
@@ -256,12 +377,20 @@ async fn errors_back_off_exponentially_and_honour_retry_after() {
     let mut waits = Vec::new();
     for _ in 0..3 {
         state = r.step(state).await;
-        let State::Backoff { until, .. } = &state else { panic!("expected backoff, got {state:?}") };
+        let State::Backoff { until, .. } = &state else {
+            panic!("expected backoff, got {state:?}")
+        };
         waits.push(until.duration_since(Instant::now()));
         state = r.step(state).await;
     }
-    assert!(waits[0] >= Duration::from_millis(800) && waits[0] < Duration::from_millis(1600), "{waits:?}");
-    assert!(waits[1] >= Duration::from_millis(1600) && waits[1] < Duration::from_millis(3200), "{waits:?}");
+    assert!(
+        waits[0] >= Duration::from_millis(800) && waits[0] < Duration::from_millis(1600),
+        "{waits:?}"
+    );
+    assert!(
+        waits[1] >= Duration::from_millis(1600) && waits[1] < Duration::from_millis(3200),
+        "{waits:?}"
+    );
     assert!(waits[2] >= Duration::from_secs(20), "{waits:?}");
     let state = r.step(state).await;
     assert!(matches!(state, State::Synced { .. }));
@@ -274,7 +403,11 @@ async fn errors_back_off_exponentially_and_honour_retry_after() {
 #[tokio::test(start_paused = true)]
 async fn stream_errors_resume_from_last_version_after_backoff() {
     let script = Arc::new(Script::default());
-    script.lists.lock().unwrap().push_back(page(vec![], "3", None));
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![], "3", None));
     script.watches.lock().unwrap().extend([
         WatchScript::Events {
             events: vec![
@@ -283,67 +416,124 @@ async fn stream_errors_resume_from_last_version_after_backoff() {
             ],
             close: false,
         },
-        WatchScript::Events { events: vec![], close: false },
+        WatchScript::Events {
+            events: vec![],
+            close: false,
+        },
     ]);
     let (mut r, _store, errors) = reflector(&script, ReflectorConfig::default());
     let state = run_steps(&mut r, State::Empty, 6).await;
     assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "4"));
     let calls = script.calls.lock().unwrap().clone();
-    assert!(matches!(&calls[2], Call::Watch { rv, .. } if rv == "4"), "{calls:?}");
+    assert!(
+        matches!(&calls[2], Call::Watch { rv, .. } if rv == "4"),
+        "{calls:?}"
+    );
     assert_eq!(errors.lock().unwrap().len(), 1);
 }
 
 #[tokio::test(start_paused = true)]
 async fn very_short_empty_watches_back_off() {
     let script = Arc::new(Script::default());
-    script.lists.lock().unwrap().push_back(page(vec![], "3", None));
-    script.watches.lock().unwrap().push_back(WatchScript::Events { events: vec![], close: true });
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![], "3", None));
+    script
+        .watches
+        .lock()
+        .unwrap()
+        .push_back(WatchScript::Events {
+            events: vec![],
+            close: true,
+        });
     let (mut r, _store, _) = reflector(&script, ReflectorConfig::default());
     let state = run_steps(&mut r, State::Empty, 3).await;
-    assert!(matches!(&state, State::Backoff { then, .. } if matches!(**then, State::Synced { .. })), "{state:?}");
+    assert!(
+        matches!(&state, State::Backoff { then, .. } if matches!(**then, State::Synced { .. })),
+        "{state:?}"
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn streaming_initial_list_replaces_at_the_end_bookmark_and_keeps_watching() {
     let script = Arc::new(Script::default());
-    script.lists.lock().unwrap().push_back(page(vec![cm("stale", "1")], "1", None));
-    script.watches.lock().unwrap().push_back(WatchScript::Events {
-        events: vec![
-            Ok(WatchEvent::Added(cm("a", "3"))),
-            Ok(WatchEvent::Added(cm("b", "4"))),
-            bookmark("5", false),
-            bookmark("6", true),
-            Ok(WatchEvent::Modified(cm("a", "7"))),
-        ],
-        close: false,
-    });
-    let config = ReflectorConfig::default().streaming_initial_list(true).transform(|mut cm: ConfigMap| {
-        cm.metadata.managed_fields = None;
-        cm
-    });
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![cm("stale", "1")], "1", None));
+    script
+        .watches
+        .lock()
+        .unwrap()
+        .push_back(WatchScript::Events {
+            events: vec![
+                Ok(WatchEvent::Added(cm("a", "3"))),
+                Ok(WatchEvent::Added(cm("b", "4"))),
+                bookmark("5", false),
+                bookmark("6", true),
+                Ok(WatchEvent::Modified(cm("a", "7"))),
+            ],
+            close: false,
+        });
+    let config = ReflectorConfig::default()
+        .streaming_initial_list(true)
+        .transform(|mut cm: ConfigMap| {
+            cm.metadata.managed_fields = None;
+            cm
+        });
     let (mut r, store, _) = reflector(&script, config);
     // Pre-populate with something the stream must replace.
     let state = run_steps(&mut r, State::Empty, 1).await;
     assert!(matches!(state, State::StreamingList { .. }));
     let state = run_steps(&mut r, state, 3).await;
-    assert!(store.is_empty(), "nothing is cached before the end bookmark");
+    assert!(
+        store.is_empty(),
+        "nothing is cached before the end bookmark"
+    );
     let state = run_steps(&mut r, state, 1).await;
     assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "6"));
     assert_eq!(rvs(&store), expect(&[("a", "3"), ("b", "4")]));
     let _state = run_steps(&mut r, state, 1).await;
     assert_eq!(rvs(&store), expect(&[("a", "7"), ("b", "4")]));
-    assert!(store.list().iter().all(|o| o.metadata.managed_fields.is_none()));
+    assert!(
+        store
+            .list()
+            .iter()
+            .all(|o| o.metadata.managed_fields.is_none())
+    );
     let calls = script.calls.lock().unwrap().clone();
-    assert!(matches!(&calls[0], Call::Watch { rv, initial_events: true, bookmarks: true, .. } if rv.is_empty()));
-    assert_eq!(script.lists.lock().unwrap().len(), 1, "no list call was made");
+    assert!(
+        matches!(&calls[0], Call::Watch { rv, initial_events: true, bookmarks: true, .. } if rv.is_empty())
+    );
+    assert_eq!(
+        script.lists.lock().unwrap().len(),
+        1,
+        "no list call was made"
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn refused_streaming_list_falls_back_to_list() {
     let script = Arc::new(Script::default());
-    script.watches.lock().unwrap().push_back(WatchScript::Fail(kube::Error::Api(status(422, "Invalid", 0))));
-    script.lists.lock().unwrap().push_back(page(vec![cm("a", "1")], "1", None));
-    let (mut r, store, _) = reflector(&script, ReflectorConfig::default().streaming_initial_list(true));
+    script
+        .watches
+        .lock()
+        .unwrap()
+        .push_back(WatchScript::Fail(kube::Error::Api(status(
+            422, "Invalid", 0,
+        ))));
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![cm("a", "1")], "1", None));
+    let (mut r, store, _) = reflector(
+        &script,
+        ReflectorConfig::default().streaming_initial_list(true),
+    );
     let state = run_steps(&mut r, State::Empty, 2).await;
     assert!(matches!(state, State::Synced { .. }));
     assert_eq!(rvs(&store), expect(&[("a", "1")]));
@@ -352,8 +542,19 @@ async fn refused_streaming_list_falls_back_to_list() {
 #[tokio::test(start_paused = true)]
 async fn run_stops_when_told() {
     let script = Arc::new(Script::default());
-    script.lists.lock().unwrap().push_back(page(vec![cm("a", "1")], "1", None));
-    script.watches.lock().unwrap().push_back(WatchScript::Events { events: vec![], close: false });
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![cm("a", "1")], "1", None));
+    script
+        .watches
+        .lock()
+        .unwrap()
+        .push_back(WatchScript::Events {
+            events: vec![],
+            close: false,
+        });
     let (r, store, _) = reflector(&script, ReflectorConfig::default());
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(r.run(async move {

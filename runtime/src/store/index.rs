@@ -23,7 +23,12 @@ pub struct IndexHandle<K> {
 
 impl<K> IndexHandle<K> {
     pub(crate) fn new(store_id: u64, slot: usize, name: Arc<str>) -> Self {
-        Self { store_id, slot, name, kind: PhantomData }
+        Self {
+            store_id,
+            slot,
+            name,
+            kind: PhantomData,
+        }
     }
 
     /// The name the index was registered under (for logs and metrics).
@@ -40,7 +45,9 @@ impl<K> Clone for IndexHandle<K> {
 
 impl<K> fmt::Debug for IndexHandle<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("IndexHandle").field("name", &self.name).finish()
+        f.debug_struct("IndexHandle")
+            .field("name", &self.name)
+            .finish()
     }
 }
 
@@ -53,7 +60,11 @@ pub(crate) struct Index<K> {
 
 impl<K> Index<K> {
     pub(crate) fn new(name: Arc<str>, func: IndexFn<K>) -> Self {
-        Self { name, func, entries: HashMap::new() }
+        Self {
+            name,
+            func,
+            entries: HashMap::new(),
+        }
     }
 
     pub(crate) fn insert(&mut self, key: &ObjectKey, object: &K) {

@@ -39,7 +39,9 @@ pub(crate) struct State<K> {
 
 impl<K> State<K> {
     fn get(&self, key: &ObjectKey) -> Option<&Arc<K>> {
-        self.namespaces.get(key.namespace().unwrap_or(""))?.get(key.name())
+        self.namespaces
+            .get(key.namespace().unwrap_or(""))?
+            .get(key.name())
     }
 }
 
@@ -52,11 +54,15 @@ impl<K> Shared<K> {
     pub(crate) fn read(&self) -> RwLockReadGuard<'_, State<K>> {
         // A panic while holding the lock cannot leave the maps half-updated in a way
         // readers could observe as unsafe; keep serving the last state.
-        self.state.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub(crate) fn write(&self) -> RwLockWriteGuard<'_, State<K>> {
-        self.state.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -92,7 +98,9 @@ pub struct Store<K> {
 
 impl<K> Clone for Store<K> {
     fn clone(&self) -> Self {
-        Self { shared: self.shared.clone() }
+        Self {
+            shared: self.shared.clone(),
+        }
     }
 }
 
@@ -110,7 +118,10 @@ impl<K: kube::Resource + Send + Sync + 'static> Store<K> {
 
     /// A builder to register user indexes before the store exists.
     pub fn builder() -> StoreBuilder<K> {
-        StoreBuilder { id: NEXT_STORE_ID.fetch_add(1, Ordering::Relaxed), indexes: Vec::new() }
+        StoreBuilder {
+            id: NEXT_STORE_ID.fetch_add(1, Ordering::Relaxed),
+            indexes: Vec::new(),
+        }
     }
 
     /// Registers an index on a store that may already hold objects: the index is filled
@@ -141,7 +152,12 @@ impl<K> Store<K> {
 
     /// The object with this namespace (`None` for cluster scope) and name.
     pub fn get_in(&self, namespace: Option<&str>, name: &str) -> Option<Arc<K>> {
-        self.shared.read().namespaces.get(namespace.unwrap_or(""))?.get(name).cloned()
+        self.shared
+            .read()
+            .namespaces
+            .get(namespace.unwrap_or(""))?
+            .get(name)
+            .cloned()
     }
 
     /// Every cached object, in no particular order.
@@ -186,7 +202,9 @@ impl<K> Store<K> {
             .namespaces
             .iter()
             .flat_map(|(ns, objects)| {
-                objects.keys().map(move |name| ObjectKey::new(Some(ns), name.clone()))
+                objects
+                    .keys()
+                    .map(move |name| ObjectKey::new(Some(ns), name.clone()))
             })
             .collect()
     }
@@ -207,25 +225,39 @@ impl<K> Store<K> {
     /// nothing (and fails a debug assertion).
     pub fn by_index(&self, handle: &IndexHandle<K>, value: &str) -> Vec<Arc<K>> {
         let state = self.shared.read();
-        let Some(index) = self.index_of(&state, handle) else { return Vec::new() };
+        let Some(index) = self.index_of(&state, handle) else {
+            return Vec::new();
+        };
         index
             .entries
             .get(value)
-            .map(|keys| keys.iter().filter_map(|key| state.get(key).cloned()).collect())
+            .map(|keys| {
+                keys.iter()
+                    .filter_map(|key| state.get(key).cloned())
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
     /// The keys indexed under `value` (client-go's `IndexKeys`).
     pub fn index_keys(&self, handle: &IndexHandle<K>, value: &str) -> Vec<ObjectKey> {
         let state = self.shared.read();
-        let Some(index) = self.index_of(&state, handle) else { return Vec::new() };
-        index.entries.get(value).map(|keys| keys.iter().cloned().collect()).unwrap_or_default()
+        let Some(index) = self.index_of(&state, handle) else {
+            return Vec::new();
+        };
+        index
+            .entries
+            .get(value)
+            .map(|keys| keys.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// Every value present in an index (client-go's `ListIndexFuncValues`).
     pub fn index_values(&self, handle: &IndexHandle<K>) -> Vec<String> {
         let state = self.shared.read();
-        let Some(index) = self.index_of(&state, handle) else { return Vec::new() };
+        let Some(index) = self.index_of(&state, handle) else {
+            return Vec::new();
+        };
         index.entries.keys().cloned().collect()
     }
 
@@ -270,7 +302,12 @@ impl<K: kube::Resource + Send + Sync + 'static> StoreBuilder<K> {
                 indexes: self.indexes,
             }),
         });
-        (Store { shared: shared.clone() }, StoreWriter::new(shared))
+        (
+            Store {
+                shared: shared.clone(),
+            },
+            StoreWriter::new(shared),
+        )
     }
 }
 

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)]
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -12,7 +13,12 @@ pub(crate) fn cm(ns: &str, name: &str, rv: &str, labels: &[(&str, &str)]) -> Arc
             name: Some(name.into()),
             namespace: Some(ns.into()),
             resource_version: Some(rv.into()),
-            labels: Some(labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+            labels: Some(
+                labels
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            ),
             ..Default::default()
         },
         ..Default::default()
@@ -20,12 +26,20 @@ pub(crate) fn cm(ns: &str, name: &str, rv: &str, labels: &[(&str, &str)]) -> Arc
 }
 
 fn app_label(cm: &ConfigMap) -> Vec<String> {
-    cm.metadata.labels.as_ref().and_then(|l| l.get("app").cloned()).into_iter().collect()
+    cm.metadata
+        .labels
+        .as_ref()
+        .and_then(|l| l.get("app").cloned())
+        .into_iter()
+        .collect()
 }
 
 fn names(mut objects: Vec<Arc<ConfigMap>>) -> Vec<String> {
     objects.sort_by_key(|o| ObjectKey::of(o.as_ref()));
-    objects.iter().map(|o| ObjectKey::of(o.as_ref()).to_string()).collect()
+    objects
+        .iter()
+        .map(|o| ObjectKey::of(o.as_ref()).to_string())
+        .collect()
 }
 
 #[test]
@@ -34,7 +48,11 @@ fn insert_update_remove_keep_namespace_and_user_indexes_consistent() {
     let by_app = builder.index("app", app_label);
     let (store, mut writer) = builder.build();
 
-    assert!(writer.insert(cm("a", "x", "1", &[("app", "web")])).is_none());
+    assert!(
+        writer
+            .insert(cm("a", "x", "1", &[("app", "web")]))
+            .is_none()
+    );
     writer.insert(cm("a", "y", "2", &[("app", "db")]));
     writer.insert(cm("b", "x", "3", &[("app", "web")]));
     assert_eq!(store.len(), 3);
@@ -75,14 +93,22 @@ fn replace_reports_added_updated_unchanged_and_vanished() {
     ]);
     assert_eq!(names(diff.added), ["c/new"]);
     assert_eq!(diff.updated.len(), 1);
-    assert_eq!(diff.updated[0].0.metadata.resource_version.as_deref(), Some("1"));
+    assert_eq!(
+        diff.updated[0].0.metadata.resource_version.as_deref(),
+        Some("1")
+    );
     assert_eq!(diff.unchanged.len(), 1);
     assert_eq!(names(diff.deleted), ["b/vanish"]);
 
     let rvs: BTreeMap<String, String> = store
         .list()
         .iter()
-        .map(|o| (ObjectKey::of(o.as_ref()).to_string(), o.metadata.resource_version.clone().unwrap()))
+        .map(|o| {
+            (
+                ObjectKey::of(o.as_ref()).to_string(),
+                o.metadata.resource_version.clone().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         rvs,
@@ -105,7 +131,10 @@ fn index_added_late_is_backfilled_and_survives_replace() {
     assert_eq!(names(store.by_index(&by_app, "web")), ["a/x"]);
     writer.replace([cm("a", "y", "2", &[("app", "web")])]);
     assert_eq!(names(store.by_index(&by_app, "web")), ["a/y"]);
-    assert_eq!(store.index_keys(&by_app, "web"), [ObjectKey::namespaced("a", "y")]);
+    assert_eq!(
+        store.index_keys(&by_app, "web"),
+        [ObjectKey::namespaced("a", "y")]
+    );
 }
 
 #[test]
@@ -145,7 +174,8 @@ fn foreign_handle_finds_nothing() {
 #[test]
 fn readers_see_whole_states_during_concurrent_replace() {
     let (store, mut writer) = Store::<ConfigMap>::new();
-    let generation = |g: usize| (0..200).map(move |i| cm("ns", &format!("o{i}"), &g.to_string(), &[]));
+    let generation =
+        |g: usize| (0..200).map(move |i| cm("ns", &format!("o{i}"), &g.to_string(), &[]));
     writer.replace(generation(0));
     let reader = std::thread::spawn(move || {
         for _ in 0..200 {

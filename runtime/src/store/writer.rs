@@ -35,7 +35,12 @@ pub struct ReplaceDiff<K> {
 
 impl<K> Default for ReplaceDiff<K> {
     fn default() -> Self {
-        Self { added: Vec::new(), updated: Vec::new(), unchanged: Vec::new(), deleted: Vec::new() }
+        Self {
+            added: Vec::new(),
+            updated: Vec::new(),
+            unchanged: Vec::new(),
+            deleted: Vec::new(),
+        }
     }
 }
 
@@ -46,7 +51,9 @@ impl<K: Resource> StoreWriter<K> {
 
     /// A reader of the store this writer writes.
     pub fn store(&self) -> Store<K> {
-        Store { shared: self.shared.clone() }
+        Store {
+            shared: self.shared.clone(),
+        }
     }
 
     /// Adds or replaces an object; returns the previous state.
@@ -140,7 +147,11 @@ impl<K: Resource> StoreWriter<K> {
             }
             indexes.push(index);
         }
-        *state = State { namespaces, len, indexes };
+        *state = State {
+            namespaces,
+            len,
+            indexes,
+        };
         diff
     }
 }
@@ -148,6 +159,11 @@ impl<K: Resource> StoreWriter<K> {
 #[cfg(test)]
 impl<K> StoreWriter<K> {
     pub(crate) fn index_entry_count(&self) -> usize {
-        self.shared.read().indexes.iter().map(|i| i.entries.len()).sum()
+        self.shared
+            .read()
+            .indexes
+            .iter()
+            .map(|i| i.entries.len())
+            .sum()
     }
 }
