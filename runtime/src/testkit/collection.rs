@@ -53,7 +53,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     (0..text.len())
@@ -167,18 +167,14 @@ pub(crate) fn list(
     let mut matching = range.filter(|(_, o)| filter.matches(o));
     let mut items = Vec::new();
     let mut last_key = None;
-    for (key, object) in matching.by_ref() {
-        if limit.is_some_and(|l| items.len() >= l) {
-            break;
-        }
+    for (key, object) in matching.by_ref().take(limit.unwrap_or(usize::MAX)) {
         items.push(render(object, rt));
         last_key = Some(key.clone());
     }
     let mut metadata = json!({"resourceVersion": snapshot_rv.to_string()});
-    if let (Some(limit), Some(last)) = (limit, &last_key) {
+    if let (Some(_), Some(last)) = (limit, &last_key) {
         let remaining = matching.count();
-        let more = items.len() == limit && remaining > 0;
-        if more {
+        if remaining > 0 {
             metadata["continue"] = json!(encode_continue(snapshot_rv, last));
             if filter.labels.is_empty() && filter.fields.is_empty() {
                 metadata["remainingItemCount"] = json!(remaining);

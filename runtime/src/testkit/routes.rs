@@ -9,9 +9,10 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::collection::{self, Query, WatchDefaults};
+use super::deletion::{self, DeleteOptions};
 use super::discovery;
 use super::faults::Verb;
-use super::objects::{self, DeleteOptions, Part, Place, render};
+use super::objects::{self, Part, Place, render};
 use super::patch::{self, PatchKind};
 use super::registry::ResourceType;
 use super::scale;
@@ -126,6 +127,16 @@ async fn dispatch(
     match route {
         Route::Version => Ok(ok(&discovery::version())),
         Route::Health => Ok((StatusCode::OK, "ok").into_response()),
+        Route::CoreVersions | Route::GroupList if discovery::wants_aggregated(accept(headers)) => {
+            let document =
+                discovery::aggregated(&shared.lock().registry, route == Route::CoreVersions);
+            let mut response = ok(&document);
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                header::HeaderValue::from_static(discovery::AGGREGATED_CONTENT_TYPE),
+            );
+            Ok(response)
+        }
         Route::CoreVersions => Ok(ok(&discovery::core_versions(&shared.address.to_string()))),
         Route::GroupList => Ok(ok(&discovery::group_list(&shared.lock().registry))),
         Route::Group(group) => discovery::group(&shared.lock().registry, &group)
@@ -163,6 +174,13 @@ fn verb_of(method: &Method, request: &ResourceRequest, query: &Query) -> ApiResu
         return Err(ApiError::method_not_allowed());
     }
     Ok(verb)
+}
+
+fn accept(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
 }
 
 fn content_type(headers: &HeaderMap) -> &str {
@@ -302,14 +320,20 @@ async fn resource(
         Verb::Delete => {
             let options =
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
-            let deleted = objects::delete(&mut shared.lock(), &place, name, &options)?;
+            let deleted = deletion::delete(&mut shared.lock(), &place, name, &options)?;
             Ok(ok(&render(&deleted, &rt)))
         }
         Verb::DeleteCollection => {
-            DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
+            let options =
+                DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let filter = collection::filter(&rt, request.namespace.as_deref(), query)?;
             let mut cluster = shared.lock();
-            let deleted = objects::delete_collection(&mut cluster, &rt, |o| filter.matches(o))?;
+            let deleted = deletion::delete_collection(
+                &mut cluster,
+                &rt,
+                |o| filter.matches(o),
+                options.propagation,
+            )?;
             let items: Vec<Value> = deleted.iter().map(|o| render(o, &rt)).collect();
             Ok(ok(&serde_json::json!({
                 "kind": rt.list_kind,
@@ -367,17 +391,17 @@ fn patch_object(
                 vec![cause],
             ));
         }
-        if let Some(force) = query.get("force") {
-            if !matches!(force.as_str(), "true" | "false") {
-                return Err(ApiError::bad_request(format!("invalid force {force:?}")));
-            }
+        if let Some(force) = query.get("force")
+            && !matches!(force.as_str(), "true" | "false")
+        {
+            return Err(ApiError::bad_request(format!("invalid force {force:?}")));
         }
-        if let Some(patched_name) = patch.pointer("/metadata/name").and_then(Value::as_str) {
-            if patched_name != name {
-                return Err(ApiError::bad_request(format!(
-                    "the name of the object ({patched_name}) does not match the name on the URL ({name})"
-                )));
-            }
+        if let Some(patched_name) = patch.pointer("/metadata/name").and_then(Value::as_str)
+            && patched_name != name
+        {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({patched_name}) does not match the name on the URL ({name})"
+            )));
         }
     }
     let mut cluster = shared.lock();

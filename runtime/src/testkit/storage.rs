@@ -248,6 +248,34 @@ impl Cluster {
         self.watchers.close_store(storage);
     }
 
+    /// Objects whose ownerReferences name `owner_uid`, with their stores.
+    pub(crate) fn dependents_of(&self, owner_uid: &str) -> Vec<(StorageKey, Arc<Value>)> {
+        let owned_by = |object: &Value| {
+            object
+                .pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array)
+                .is_some_and(|refs| {
+                    refs.iter()
+                        .any(|r| r.get("uid").and_then(Value::as_str) == Some(owner_uid))
+                })
+        };
+        let mut dependents: Vec<(StorageKey, Arc<Value>)> = self
+            .objects
+            .iter()
+            .flat_map(|(key, objects)| {
+                objects
+                    .values()
+                    .filter(|o| owned_by(o))
+                    .map(move |o| (key.clone(), o.clone()))
+            })
+            .collect();
+        dependents.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| object_key(&a.1).cmp(&object_key(&b.1)))
+        });
+        dependents
+    }
+
     /// Keys of every non-empty store holding objects in `namespace`.
     pub(crate) fn stores_with_namespace(
         &self,

@@ -159,6 +159,14 @@ impl Watchers {
         );
     }
 
+    /// The periodic bookmark of one watcher; skipped while delivery is paused (progress
+    /// stalls), unlike bookmarks asked for explicitly.
+    pub(crate) fn periodic_bookmark(&mut self, id: u64, rv: u64) {
+        if !self.paused {
+            self.bookmark(id, rv);
+        }
+    }
+
     /// Sends a bookmark at `rv` to every watcher that allowed bookmarks.
     pub(crate) fn bookmark_all(&mut self, rv: u64) {
         let ids: Vec<u64> = self
@@ -295,7 +303,7 @@ impl WatchStream {
                     if let Some(id) = self.id {
                         let mut cluster = self.shared.lock();
                         let rv = cluster.current_rv();
-                        cluster.watchers.bookmark(id, rv);
+                        cluster.watchers.periodic_bookmark(id, rv);
                     }
                 }
             }
