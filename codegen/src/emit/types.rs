@@ -1,6 +1,6 @@
 //! Structs, string enums and unions for one module of a version.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -23,6 +23,8 @@ pub(crate) struct Context<'a> {
     pub(crate) paths: &'a Paths,
     /// Types that implement `Default`.
     pub(crate) defaultable: &'a BTreeSet<String>,
+    /// The module of every type of the version.
+    pub(crate) type_modules: &'a HashMap<&'a str, &'a str>,
 }
 
 /// Items for every type of `ctx.module`, in the version's order.
@@ -241,9 +243,9 @@ pub(crate) fn type_tokens(ctx: &Context<'_>, ty: &TypeRef) -> TokenStream {
         }
         TypeRef::Named(name) => {
             let same_module = ctx
-                .version
-                .type_named(name)
-                .is_none_or(|t| t.module == ctx.module);
+                .type_modules
+                .get(name.as_str())
+                .is_none_or(|m| *m == ctx.module);
             let name = ident(name);
             if same_module {
                 quote! { #name }
