@@ -9,6 +9,7 @@ pub mod frontend;
 pub mod model;
 pub mod naming;
 pub mod output;
+mod parallel;
 
 /// A small CustomResourceDefinition (the samplecontroller `Foo` from
 /// k8s.io/sample-controller), embedded for `kubegen demo`, docs and tests.

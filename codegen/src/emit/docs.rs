@@ -45,6 +45,10 @@ pub(crate) fn doc_lines(text: &str) -> Vec<String> {
 
 fn escape_line(line: &str) -> String {
     let mut out = String::with_capacity(line.len() + 8);
+    if !line.contains("http") {
+        escape_text(line, &mut out);
+        return out;
+    }
     for (i, word) in line.split(' ').enumerate() {
         if i > 0 {
             out.push(' ');
@@ -73,6 +77,10 @@ fn escape_line(line: &str) -> String {
 }
 
 fn escape_text(text: &str, out: &mut String) {
+    if !text.contains(['[', ']', '<', '>']) {
+        out.push_str(text);
+        return;
+    }
     for c in text.chars() {
         if matches!(c, '[' | ']' | '<' | '>') {
             out.push('\\');

@@ -47,8 +47,11 @@ pub enum Error {
         /// `not a valid identifier` or `used twice`.
         problem: &'static str,
     },
-    /// A kind's root type is missing or is not a struct.
-    #[error("failed to validate {group}/{version}: kind `{kind}` has no root struct `{root}`")]
+    /// A kind's root type is missing, is not a root struct, or lacks `metadata: ObjectMeta`.
+    #[error(
+        "failed to validate {group}/{version}: kind `{kind}` has no root struct `{root}` \
+with a required `metadata: ObjectMeta` field"
+    )]
     MissingRoot {
         /// API group.
         group: String,
@@ -187,10 +190,22 @@ fn validate_version(group: &str, version: &Version) -> Result<()> {
         }
     }
     for kind in version.kinds.values() {
-        let is_struct = version
+        // The resource impls hand out `&self.metadata` as `ObjectMeta`.
+        let is_root = version
             .type_named(&kind.root_type)
-            .is_some_and(|t| matches!(t.kind, TypeDefKind::Struct(_)));
-        if !is_struct {
+            .is_some_and(|t| match &t.kind {
+                TypeDefKind::Struct(s) => {
+                    s.root.is_some()
+                        && s.fields.iter().any(|f| {
+                            f.rust_name == "metadata"
+                                && f.required
+                                && !f.nullable
+                                && f.ty == TypeRef::External(super::ExternalType::object_meta())
+                        })
+                }
+                _ => false,
+            });
+        if !is_root {
             return Err(Error::MissingRoot {
                 group: group.to_owned(),
                 version: version.name.clone(),

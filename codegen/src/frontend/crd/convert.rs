@@ -15,6 +15,8 @@
 //!    `Quantity` by `enum`/`format`; integers -> `i32`/`i64`; numbers -> `f64`.
 //! 5. Nodes with no type information -> `serde_json::Value`.
 
+use std::borrow::Cow;
+
 use serde_saphyr::Spanned;
 
 use super::Error;
@@ -388,7 +390,7 @@ fn extend(path: &[String], part: &str) -> Vec<String> {
 /// The node with `allOf` branches folded in, and with the properties that constraining
 /// `oneOf`/`anyOf` branches mention added as optional fields (unless the node is a real
 /// union, see [`TypeBuilder::union`]).
-fn merged(schema: &Schema) -> Schema {
+fn merged(schema: &Schema) -> Cow<'_, Schema> {
     let is_union = schema.is_untyped()
         && [&schema.one_of, &schema.any_of]
             .iter()
@@ -396,7 +398,7 @@ fn merged(schema: &Schema) -> Schema {
     if schema.all_of.is_empty()
         && (is_union || (schema.one_of.is_empty() && schema.any_of.is_empty()))
     {
-        return schema.clone();
+        return Cow::Borrowed(schema);
     }
     let mut out = schema.clone();
     for branch in &schema.all_of {
@@ -409,7 +411,7 @@ fn merged(schema: &Schema) -> Schema {
             absorb(&mut out, &branch, false);
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Folds `branch` into `out`: missing facts are taken; properties the node lacks are
