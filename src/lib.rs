@@ -1,9 +1,58 @@
 //! kubegen: typed Kubernetes clients, listers and informers generated for your types, and
 //! the client-go grade runtime they plug into.
 //!
-//! This facade re-exports the runtime crate ([`runtime`]) and the derives ([`derive`]).
-//! Generated code and controllers depend on `kubegen` alone.
+//! - [`runtime`]: the runtime crate (typed client, store, listers, informers, workqueue).
+//! - [`Resource`] and [`DeepCopy`]: the derives (see [`derive`]).
+//! - [`crd`]: the CustomResourceDefinition helpers behind `Foo::crd()`.
+//! - [`gentype`]: the generics generated clientsets, listers and informers delegate to.
+//!
+//! Generated code and controllers depend on `kubegen` alone: the crates generated code
+//! names are re-exported under `kubegen::__private`, so neither the derives' output nor
+//! generated clients need their users to list `serde` or `k8s-openapi` with matching
+//! versions (the final crate still picks k8s-openapi's Kubernetes version feature).
+//!
+//! ```
+//! use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+//! use kubegen::{DeepCopy, Resource};
+//!
+//! #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+//! pub struct FooSpec {
+//!     pub deployment_name: String,
+//!     pub replicas: Option<i32>,
+//! }
+//!
+//! /// A Foo runs a deployment.
+//! #[derive(Debug, DeepCopy, Resource)]
+//! #[resource(group = "samplecontroller.k8s.io", version = "v1alpha1", shortname = "fo")]
+//! pub struct Foo {
+//!     pub metadata: ObjectMeta,
+//!     pub spec: FooSpec,
+//! }
+//!
+//! let foo = Foo { metadata: ObjectMeta::default(), spec: FooSpec::default() };
+//! let json = serde_json::to_value(&foo).unwrap();
+//! assert_eq!(json["apiVersion"], "samplecontroller.k8s.io/v1alpha1");
+//! assert_eq!(json["kind"], "Foo");
+//! // `cargo run` can print the manifest with serde-saphyr:
+//! // println!("{}", serde_saphyr::to_string(&Foo::crd())?);
+//! assert_eq!(Foo::crd().metadata.name.as_deref(), Some("foos.samplecontroller.k8s.io"));
+//! ```
+
+pub mod crd;
+pub mod gentype;
 
 pub use kubegen_derive as derive;
+pub use kubegen_derive::{DeepCopy, Resource};
 pub use kubegen_runtime as runtime;
 pub use kubegen_runtime::workqueue;
+
+/// Crates that generated code and the derives' output name through `::kubegen`.
+/// Not a public API: paths here change without notice.
+#[doc(hidden)]
+pub mod __private {
+    pub use k8s_openapi;
+    pub use kube;
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+}

@@ -1,5 +1,95 @@
 //! kubegen-derive: the `Resource` and `DeepCopy` derives.
 //!
-//! The derives parse with the Rust front-end of `kubegen-codegen` and emit with its
-//! emitters, so a struct annotated by hand and the same type generated from its CRD
-//! produce the same client surface.
+//! The derives parse with the Rust front-end of `kubegen-codegen`
+//! ([`frontend::rust`](kubegen_codegen::frontend::rust)) and emit with its emitters
+//! ([`emit::resource`](kubegen_codegen::emit::resource),
+//! [`emit::deepcopy`](kubegen_codegen::emit::deepcopy)), so a struct annotated by hand and
+//! the same type generated from its CRD implement the same traits the same way. This crate
+//! is only the proc-macro shell; use it through the `kubegen` facade.
+
+use proc_macro::TokenStream;
+use quote::quote;
+use syn::DeriveInput;
+
+use kubegen_codegen::emit::{deepcopy, resource};
+use kubegen_codegen::frontend::rust;
+
+/// Implements `Clone` with a `clone_from` that copies field by field, so `String`s,
+/// `Vec`s and maps of the destination keep their buffers (a derived `Clone::clone_from`
+/// replaces the whole value). Enums copy field by field when both sides are the same
+/// variant. Type parameters get a `Clone` bound, as with `#[derive(Clone)]`.
+///
+/// ```
+/// use kubegen::DeepCopy;
+///
+/// #[derive(DeepCopy, Debug, PartialEq)]
+/// struct Labels { names: Vec<String> }
+///
+/// let source = Labels { names: vec!["a".into(), "b".into()] };
+/// let mut cache = Labels { names: Vec::with_capacity(16) };
+/// let buffer = cache.names.as_ptr();
+/// cache.clone_from(&source);
+/// assert_eq!(cache, source);
+/// assert_eq!(cache.names.as_ptr(), buffer); // the allocation was reused
+/// ```
+#[proc_macro_derive(DeepCopy)]
+pub fn derive_deep_copy(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as DeriveInput);
+    match rust::deep_copy(&input) {
+        Ok(def) => deepcopy::clone_impl(&def).into(),
+        Err(error) => error.to_compile_error().into(),
+    }
+}
+
+/// Makes a struct with `metadata: ObjectMeta`, `spec` and an optional `status` a
+/// Kubernetes resource.
+///
+/// ```text
+/// #[resource(
+///     group = "samplecontroller.k8s.io", version = "v1alpha1",  // required
+///     kind = "Foo", plural = "foos", singular = "foo",          // default: from the type name
+///     namespaced | cluster,                                       // default: namespaced
+///     status,                                                     // the status subresource
+///     scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas",
+///           label_selector_path = ".status.selector"),
+///     shortname = "fo", category = "all",                         // repeatable
+///     printcolumn(name = "Replicas", type = "integer", json_path = ".spec.replicas",
+///                 description = "...", priority = 0),             // repeatable
+///     selectable = ".spec.deploymentName",                        // repeatable
+///     crate = "::kubegen",                                        // the facade's path
+/// )]
+/// ```
+///
+/// It implements `k8s_openapi::Resource`, `ListableResource` and `Metadata` (so kube's
+/// blanket impl makes it a `kube::Resource`, exactly like k8s-openapi's types),
+/// `Serialize` and `Deserialize` (writing `apiVersion` and `kind`, so do not derive serde on
+/// the root type nor add a TypeMeta field; field names are camelCased, or renamed with
+/// `#[resource(rename = "...")]`), and `crd()` / `try_crd()` returning the
+/// CustomResourceDefinition with a structural schema built from the fields' `JsonSchema`.
+///
+/// Mistakes are reported together, each at its span, with "did you mean" help.
+#[proc_macro_derive(Resource, attributes(resource))]
+pub fn derive_resource(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as DeriveInput);
+    let facade = match rust::facade_path(&input) {
+        Some(path) => quote! { #path },
+        None => quote! { ::kubegen },
+    };
+    let expanded = rust::resource(&input).and_then(|def| {
+        let options = resource::facade_options(&facade);
+        let emit = resource::Emit {
+            deserialize: true,
+            crd: Some(facade.clone()),
+        };
+        resource::impls(&def, &options, &emit)
+            .map_err(|e| syn::Error::new(input.ident.span(), e.to_string()))
+    });
+    match expanded {
+        Ok(tokens) => tokens.into(),
+        Err(error) => {
+            let errors = error.to_compile_error();
+            let fallback = resource::fallback(&input.ident.to_string(), &facade);
+            quote! { #errors #fallback }.into()
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! Prints how long each phase takes over the CRD corpus (a quick profile; the criterion
+//! bench `generate` is the measurement of record).
+
+use std::time::Instant;
+
+use kubegen_codegen::emit::{self, Options};
+use kubegen_codegen::frontend::{crd, read_sources};
+use kubegen_codegen::model::Model;
+
+fn main() {
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "../shared/corpus/crds".to_owned());
+    let sources = read_sources(&[dir.into()]).expect("read corpus");
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut model = Model::default();
+        crd::load(&mut model, &sources).expect("load");
+        let load = t.elapsed();
+        let t = Instant::now();
+        let files = emit::generate(&model, &Options::default()).expect("emit");
+        let emit = t.elapsed();
+        let t = Instant::now();
+        let mut n = 0;
+        for f in &files {
+            let parsed = syn::parse_file(&f.contents).expect("parse");
+            n += parsed.items.len();
+        }
+        let reparse = t.elapsed();
+        println!(
+            "load {load:?}  emit+format {emit:?}  (syn re-parse of output alone: {reparse:?}, {n} items)"
+        );
+    }
+}

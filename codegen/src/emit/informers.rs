@@ -1,0 +1,155 @@
+//! Informers and the factory wrapper:
+//! `factory.samplecontroller().v1alpha1().foos().informer()` / `.lister()`, over the
+//! facade's `gentype::InformerFactory` (namespace, selectors and tweak hook included) and
+//! the runtime's `SharedInformer<K>`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::GeneratedFile;
+use super::clientset::{ClientOptions, Clients, Error, accessor, kind_ident, nest, version_path};
+use super::file;
+use super::types::ident;
+use crate::model::Model;
+
+/// The informers file.
+pub fn informers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile, Error> {
+    let clients = Clients::new(model, options)?;
+    let facade = &clients.facade;
+    let factory = quote! { #facade::gentype::InformerFactory };
+    let groups = clients.groups().into_iter().map(|group| {
+        let name = clients.group_name(group);
+        let module = ident(&group.module);
+        let doc = format!(" Informers of API group `{}`.", group.name);
+        quote! {
+            #[doc = #doc]
+            pub fn #name(&self) -> #module::Group {
+                #module::Group::new(self.factory.clone())
+            }
+        }
+    });
+    let modules = nest(
+        &clients,
+        |group, version| {
+            let mut accessors = TokenStream::new();
+            let mut items = TokenStream::new();
+            for kind in version.kinds.values() {
+                let ty = clients.type_path(group, version, kind)?;
+                let informer = kind_ident(kind, "Informer");
+                let lister = kind_ident(kind, "Lister");
+                let listers = version_path(group, version);
+                let method = accessor(kind);
+                let plural = &kind.names.plural;
+                let doc = format!(" The shared informer of `{plural}`.");
+                accessors.extend(quote! {
+                    #[doc = #doc]
+                    pub fn #method(&self) -> #informer {
+                        #informer::new(self.factory.clone())
+                    }
+                });
+                items.extend(quote! {
+                    #[doc = #doc]
+                    #[derive(Clone, Debug)]
+                    pub struct #informer {
+                        factory: #factory,
+                    }
+
+                    impl #informer {
+                        /// The informer of `factory`.
+                        pub fn new(factory: #factory) -> Self {
+                            Self { factory }
+                        }
+
+                        /// The shared informer (created on first use, shared afterwards).
+                        pub fn informer(&self) -> #facade::runtime::informer::SharedInformer<#ty> {
+                            self.factory.informer::<#ty>()
+                        }
+
+                        /// A lister over the shared informer's cache.
+                        pub fn lister(&self) -> super::super::super::listers::#listers::#lister {
+                            super::super::super::listers::#listers::#lister::new(self.informer().lister())
+                        }
+                    }
+                });
+            }
+            let doc = format!(" Informers of `{}/{}`.", group.name, version.name);
+            Ok(quote! {
+                #[doc = #doc]
+                #[derive(Clone, Debug)]
+                pub struct Version {
+                    factory: #factory,
+                }
+
+                impl Version {
+                    /// The informers of `factory`.
+                    pub fn new(factory: #factory) -> Self {
+                        Self { factory }
+                    }
+
+                    #accessors
+                }
+
+                #items
+            })
+        },
+        |group| {
+            let doc = format!(" Informers of API group `{}`.", group.name);
+            let versions = group
+                .versions
+                .values()
+                .filter(|v| !v.kinds.is_empty())
+                .map(|v| {
+                    let name = ident(&v.name);
+                    let doc = format!(" Informers of `{}/{}`.", group.name, v.name);
+                    quote! {
+                        #[doc = #doc]
+                        pub fn #name(&self) -> #name::Version {
+                            #name::Version::new(self.factory.clone())
+                        }
+                    }
+                });
+            quote! {
+                #[doc = #doc]
+                #[derive(Clone, Debug)]
+                pub struct Group {
+                    factory: #factory,
+                }
+
+                impl Group {
+                    /// The informers of `factory`.
+                    pub fn new(factory: #factory) -> Self {
+                        Self { factory }
+                    }
+
+                    #(#versions)*
+                }
+            }
+        },
+    )?;
+    let tokens = quote! {
+        //! Shared informers, one accessor per group and version.
+
+        /// Informers of every group, like client-go's generated `SharedInformerFactory`.
+        #[derive(Clone, Debug)]
+        pub struct InformerFactory {
+            factory: #factory,
+        }
+
+        impl InformerFactory {
+            /// Informers from `factory` (its namespace, selectors and tweak apply to all).
+            pub fn new(factory: #factory) -> Self {
+                Self { factory }
+            }
+
+            /// The underlying factory: `start()`, `wait_for_cache_sync()`, `shutdown()`.
+            pub fn factory(&self) -> &#factory {
+                &self.factory
+            }
+
+            #(#groups)*
+        }
+
+        #modules
+    };
+    Ok(file("informers.rs", tokens)?)
+}

@@ -1,0 +1,292 @@
+//! Structs, string enums and unions for one module of a version.
+
+use std::collections::{BTreeSet, HashMap};
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use super::docs::doc_attrs;
+use super::{Error, Paths, deepcopy, resource};
+use crate::model::{
+    EnumDef, ExternalType, Field, Group, StructDef, TypeDef, TypeDefKind, TypeRef, UnionDef,
+    Version,
+};
+use crate::naming;
+
+/// Name of the private helper that keeps explicit `null`s (`Some(None)` / `Some(Null)`).
+const DESERIALIZE_SOME: &str = "deserialize_some";
+
+/// Everything a type emitter needs to know about where it emits.
+pub(crate) struct Context<'a> {
+    pub(crate) group: &'a Group,
+    pub(crate) version: &'a Version,
+    pub(crate) module: &'a str,
+    pub(crate) paths: &'a Paths,
+    /// Types that implement `Default`.
+    pub(crate) defaultable: &'a BTreeSet<String>,
+    /// The module of every type of the version.
+    pub(crate) type_modules: &'a HashMap<&'a str, &'a str>,
+}
+
+/// Items for every type of `ctx.module`, in the version's order.
+pub(crate) fn module_items(ctx: &Context<'_>) -> Result<TokenStream, Error> {
+    let mut items = TokenStream::new();
+    let mut needs_helper = false;
+    for ty in ctx.version.types.iter().filter(|t| t.module == ctx.module) {
+        items.extend(match &ty.kind {
+            TypeDefKind::Struct(s) => {
+                needs_helper |= s.fields.iter().any(keeps_null);
+                struct_item(ctx, ty, s)?
+            }
+            TypeDefKind::Enum(e) => enum_item(ctx, ty, e),
+            TypeDefKind::Union(u) => union_item(ctx, ty, u),
+        });
+    }
+    if needs_helper {
+        let serde = &ctx.paths.serde;
+        let helper = format_ident!("{DESERIALIZE_SOME}");
+        items.extend(quote! {
+            /// Deserializes a present value (even `null`) as `Some`, so explicit `null`s
+            /// survive a round trip; absent fields stay `None` through `#[serde(default)]`.
+            fn #helper<'de, D, T>(deserializer: D) -> ::std::result::Result<Option<T>, D::Error>
+            where
+                D: #serde::Deserializer<'de>,
+                T: #serde::Deserialize<'de>,
+            {
+                <T as #serde::Deserialize<'de>>::deserialize(deserializer).map(Some)
+            }
+        });
+    }
+    Ok(items)
+}
+
+/// Whether a field is read through the `deserialize_some` helper.
+fn keeps_null(field: &Field) -> bool {
+    !field.required && (field.nullable || field.ty == TypeRef::Json)
+}
+
+fn serde_crate_attr(paths: &Paths) -> TokenStream {
+    if paths.serde_is_default() {
+        TokenStream::new()
+    } else {
+        let path = paths.serde.to_string().replace(' ', "");
+        quote! { #[serde(crate = #path)] }
+    }
+}
+
+fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenStream, Error> {
+    let serde = &ctx.paths.serde;
+    let name = ident(&ty.name);
+    let docs = doc_attrs(ty.docs.as_deref().unwrap_or_default());
+    // `rename_all` covers the usual camelCase names; odd ones get their own `rename`.
+    let camel = s.fields.iter().any(|f| {
+        f.wire_name != f.rust_name && naming::serde_camel_case(&f.rust_name) == f.wire_name
+    });
+    let rename_all = camel.then(|| quote! { #[serde(rename_all = "camelCase")] });
+    let fields = s
+        .fields
+        .iter()
+        .map(|f| field_tokens(ctx, f, s.root.is_some(), camel));
+    let additional = s.additional.as_ref().map(|extra| {
+        let field = ident(&extra.rust_name);
+        let value = type_tokens(ctx, &extra.value);
+        quote! {
+            /// Properties not declared by the schema, kept as they are.
+            #[serde(flatten)]
+            pub #field: ::std::collections::BTreeMap<String, #value>,
+        }
+    });
+    let default = ctx
+        .defaultable
+        .contains(&ty.name)
+        .then(|| quote! { Default, });
+    let serde_crate = serde_crate_attr(ctx.paths);
+    let (serialize, impls) = match &s.root {
+        Some(root) => (
+            TokenStream::new(),
+            resource::resource_impls(ctx, ty, s, &root.kind)?,
+        ),
+        None => (quote! { #serde::Serialize, }, TokenStream::new()),
+    };
+    let clone = deepcopy::generated_struct(ty, s);
+    Ok(quote! {
+        #docs
+        #[derive(Debug, #default PartialEq, #serialize #serde::Deserialize)]
+        #serde_crate
+        #rename_all
+        pub struct #name {
+            #(#fields)*
+            #additional
+        }
+        #clone
+        #impls
+    })
+}
+
+/// The Rust type of a field, with the `Option`s its presence rules need.
+pub(crate) fn field_type(ctx: &Context<'_>, field: &Field) -> TokenStream {
+    let inner = type_tokens(ctx, &field.ty);
+    match (field.required, field.nullable, &field.ty) {
+        (true, false, _) => inner,
+        (false, true, ty) if *ty != TypeRef::Json => quote! { Option<Option<#inner>> },
+        _ => quote! { Option<#inner> },
+    }
+}
+
+fn field_tokens(ctx: &Context<'_>, field: &Field, root: bool, camel: bool) -> TokenStream {
+    let name = ident(&field.rust_name);
+    let ty = field_type(ctx, field);
+    let mut docs = field.docs.clone().unwrap_or_default();
+    if let Some(default) = &field.default {
+        if !docs.is_empty() {
+            docs.push_str("\n\n");
+        }
+        docs.push_str(&format!("Defaults to `{default}` (set by the API server)."));
+    }
+    let docs = doc_attrs(&docs);
+    let mut attrs = Vec::new();
+    let serde_name = if camel {
+        naming::serde_camel_case(&field.rust_name)
+    } else {
+        field.rust_name.clone()
+    };
+    if field.wire_name != serde_name {
+        let wire = &field.wire_name;
+        attrs.push(quote! { rename = #wire });
+    }
+    if root && field.wire_name == "metadata" {
+        attrs.push(quote! { default });
+    }
+    if !field.required {
+        attrs.push(quote! { default });
+        if keeps_null(field) {
+            attrs.push(quote! { deserialize_with = #DESERIALIZE_SOME });
+        }
+        attrs.push(quote! { skip_serializing_if = "Option::is_none" });
+    }
+    let serde_attr = (!attrs.is_empty()).then(|| quote! { #[serde(#(#attrs),*)] });
+    quote! {
+        #docs
+        #serde_attr
+        pub #name: #ty,
+    }
+}
+
+fn enum_item(ctx: &Context<'_>, ty: &TypeDef, e: &EnumDef) -> TokenStream {
+    let serde = &ctx.paths.serde;
+    let name = ident(&ty.name);
+    let docs = doc_attrs(ty.docs.as_deref().unwrap_or_default());
+    let serde_crate = serde_crate_attr(ctx.paths);
+    let variants = e.variants.iter().map(|v| {
+        let variant = ident(&v.rust_name);
+        let wire = &v.wire;
+        let rename = (v.rust_name != v.wire).then(|| quote! { #[serde(rename = #wire)] });
+        let doc = format!(" `{}`", v.wire.replace('`', "'"));
+        quote! {
+            #[doc = #doc]
+            #rename
+            #variant,
+        }
+    });
+    quote! {
+        #docs
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, #serde::Serialize, #serde::Deserialize)]
+        #serde_crate
+        pub enum #name {
+            #(#variants)*
+        }
+    }
+}
+
+fn union_item(ctx: &Context<'_>, ty: &TypeDef, u: &UnionDef) -> TokenStream {
+    let serde = &ctx.paths.serde;
+    let name = ident(&ty.name);
+    let docs = doc_attrs(ty.docs.as_deref().unwrap_or_default());
+    let serde_crate = serde_crate_attr(ctx.paths);
+    let variants = u.variants.iter().map(|v| {
+        let variant = ident(&v.rust_name);
+        let inner = type_tokens(ctx, &v.ty);
+        let doc = format!(" A `{}` value.", v.ty);
+        quote! {
+            #[doc = #doc]
+            #variant(#inner),
+        }
+    });
+    let clone = deepcopy::generated_union(ty, u);
+    quote! {
+        #docs
+        #[derive(Debug, PartialEq, #serde::Serialize, #serde::Deserialize)]
+        #[serde(untagged)]
+        #serde_crate
+        pub enum #name {
+            #(#variants)*
+        }
+        #clone
+    }
+}
+
+/// The Rust type for a reference.
+pub(crate) fn type_tokens(ctx: &Context<'_>, ty: &TypeRef) -> TokenStream {
+    let k8s = &ctx.paths.k8s_openapi;
+    let json = &ctx.paths.serde_json;
+    match ty {
+        TypeRef::String => quote! { String },
+        TypeRef::Bool => quote! { bool },
+        TypeRef::I32 => quote! { i32 },
+        TypeRef::I64 => quote! { i64 },
+        // `serde_json::Number`, not `f64`: `100` must not come back as `100.0`.
+        TypeRef::F64 => quote! { #json::Number },
+        TypeRef::Bytes => quote! { #k8s::ByteString },
+        TypeRef::DateTime => quote! { #k8s::apimachinery::pkg::apis::meta::v1::Time },
+        TypeRef::Quantity => quote! { #k8s::apimachinery::pkg::api::resource::Quantity },
+        TypeRef::IntOrString => quote! { #k8s::apimachinery::pkg::util::intstr::IntOrString },
+        TypeRef::Json => quote! { #json::Value },
+        TypeRef::Vec(inner) => {
+            let inner = type_tokens(ctx, inner);
+            quote! { Vec<#inner> }
+        }
+        TypeRef::Map(inner) => {
+            let inner = type_tokens(ctx, inner);
+            quote! { ::std::collections::BTreeMap<String, #inner> }
+        }
+        TypeRef::Option(inner) => {
+            let inner = type_tokens(ctx, inner);
+            quote! { Option<#inner> }
+        }
+        TypeRef::Boxed(inner) => {
+            let inner = type_tokens(ctx, inner);
+            quote! { Box<#inner> }
+        }
+        TypeRef::Named(name) => {
+            let same_module = ctx
+                .type_modules
+                .get(name.as_str())
+                .is_none_or(|m| *m == ctx.module);
+            let name = ident(name);
+            if same_module {
+                quote! { #name }
+            } else {
+                quote! { super::#name }
+            }
+        }
+        TypeRef::External(external) => external_tokens(ctx, external),
+    }
+}
+
+fn external_tokens(ctx: &Context<'_>, external: &ExternalType) -> TokenStream {
+    let mut segments = external.path.split("::");
+    let first = segments.next().unwrap_or_default();
+    let root = if first == "k8s_openapi" {
+        ctx.paths.k8s_openapi.clone()
+    } else {
+        let first = ident(first);
+        quote! { ::#first }
+    };
+    let rest = segments.map(ident);
+    quote! { #root #(:: #rest)* }
+}
+
+/// An identifier the model validated.
+pub(crate) fn ident(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
+}

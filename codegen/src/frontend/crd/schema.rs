@@ -1,0 +1,193 @@
+//! The subset of `apiextensions.k8s.io/v1` CustomResourceDefinition that code generation
+//! reads, deserialized straight from YAML so that shape errors carry line and column.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, MapAccess, Visitor};
+use serde_saphyr::Spanned;
+
+/// A CustomResourceDefinition document.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Crd {
+    pub(crate) api_version: String,
+    pub(crate) spec: CrdSpec,
+}
+
+/// `spec` of a CRD.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CrdSpec {
+    pub(crate) group: String,
+    pub(crate) names: Names,
+    pub(crate) scope: Scope,
+    pub(crate) versions: Vec<CrdVersion>,
+}
+
+/// `spec.scope`.
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub(crate) enum Scope {
+    Namespaced,
+    Cluster,
+}
+
+/// `spec.names`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Names {
+    pub(crate) kind: Spanned<String>,
+    pub(crate) plural: String,
+    #[serde(default)]
+    pub(crate) singular: Option<String>,
+    #[serde(default)]
+    pub(crate) short_names: Vec<String>,
+    #[serde(default)]
+    pub(crate) categories: Vec<String>,
+    #[serde(default)]
+    pub(crate) list_kind: Option<String>,
+}
+
+/// One entry of `spec.versions`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CrdVersion {
+    pub(crate) name: Spanned<String>,
+    pub(crate) served: bool,
+    pub(crate) storage: bool,
+    #[serde(default)]
+    pub(crate) deprecated: bool,
+    #[serde(default)]
+    pub(crate) deprecation_warning: Option<String>,
+    #[serde(default)]
+    pub(crate) schema: Option<Validation>,
+    #[serde(default)]
+    pub(crate) subresources: Option<Subresources>,
+    #[serde(default)]
+    pub(crate) additional_printer_columns: Vec<PrinterColumn>,
+    #[serde(default)]
+    pub(crate) selectable_fields: Vec<SelectableField>,
+}
+
+/// `schema` of a version.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Validation {
+    #[serde(rename = "openAPIV3Schema")]
+    pub(crate) open_api_v3_schema: Option<Spanned<Schema>>,
+}
+
+/// `subresources` of a version.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Subresources {
+    #[serde(default)]
+    pub(crate) status: Option<de::IgnoredAny>,
+    #[serde(default)]
+    pub(crate) scale: Option<ScaleSpec>,
+}
+
+/// `subresources.scale`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ScaleSpec {
+    pub(crate) spec_replicas_path: String,
+    pub(crate) status_replicas_path: String,
+    #[serde(default)]
+    pub(crate) label_selector_path: Option<String>,
+}
+
+/// One of `additionalPrinterColumns`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PrinterColumn {
+    pub(crate) name: String,
+    #[serde(rename = "type")]
+    pub(crate) type_: String,
+    pub(crate) json_path: String,
+    #[serde(default)]
+    pub(crate) description: Option<String>,
+    #[serde(default)]
+    pub(crate) priority: i32,
+}
+
+/// One of `selectableFields`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SelectableField {
+    pub(crate) json_path: String,
+}
+
+/// A structural OpenAPI v3 schema node (`JSONSchemaProps`), the parts that shape types.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Schema {
+    #[serde(rename = "type")]
+    pub(crate) type_: Option<String>,
+    pub(crate) format: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) properties: Option<BTreeMap<String, Spanned<Schema>>>,
+    #[serde(default)]
+    pub(crate) required: Vec<String>,
+    pub(crate) items: Option<Box<Spanned<Schema>>>,
+    pub(crate) additional_properties: Option<AdditionalProperties>,
+    #[serde(rename = "enum")]
+    pub(crate) enum_: Option<Vec<serde_json::Value>>,
+    pub(crate) default: Option<serde_json::Value>,
+    #[serde(default)]
+    pub(crate) nullable: bool,
+    #[serde(default)]
+    pub(crate) one_of: Vec<Schema>,
+    #[serde(default)]
+    pub(crate) any_of: Vec<Schema>,
+    #[serde(default)]
+    pub(crate) all_of: Vec<Schema>,
+    #[serde(default, rename = "x-kubernetes-int-or-string")]
+    pub(crate) int_or_string: bool,
+    #[serde(default, rename = "x-kubernetes-preserve-unknown-fields")]
+    pub(crate) preserve_unknown_fields: bool,
+    #[serde(default, rename = "x-kubernetes-embedded-resource")]
+    pub(crate) embedded_resource: bool,
+}
+
+/// `additionalProperties`: a boolean or a schema for the values.
+#[derive(Clone, Debug)]
+pub(crate) enum AdditionalProperties {
+    Allowed(bool),
+    Schema(Box<Schema>),
+}
+
+impl<'de> Deserialize<'de> for AdditionalProperties {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct BoolOrSchema;
+
+        impl<'de> Visitor<'de> for BoolOrSchema {
+            type Value = AdditionalProperties;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a boolean or a schema")
+            }
+
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(AdditionalProperties::Allowed(v))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Schema::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|s| AdditionalProperties::Schema(Box::new(s)))
+            }
+        }
+
+        deserializer.deserialize_any(BoolOrSchema)
+    }
+}
+
+impl Schema {
+    /// Whether the node says nothing about its type (no type, properties, items or maps).
+    pub(crate) fn is_untyped(&self) -> bool {
+        self.type_.is_none()
+            && self.properties.is_none()
+            && self.items.is_none()
+            && self.additional_properties.is_none()
+    }
+}

@@ -1,0 +1,391 @@
+//! `#[resource(...)]` attributes, parsed into typed fields.
+//!
+//! Every problem is recorded with its span and parsing goes on, so a user sees all their
+//! mistakes at once; unknown keys get "did you mean" help.
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned as _;
+use syn::{Attribute, LitInt, LitStr};
+
+use super::errors::{Errors, did_you_mean};
+use crate::model::{PrinterColumn, Scale, Scope};
+
+/// Keys of the container attribute, for "did you mean".
+const KEYS: &[&str] = &[
+    "group",
+    "version",
+    "kind",
+    "plural",
+    "singular",
+    "namespaced",
+    "cluster",
+    "status",
+    "scale",
+    "shortname",
+    "category",
+    "printcolumn",
+    "selectable",
+    "crate",
+];
+const SCALE_KEYS: &[&str] = &[
+    "spec_replicas_path",
+    "status_replicas_path",
+    "label_selector_path",
+];
+const COLUMN_KEYS: &[&str] = &["name", "type", "json_path", "description", "priority"];
+const COLUMN_TYPES: &[&str] = &["integer", "number", "string", "boolean", "date"];
+const FIELD_KEYS: &[&str] = &["rename"];
+
+/// A value with the span it was written at.
+#[derive(Clone, Debug)]
+pub(crate) struct Spanned<T> {
+    pub(crate) value: T,
+    pub(crate) span: Span,
+}
+
+/// The container attribute, typed.
+#[derive(Debug, Default)]
+pub(crate) struct ResourceAttrs {
+    pub(crate) group: Option<Spanned<String>>,
+    pub(crate) version: Option<Spanned<String>>,
+    pub(crate) kind: Option<Spanned<String>>,
+    pub(crate) plural: Option<Spanned<String>>,
+    pub(crate) singular: Option<Spanned<String>>,
+    pub(crate) scope: Option<Spanned<Scope>>,
+    pub(crate) status: Option<Span>,
+    pub(crate) scale: Option<Scale>,
+    pub(crate) short_names: Vec<String>,
+    pub(crate) categories: Vec<String>,
+    pub(crate) printer_columns: Vec<PrinterColumn>,
+    pub(crate) selectable: Vec<String>,
+    /// The path of the `kubegen` facade (`crate = "::my_reexport::kubegen"`).
+    pub(crate) krate: Option<syn::Path>,
+    /// Whether any `#[resource]` attribute was present.
+    pub(crate) present: bool,
+}
+
+/// Parses every `#[resource(...)]` among `attrs`.
+pub(crate) fn resource_attrs(attrs: &[Attribute], errors: &mut Errors) -> ResourceAttrs {
+    let mut out = ResourceAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("resource")) {
+        out.present = true;
+        let result = attr.parse_nested_meta(|meta| {
+            container_key(&meta, &mut out, errors);
+            Ok(())
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    out
+}
+
+fn key_name(meta: &ParseNestedMeta<'_>) -> String {
+    meta.path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_else(|| quote::ToTokens::to_token_stream(&meta.path).to_string())
+}
+
+/// Records an unknown key with a suggestion and skips its value.
+fn unknown(meta: &ParseNestedMeta<'_>, known: &[&str], what: &str, errors: &mut Errors) {
+    let name = key_name(meta);
+    let mut message = format!("unknown {what} `{name}`");
+    match did_you_mean(&name, known) {
+        Some(suggestion) => message.push_str(&format!("; did you mean `{suggestion}`?")),
+        None => message.push_str(&format!("; expected one of: {}", known.join(", "))),
+    }
+    errors.spanned(&meta.path, message);
+    skip_value(meta);
+}
+
+/// Consumes `= value` or `(...)` after a key, whatever it holds.
+fn skip_value(meta: &ParseNestedMeta<'_>) {
+    if meta.input.peek(syn::Token![=]) {
+        let _ = meta.value().and_then(|v| v.parse::<syn::Expr>());
+    } else if meta.input.peek(syn::token::Paren) {
+        let _ = meta.parse_nested_meta(|inner| {
+            skip_value(&inner);
+            Ok(())
+        });
+    }
+}
+
+fn string(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> Option<Spanned<String>> {
+    let name = key_name(meta);
+    let parsed = meta.value().and_then(|v| v.parse::<LitStr>());
+    match parsed {
+        Ok(lit) => Some(Spanned {
+            value: lit.value(),
+            span: lit.span(),
+        }),
+        Err(_) => {
+            errors.spanned(&meta.path, format!("expected `{name} = \"...\"`"));
+            skip_value(meta);
+            None
+        }
+    }
+}
+
+fn set_once(
+    slot: &mut Option<Spanned<String>>,
+    meta: &ParseNestedMeta<'_>,
+    errors: &mut Errors,
+    check: fn(&str) -> Option<String>,
+) {
+    let Some(value) = string(meta, errors) else {
+        return;
+    };
+    if slot.is_some() {
+        errors.spanned(&meta.path, format!("duplicate `{}`", key_name(meta)));
+        return;
+    }
+    if let Some(problem) = check(&value.value) {
+        errors.push(syn::Error::new(value.span, problem));
+    }
+    *slot = Some(value);
+}
+
+fn container_key(meta: &ParseNestedMeta<'_>, out: &mut ResourceAttrs, errors: &mut Errors) {
+    let name = key_name(meta);
+    match name.as_str() {
+        "group" => set_once(&mut out.group, meta, errors, check_group),
+        "version" => set_once(&mut out.version, meta, errors, check_version),
+        "kind" => set_once(&mut out.kind, meta, errors, check_kind),
+        "plural" => set_once(&mut out.plural, meta, errors, check_label),
+        "singular" => set_once(&mut out.singular, meta, errors, check_label),
+        "namespaced" | "cluster" => {
+            let scope = if name == "namespaced" {
+                Scope::Namespaced
+            } else {
+                Scope::Cluster
+            };
+            if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                errors.spanned(&meta.path, format!("`{name}` takes no value"));
+                skip_value(meta);
+            }
+            if let Some(previous) = &out.scope {
+                let message = if previous.value == scope {
+                    format!("duplicate `{name}`")
+                } else {
+                    "a resource is either `namespaced` or `cluster`, not both".to_owned()
+                };
+                errors.spanned(&meta.path, message);
+            } else {
+                out.scope = Some(Spanned {
+                    value: scope,
+                    span: meta.path.span(),
+                });
+            }
+        }
+        "status" => {
+            if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                errors.spanned(&meta.path, "`status` takes no value: write `status`");
+                skip_value(meta);
+            }
+            out.status = Some(meta.path.span());
+        }
+        "scale" => out.scale = scale(meta, errors),
+        "shortname" | "category" | "selectable" => {
+            let check = if name == "selectable" {
+                check_json_path
+            } else {
+                check_label
+            };
+            let mut slot = None;
+            set_once(&mut slot, meta, errors, check);
+            if let Some(value) = slot {
+                let list = match name.as_str() {
+                    "shortname" => &mut out.short_names,
+                    "category" => &mut out.categories,
+                    _ => &mut out.selectable,
+                };
+                list.push(value.value);
+            }
+        }
+        "printcolumn" => {
+            if let Some(column) = printcolumn(meta, errors) {
+                out.printer_columns.push(column);
+            }
+        }
+        "crate" => {
+            let parsed = meta
+                .value()
+                .and_then(|v| v.parse::<LitStr>())
+                .and_then(|lit| lit.parse::<syn::Path>());
+            match parsed {
+                Ok(path) => out.krate = Some(path),
+                Err(_) => {
+                    errors.spanned(&meta.path, "expected `crate = \"path::to::kubegen\"`");
+                    skip_value(meta);
+                }
+            }
+        }
+        _ => unknown(meta, KEYS, "resource attribute", errors),
+    }
+}
+
+fn scale(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> Option<Scale> {
+    let (mut spec, mut status, mut selector) = (None, None, None);
+    let result = meta.parse_nested_meta(|inner| {
+        match key_name(&inner).as_str() {
+            "spec_replicas_path" => set_once(&mut spec, &inner, errors, check_json_path),
+            "status_replicas_path" => set_once(&mut status, &inner, errors, check_json_path),
+            "label_selector_path" => set_once(&mut selector, &inner, errors, check_json_path),
+            _ => unknown(&inner, SCALE_KEYS, "scale attribute", errors),
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        errors.spanned(
+            &meta.path,
+            format!("expected `scale(spec_replicas_path = \"...\", status_replicas_path = \"...\")`: {e}"),
+        );
+        return None;
+    }
+    let mut missing = Vec::new();
+    if spec.is_none() {
+        missing.push("spec_replicas_path");
+    }
+    if status.is_none() {
+        missing.push("status_replicas_path");
+    }
+    if !missing.is_empty() {
+        errors.spanned(&meta.path, format!("`scale` needs {}", quoted(&missing)));
+        return None;
+    }
+    Some(Scale {
+        spec_replicas_path: spec?.value,
+        status_replicas_path: status?.value,
+        label_selector_path: selector.map(|s| s.value),
+    })
+}
+
+fn printcolumn(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> Option<PrinterColumn> {
+    let (mut name, mut ty, mut path, mut description) = (None, None, None, None);
+    let mut priority = 0;
+    let result = meta.parse_nested_meta(|inner| {
+        match key_name(&inner).as_str() {
+            "name" => set_once(&mut name, &inner, errors, |_| None),
+            "type" => set_once(&mut ty, &inner, errors, check_column_type),
+            "json_path" => set_once(&mut path, &inner, errors, check_json_path),
+            "description" => set_once(&mut description, &inner, errors, |_| None),
+            "priority" => match inner.value().and_then(|v| v.parse::<LitInt>()) {
+                Ok(lit) => match lit.base10_parse::<i32>() {
+                    Ok(value) => priority = value,
+                    Err(e) => errors.push(e),
+                },
+                Err(_) => {
+                    errors.spanned(&inner.path, "expected `priority = <integer>`");
+                    skip_value(&inner);
+                }
+            },
+            _ => unknown(&inner, COLUMN_KEYS, "printcolumn attribute", errors),
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        errors.spanned(
+            &meta.path,
+            format!(
+                "expected `printcolumn(name = \"...\", type = \"...\", json_path = \"...\")`: {e}"
+            ),
+        );
+        return None;
+    }
+    let mut missing = Vec::new();
+    for (key, value) in [("name", &name), ("type", &ty), ("json_path", &path)] {
+        if value.is_none() {
+            missing.push(key);
+        }
+    }
+    if !missing.is_empty() {
+        errors.spanned(
+            &meta.path,
+            format!("`printcolumn` needs {}", quoted(&missing)),
+        );
+        return None;
+    }
+    Some(PrinterColumn {
+        name: name?.value,
+        type_: ty?.value,
+        json_path: path?.value,
+        description: description.map(|d| d.value),
+        priority,
+    })
+}
+
+/// The wire name of a root struct field from its `#[resource(rename = "...")]`, if any.
+pub(crate) fn field_rename(attrs: &[Attribute], errors: &mut Errors) -> Option<String> {
+    let mut rename = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("resource")) {
+        let result = attr.parse_nested_meta(|meta| {
+            match key_name(&meta).as_str() {
+                "rename" => set_once(&mut rename, &meta, errors, |_| None),
+                _ => unknown(&meta, FIELD_KEYS, "field attribute", errors),
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    rename.map(|r| r.value)
+}
+
+fn quoted(keys: &[&str]) -> String {
+    keys.iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && s.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+fn check_group(group: &str) -> Option<String> {
+    let valid = group.contains('.') && group.len() <= 253 && group.split('.').all(is_dns_label);
+    (!valid).then(|| {
+        format!(
+            "invalid group `{group}`: a CRD group is a lowercase DNS subdomain with at least \
+             one dot, like `samplecontroller.k8s.io`"
+        )
+    })
+}
+
+fn check_version(version: &str) -> Option<String> {
+    let valid = is_dns_label(version) && version.starts_with(|c: char| c.is_ascii_lowercase());
+    (!valid).then(|| format!("invalid version `{version}`: expected a DNS label like `v1alpha1`"))
+}
+
+fn check_kind(kind: &str) -> Option<String> {
+    let valid = kind.starts_with(|c: char| c.is_ascii_uppercase())
+        && kind.chars().all(|c| c.is_ascii_alphanumeric());
+    (!valid).then(|| format!("invalid kind `{kind}`: expected an UpperCamelCase name like `Foo`"))
+}
+
+fn check_label(name: &str) -> Option<String> {
+    (!is_dns_label(name))
+        .then(|| format!("invalid name `{name}`: expected lowercase letters, digits and `-`"))
+}
+
+fn check_json_path(path: &str) -> Option<String> {
+    (!path.starts_with('.') || path.len() < 2)
+        .then(|| format!("invalid JSON path `{path}`: expected a path like `.spec.replicas`"))
+}
+
+fn check_column_type(ty: &str) -> Option<String> {
+    (!COLUMN_TYPES.contains(&ty)).then(|| {
+        format!(
+            "invalid column type `{ty}`: expected one of {}",
+            COLUMN_TYPES.join(", ")
+        )
+    })
+}

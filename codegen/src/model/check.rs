@@ -1,0 +1,403 @@
+//! Model validation and the recursion pass.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{Model, TypeDefKind, TypeRef, Version};
+use crate::naming;
+
+/// Why a model is not valid. Front-ends that build models correctly never produce these;
+/// they guard emitters against a front-end bug producing code that cannot compile.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum Error {
+    /// Two types of one version share a Rust name.
+    #[error("failed to validate {group}/{version}: type name `{name}` is defined twice")]
+    DuplicateType {
+        /// API group.
+        group: String,
+        /// API version.
+        version: String,
+        /// The duplicated type name.
+        name: String,
+    },
+    /// A field or union variant refers to a type the version does not define.
+    #[error("failed to validate {group}/{version}: `{from}` refers to undefined type `{name}`")]
+    UnknownType {
+        /// API group.
+        group: String,
+        /// API version.
+        version: String,
+        /// The referring type.
+        from: String,
+        /// The missing type.
+        name: String,
+    },
+    /// A generated name is not a valid Rust identifier or is used twice in one scope.
+    #[error("failed to validate {group}/{version}: {what} `{name}` in `{scope}` is {problem}")]
+    BadName {
+        /// API group.
+        group: String,
+        /// API version.
+        version: String,
+        /// The scope (type name, or the version).
+        scope: String,
+        /// What is named (field, variant, type, module).
+        what: &'static str,
+        /// The name.
+        name: String,
+        /// `not a valid identifier` or `used twice`.
+        problem: &'static str,
+    },
+    /// A kind's root type is missing, is not a root struct, or lacks `metadata: ObjectMeta`.
+    #[error(
+        "failed to validate {group}/{version}: kind `{kind}` has no root struct `{root}` \
+with a required `metadata: ObjectMeta` field"
+    )]
+    MissingRoot {
+        /// API group.
+        group: String,
+        /// API version.
+        version: String,
+        /// The kind.
+        kind: String,
+        /// The expected root type name.
+        root: String,
+    },
+    /// Two groups map to the same Rust module.
+    #[error(
+        "failed to validate the model: groups `{first}` and `{second}` both map to module `{module}`"
+    )]
+    GroupModuleClash {
+        /// First group.
+        first: String,
+        /// Second group.
+        second: String,
+        /// The shared module name.
+        module: String,
+    },
+}
+
+/// Result of model validation.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Model {
+    /// Checks the invariants emitters rely on: unique, valid names; every named reference
+    /// resolves; every kind has a root struct.
+    pub fn validate(&self) -> Result<()> {
+        let mut modules: BTreeMap<&str, &str> = BTreeMap::new();
+        for group in self.groups.values() {
+            if let Some(first) = modules.insert(&group.module, &group.name) {
+                return Err(Error::GroupModuleClash {
+                    first: first.to_owned(),
+                    second: group.name.clone(),
+                    module: group.module.clone(),
+                });
+            }
+            for version in group.versions.values() {
+                validate_version(&group.name, version)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Wraps every by-value reference that closes a cycle (`A` holds `B` holds `A`) in
+    /// [`TypeRef::Boxed`], so recursive schemas produce sized Rust types.
+    pub fn box_recursive_fields(&mut self) {
+        for group in self.groups.values_mut() {
+            for version in group.versions.values_mut() {
+                box_version(version);
+            }
+        }
+    }
+}
+
+fn validate_version(group: &str, version: &Version) -> Result<()> {
+    let bad = |scope: &str, what: &'static str, name: &str, problem: &'static str| Error::BadName {
+        group: group.to_owned(),
+        version: version.name.clone(),
+        scope: scope.to_owned(),
+        what,
+        name: name.to_owned(),
+        problem,
+    };
+    let mut names = BTreeSet::new();
+    for ty in &version.types {
+        if !names.insert(ty.name.as_str()) {
+            return Err(Error::DuplicateType {
+                group: group.to_owned(),
+                version: version.name.clone(),
+                name: ty.name.clone(),
+            });
+        }
+        if !naming::is_identifier(&ty.name) {
+            return Err(bad(
+                &version.name,
+                "type",
+                &ty.name,
+                "not a valid identifier",
+            ));
+        }
+        if !naming::is_identifier(&ty.module) {
+            return Err(bad(
+                &ty.name,
+                "module",
+                &ty.module,
+                "not a valid identifier",
+            ));
+        }
+    }
+    for ty in &version.types {
+        let mut refs = Vec::new();
+        let mut members = BTreeSet::new();
+        let mut member = |what: &'static str, name: &str| {
+            if !naming::is_identifier(name) {
+                return Err(bad(&ty.name, what, name, "not a valid identifier"));
+            }
+            if !members.insert(name.to_owned()) {
+                return Err(bad(&ty.name, what, name, "used twice"));
+            }
+            Ok(())
+        };
+        match &ty.kind {
+            TypeDefKind::Struct(s) => {
+                for field in &s.fields {
+                    member("field", &field.rust_name)?;
+                    field.ty.visit_named(&mut |n| refs.push(n.to_owned()));
+                }
+                if let Some(extra) = &s.additional {
+                    member("field", &extra.rust_name)?;
+                    extra.value.visit_named(&mut |n| refs.push(n.to_owned()));
+                }
+            }
+            TypeDefKind::Enum(e) => {
+                for v in &e.variants {
+                    member("variant", &v.rust_name)?;
+                }
+            }
+            TypeDefKind::Union(u) => {
+                for v in &u.variants {
+                    member("variant", &v.rust_name)?;
+                    v.ty.visit_named(&mut |n| refs.push(n.to_owned()));
+                }
+            }
+        }
+        if let Some(name) = refs.into_iter().find(|n| !names.contains(n.as_str())) {
+            return Err(Error::UnknownType {
+                group: group.to_owned(),
+                version: version.name.clone(),
+                from: ty.name.clone(),
+                name,
+            });
+        }
+    }
+    for kind in version.kinds.values() {
+        // The resource impls hand out `&self.metadata` as `ObjectMeta`.
+        let is_root = version
+            .type_named(&kind.root_type)
+            .is_some_and(|t| match &t.kind {
+                TypeDefKind::Struct(s) => {
+                    s.root.is_some()
+                        && s.fields.iter().any(|f| {
+                            f.rust_name == "metadata"
+                                && f.required
+                                && !f.nullable
+                                && f.ty == TypeRef::External(super::ExternalType::object_meta())
+                        })
+                }
+                _ => false,
+            });
+        if !is_root {
+            return Err(Error::MissingRoot {
+                group: group.to_owned(),
+                version: version.name.clone(),
+                kind: kind.name.clone(),
+                root: kind.root_type.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The by-value edges of a version's type graph: `A -> B` when `A` stores a `B` inline.
+fn inline_edges(version: &Version) -> BTreeMap<String, BTreeSet<String>> {
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for ty in &version.types {
+        let out = edges.entry(ty.name.clone()).or_default();
+        let refs: Vec<&TypeRef> = match &ty.kind {
+            TypeDefKind::Struct(s) => s.fields.iter().map(|f| &f.ty).collect(),
+            TypeDefKind::Union(u) => u.variants.iter().map(|v| &v.ty).collect(),
+            TypeDefKind::Enum(_) => Vec::new(),
+        };
+        out.extend(
+            refs.into_iter()
+                .filter_map(|r| r.inline_named())
+                .map(str::to_owned),
+        );
+    }
+    edges
+}
+
+fn reaches(edges: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![from];
+    while let Some(node) = stack.pop() {
+        if node == to {
+            return true;
+        }
+        if seen.insert(node) {
+            stack.extend(edges.get(node).into_iter().flatten().map(String::as_str));
+        }
+    }
+    false
+}
+
+fn box_version(version: &mut Version) {
+    let edges = inline_edges(version);
+    let needs_box = |owner: &str, ty: &TypeRef| {
+        ty.inline_named()
+            .is_some_and(|target| reaches(&edges, target, owner))
+    };
+    for ty in &mut version.types {
+        let owner = ty.name.clone();
+        match &mut ty.kind {
+            TypeDefKind::Struct(s) => {
+                for field in &mut s.fields {
+                    if needs_box(&owner, &field.ty) {
+                        field.ty = boxed(std::mem::replace(&mut field.ty, TypeRef::Json));
+                    }
+                }
+            }
+            TypeDefKind::Union(u) => {
+                for v in &mut u.variants {
+                    if needs_box(&owner, &v.ty) {
+                        v.ty = boxed(std::mem::replace(&mut v.ty, TypeRef::Json));
+                    }
+                }
+            }
+            TypeDefKind::Enum(_) => {}
+        }
+    }
+}
+
+/// Puts the `Box` inside any `Option` (`Option<Box<T>>`, the idiomatic shape).
+fn boxed(ty: TypeRef) -> TypeRef {
+    match ty {
+        TypeRef::Option(inner) => TypeRef::option(boxed(*inner)),
+        other => TypeRef::Boxed(Box::new(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Field, StructDef, TypeDef};
+
+    fn field(name: &str, ty: TypeRef) -> Field {
+        Field {
+            wire_name: name.to_owned(),
+            rust_name: name.to_owned(),
+            ty,
+            required: false,
+            nullable: false,
+            default: None,
+            docs: None,
+        }
+    }
+
+    fn strukt(name: &str, fields: Vec<Field>) -> TypeDef {
+        TypeDef {
+            name: name.to_owned(),
+            module: "m".to_owned(),
+            docs: None,
+            kind: TypeDefKind::Struct(StructDef {
+                fields,
+                ..StructDef::default()
+            }),
+        }
+    }
+
+    fn model_with(types: Vec<TypeDef>) -> Model {
+        let mut model = Model::default();
+        model.version_mut("example.com", "v1").types = types;
+        model
+    }
+
+    fn field_ty<'a>(model: &'a Model, ty: &str, field: &str) -> &'a TypeRef {
+        let version = &model.groups["example.com"].versions["v1"];
+        match &version.type_named(ty).map(|t| &t.kind) {
+            Some(TypeDefKind::Struct(s)) => &s
+                .fields
+                .iter()
+                .find(|f| f.rust_name == field)
+                .map(|f| &f.ty)
+                .unwrap(),
+            _ => panic!("no struct {ty}"),
+        }
+    }
+
+    #[test]
+    fn recursion_is_boxed_only_on_cycles() {
+        let mut model = model_with(vec![
+            strukt(
+                "Node",
+                vec![
+                    field("child", TypeRef::option(TypeRef::Named("Node".into()))),
+                    field("children", TypeRef::vec(TypeRef::Named("Node".into()))),
+                    field("leaf", TypeRef::Named("Leaf".into())),
+                ],
+            ),
+            strukt("Leaf", vec![field("a", TypeRef::Named("Other".into()))]),
+            strukt("Other", vec![field("back", TypeRef::Named("Leaf".into()))]),
+        ]);
+        model.validate().unwrap();
+        model.box_recursive_fields();
+        assert_eq!(
+            field_ty(&model, "Node", "child"),
+            &TypeRef::option(TypeRef::Boxed(Box::new(TypeRef::Named("Node".into()))))
+        );
+        // Vec already puts the recursion on the heap.
+        assert_eq!(
+            field_ty(&model, "Node", "children"),
+            &TypeRef::vec(TypeRef::Named("Node".into()))
+        );
+        // Node -> Leaf is not part of a cycle; Leaf <-> Other is.
+        assert_eq!(
+            field_ty(&model, "Node", "leaf"),
+            &TypeRef::Named("Leaf".into())
+        );
+        assert!(matches!(field_ty(&model, "Leaf", "a"), TypeRef::Boxed(_)));
+        assert!(matches!(
+            field_ty(&model, "Other", "back"),
+            TypeRef::Boxed(_)
+        ));
+    }
+
+    #[test]
+    fn validation_rejects_unknown_and_duplicate_names() {
+        let unknown = model_with(vec![strukt(
+            "A",
+            vec![field("b", TypeRef::Named("B".into()))],
+        )]);
+        assert!(matches!(unknown.validate(), Err(Error::UnknownType { .. })));
+
+        let duplicate = model_with(vec![strukt("A", vec![]), strukt("A", vec![])]);
+        assert!(matches!(
+            duplicate.validate(),
+            Err(Error::DuplicateType { .. })
+        ));
+
+        let twice = model_with(vec![strukt(
+            "A",
+            vec![field("x", TypeRef::String), field("x", TypeRef::Bool)],
+        )]);
+        assert!(matches!(
+            twice.validate(),
+            Err(Error::BadName {
+                problem: "used twice",
+                ..
+            })
+        ));
+
+        let keyword = model_with(vec![strukt("A", vec![field("type", TypeRef::String)])]);
+        assert!(matches!(keyword.validate(), Err(Error::BadName { .. })));
+    }
+}

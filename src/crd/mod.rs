@@ -1,0 +1,295 @@
+//! CustomResourceDefinitions for `#[derive(Resource)]` types.
+//!
+//! The derive emits `Foo::crd()`, which calls these helpers: [`RootSchema`] builds the
+//! OpenAPI v3 schema of the root object from each field's [`JsonSchema`] (schemars 1 with
+//! its OpenAPI 3 settings, subschemas inlined) and makes it structural with
+//! [`make_structural`]; [`Definition`] wraps it in the `CustomResourceDefinition`.
+//! They are public so hand-written types can do the same.
+//!
+//! ```
+//! use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+//! use kubegen::crd::{Definition, RootSchema, Scope};
+//!
+//! #[derive(schemars::JsonSchema)]
+//! struct FooSpec { replicas: i32 }
+//! struct Foo { metadata: ObjectMeta, spec: FooSpec }
+//!
+//! let schema = RootSchema::<Foo>::new(Some("A Foo."))
+//!     .required("spec", |foo: &Foo| &foo.spec)
+//!     .build()?;
+//! let crd = Definition {
+//!     group: "example.com", version: "v1", kind: "Foo", plural: "foos", singular: "foo",
+//!     list_kind: "FooList", short_names: &[], categories: &[], scope: Scope::Namespaced,
+//!     status: false, scale: None, printer_columns: &[], selectable_fields: &[],
+//! }
+//! .build(schema)?;
+//! assert_eq!(crd.metadata.name.as_deref(), Some("foos.example.com"));
+//! # Ok::<(), kubegen::crd::Error>(())
+//! ```
+
+mod structural;
+
+use std::marker::PhantomData;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps;
+use schemars::JsonSchema;
+use schemars::generate::{GenTransform, SchemaGenerator, SchemaSettings};
+use serde_json::{Map, Value, json};
+
+pub use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+pub use structural::make_structural;
+
+/// Why a CRD could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A field's schema cannot be expressed as a structural schema.
+    #[error("failed to make the schema structural at {path}: {reason}")]
+    NotStructural {
+        /// Where in the object (`spec.template.next`).
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The schema or the definition does not fit the apiextensions/v1 types.
+    #[error("failed to build the CustomResourceDefinition of {name}: {source}")]
+    Build {
+        /// `plural.group`.
+        name: String,
+        /// The conversion error.
+        source: serde_json::Error,
+    },
+}
+
+/// Whether objects live in namespaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Namespaced objects.
+    Namespaced,
+    /// Cluster-wide objects.
+    Cluster,
+}
+
+/// The scale subresource's JSON paths.
+#[derive(Clone, Copy, Debug)]
+pub struct ScalePaths {
+    /// Desired replicas (`.spec.replicas`).
+    pub spec_replicas: &'static str,
+    /// Observed replicas (`.status.replicas`).
+    pub status_replicas: &'static str,
+    /// The label selector (`.status.selector`), if any.
+    pub label_selector: Option<&'static str>,
+}
+
+/// An additional printer column.
+#[derive(Clone, Copy, Debug)]
+pub struct PrinterColumn {
+    /// Column header.
+    pub name: &'static str,
+    /// `integer`, `number`, `string`, `boolean` or `date`.
+    pub type_: &'static str,
+    /// JSON path of the value.
+    pub json_path: &'static str,
+    /// Description.
+    pub description: Option<&'static str>,
+    /// Priority (0 shows in the standard view).
+    pub priority: i32,
+}
+
+/// Everything a CustomResourceDefinition says besides the schema (one served, stored
+/// version).
+#[derive(Clone, Copy, Debug)]
+pub struct Definition {
+    /// API group.
+    pub group: &'static str,
+    /// API version.
+    pub version: &'static str,
+    /// Kind.
+    pub kind: &'static str,
+    /// Plural resource name.
+    pub plural: &'static str,
+    /// Singular resource name.
+    pub singular: &'static str,
+    /// List kind.
+    pub list_kind: &'static str,
+    /// Short names.
+    pub short_names: &'static [&'static str],
+    /// Categories.
+    pub categories: &'static [&'static str],
+    /// Scope.
+    pub scope: Scope,
+    /// Whether the status subresource is served.
+    pub status: bool,
+    /// The scale subresource, if served.
+    pub scale: Option<ScalePaths>,
+    /// Printer columns.
+    pub printer_columns: &'static [PrinterColumn],
+    /// Selectable fields (JSON paths).
+    pub selectable_fields: &'static [&'static str],
+}
+
+impl Definition {
+    /// `plural.group`, the CRD's name.
+    pub fn name(&self) -> String {
+        format!("{}.{}", self.plural, self.group)
+    }
+
+    /// The CustomResourceDefinition with `schema` as the version's schema.
+    pub fn build(&self, schema: JSONSchemaProps) -> Result<CustomResourceDefinition, Error> {
+        let non_empty = |values: &[&'static str]| (!values.is_empty()).then(|| values.to_vec());
+        let mut subresources = Map::new();
+        if self.status {
+            subresources.insert("status".into(), json!({}));
+        }
+        if let Some(scale) = &self.scale {
+            let mut paths = json!({
+                "specReplicasPath": scale.spec_replicas,
+                "statusReplicasPath": scale.status_replicas,
+            });
+            if let Some(selector) = scale.label_selector {
+                paths["labelSelectorPath"] = selector.into();
+            }
+            subresources.insert("scale".into(), paths);
+        }
+        let columns: Vec<Value> = self
+            .printer_columns
+            .iter()
+            .map(|c| {
+                let mut column =
+                    json!({ "name": c.name, "type": c.type_, "jsonPath": c.json_path });
+                if let Some(description) = c.description {
+                    column["description"] = description.into();
+                }
+                if c.priority != 0 {
+                    column["priority"] = c.priority.into();
+                }
+                column
+            })
+            .collect();
+        let selectable: Vec<Value> = self
+            .selectable_fields
+            .iter()
+            .map(|path| json!({ "jsonPath": path }))
+            .collect();
+        let mut version = json!({
+            "name": self.version,
+            "served": true,
+            "storage": true,
+            "schema": { "openAPIV3Schema": schema },
+        });
+        if !subresources.is_empty() {
+            version["subresources"] = Value::Object(subresources);
+        }
+        if !columns.is_empty() {
+            version["additionalPrinterColumns"] = Value::Array(columns);
+        }
+        if !selectable.is_empty() {
+            version["selectableFields"] = Value::Array(selectable);
+        }
+        let crd = json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": { "name": self.name() },
+            "spec": {
+                "group": self.group,
+                "names": {
+                    "kind": self.kind,
+                    "listKind": self.list_kind,
+                    "plural": self.plural,
+                    "singular": self.singular,
+                    "shortNames": non_empty(self.short_names),
+                    "categories": non_empty(self.categories),
+                },
+                "scope": match self.scope {
+                    Scope::Namespaced => "Namespaced",
+                    Scope::Cluster => "Cluster",
+                },
+                "versions": [version],
+            },
+        });
+        serde_json::from_value(crd).map_err(|source| Error::Build {
+            name: self.name(),
+            source,
+        })
+    }
+}
+
+/// The schema of a root object (`apiVersion`, `kind`, `metadata` and the given fields),
+/// built field by field. The field accessors only name each field's type for inference
+/// (`|foo: &Foo| &foo.spec`); they are never called.
+pub struct RootSchema<K> {
+    generator: SchemaGenerator,
+    transforms: Vec<Box<dyn GenTransform>>,
+    description: Option<String>,
+    properties: Map<String, Value>,
+    required: Vec<String>,
+    object: PhantomData<fn(&K)>,
+}
+
+impl<K> RootSchema<K> {
+    /// The schema generator settings: OpenAPI 3 with every subschema inlined.
+    pub fn settings() -> SchemaSettings {
+        SchemaSettings::openapi3().with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+    }
+
+    /// A root schema with an optional description (the type's doc comment).
+    pub fn new(description: Option<&str>) -> Self {
+        let mut properties = Map::new();
+        properties.insert("apiVersion".into(), json!({ "type": "string" }));
+        properties.insert("kind".into(), json!({ "type": "string" }));
+        properties.insert("metadata".into(), json!({ "type": "object" }));
+        let mut settings = Self::settings();
+        let transforms = std::mem::take(&mut settings.transforms);
+        Self {
+            generator: settings.into_generator(),
+            transforms,
+            description: description.map(str::to_owned),
+            properties,
+            required: Vec::new(),
+            object: PhantomData,
+        }
+    }
+
+    /// Adds a required field of type `T`.
+    pub fn required<T: JsonSchema>(mut self, name: &str, _field: fn(&K) -> &T) -> Self {
+        let schema = self.schema_for::<T>();
+        self.properties.insert(name.to_owned(), schema);
+        self.required.push(name.to_owned());
+        self
+    }
+
+    /// Adds an optional field of type `Option<T>` (described by `T`'s schema).
+    pub fn optional<T: JsonSchema>(mut self, name: &str, _field: fn(&K) -> &Option<T>) -> Self {
+        let schema = self.schema_for::<T>();
+        self.properties.insert(name.to_owned(), schema);
+        self
+    }
+
+    /// `T`'s inlined schema with the OpenAPI 3 transforms applied (the generator applies
+    /// them to root schemas only).
+    fn schema_for<T: JsonSchema>(&mut self) -> Value {
+        let mut schema = self.generator.subschema_for::<T>();
+        for transform in &mut self.transforms {
+            transform.transform(&mut schema);
+        }
+        schema.to_value()
+    }
+
+    /// The structural schema.
+    pub fn build(self) -> Result<JSONSchemaProps, Error> {
+        let mut root = json!({ "type": "object", "properties": self.properties });
+        if let Some(description) = self.description {
+            root["description"] = description.into();
+        }
+        if !self.required.is_empty() {
+            root["required"] = self.required.into();
+        }
+        make_structural(&mut root, "")?;
+        serde_json::from_value(root).map_err(|source| Error::Build {
+            name: "the root schema".into(),
+            source,
+        })
+    }
+}

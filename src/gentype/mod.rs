@@ -1,0 +1,15 @@
+//! The generics generated clientsets, listers and informers delegate to, as client-go's
+//! generated code delegates to its `gentype` package since v1.31: generated code only
+//! names things (`cs.samplecontroller_v1alpha1().foos(ns)`, `FooLister`,
+//! `factory.samplecontroller().v1alpha1().foos()`).
+//!
+//! - [`ResourceClient`]: a [`TypedClient`](kubegen_runtime::client::TypedClient) whose
+//!   status and scale verbs exist only for kinds that serve those subresources.
+//! - [`InformerFactory`]: a shared informer factory with namespace, selectors and a
+//!   tweak hook applied to every informer it hands out.
+
+mod client;
+mod informers;
+
+pub use client::{ResourceClient, subresources};
+pub use informers::InformerFactory;

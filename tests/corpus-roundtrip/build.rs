@@ -1,0 +1,182 @@
+//! Runs kubegen-codegen over every CRD of the corpus into `OUT_DIR`, and writes a table
+//! mapping each `*.example.yaml` to a function that round-trips it through its kind's type.
+//!
+//! The corpus is `$KUBEGEN_CORPUS/crds` or `../../../shared/corpus/crds` relative to this
+//! crate. Without it, the table is empty and the test says it skipped.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use kubegen_codegen::emit;
+use kubegen_codegen::frontend::{Source, crd};
+use kubegen_codegen::model::Model;
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=KUBEGEN_CORPUS");
+    println!("cargo:rerun-if-changed=build.rs");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR is set by cargo"));
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let corpus = std::env::var_os("KUBEGEN_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("../../../shared/corpus"));
+    let crds = corpus.join("crds");
+    println!("cargo:rerun-if-changed={}", crds.display());
+
+    let mut table = String::new();
+    if crds.is_dir() {
+        generate(&crds, &out, &mut table);
+    } else {
+        table.push_str(&format!(
+            "/// No corpus at build time.\npub const CORPUS: Option<&str> = None;\n\
+             /// Examples and their round-trip functions.\n\
+             pub const EXAMPLES: &[Example] = &[];\n/// CRDs generated.\npub const CRDS: &[&str] = &[];\n\
+             const _: &str = {:?};\n",
+            crds.display().to_string()
+        ));
+    }
+    goldens(&manifest, &mut table);
+    std::fs::write(out.join("table.rs"), table).expect("write table.rs");
+}
+
+fn generate(crds: &Path, out: &Path, table: &mut String) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(crds)
+        .expect("read corpus dir")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    entries.sort();
+    let (examples, crd_files): (Vec<PathBuf>, Vec<PathBuf>) = entries
+        .into_iter()
+        .partition(|p| p.to_string_lossy().ends_with(".example.yaml"));
+
+    let only = std::env::var("KUBEGEN_CORPUS_ONLY").ok();
+    println!("cargo:rerun-if-env-changed=KUBEGEN_CORPUS_ONLY");
+    let sources: Vec<Source> = crd_files
+        .iter()
+        .filter(|p| {
+            only.as_deref()
+                .is_none_or(|o| p.to_string_lossy().contains(o))
+        })
+        .map(|p| {
+            println!("cargo:rerun-if-changed={}", p.display());
+            let name = p
+                .file_name()
+                .expect("file name")
+                .to_string_lossy()
+                .into_owned();
+            Source::new(name, std::fs::read_to_string(p).expect("read CRD"))
+        })
+        .collect();
+    let mut model = Model::default();
+    if let Err(e) = crd::load(&mut model, &sources) {
+        panic!("kubegen failed on the corpus: {e}");
+    }
+    let files = emit::generate(&model, &emit::Options::default())
+        .unwrap_or_else(|e| panic!("kubegen failed to emit: {e}"));
+    let dir = out.join("generated");
+    let _ = std::fs::remove_dir_all(&dir);
+    for file in &files {
+        let path = dir.join(&file.path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, &file.contents).expect("write generated file");
+    }
+
+    writeln!(table, "/// The corpus directory read at build time.").ok();
+    writeln!(
+        table,
+        "pub const CORPUS: Option<&str> = Some({:?});",
+        crds.display().to_string()
+    )
+    .ok();
+    writeln!(
+        table,
+        "#[path = {:?}]\n#[allow(missing_docs)]\npub mod generated;",
+        dir.join("mod.rs").display().to_string()
+    )
+    .ok();
+    writeln!(
+        table,
+        "/// CRD files generated.\npub const CRDS: &[&str] = &["
+    )
+    .ok();
+    for s in &sources {
+        writeln!(table, "    {:?},", s.name).ok();
+    }
+    writeln!(table, "];").ok();
+    writeln!(
+        table,
+        "/// Examples and their round-trip functions.\npub const EXAMPLES: &[Example] = &["
+    )
+    .ok();
+    for example in &examples {
+        println!("cargo:rerun-if-changed={}", example.display());
+        let text = std::fs::read_to_string(example).expect("read example");
+        let value: serde_json::Value = serde_saphyr::from_str(&text).expect("example is YAML");
+        let api_version = value["apiVersion"].as_str().unwrap_or_default();
+        let kind = value["kind"].as_str().unwrap_or_default();
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let name = example
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        let found = model.groups.get(group).and_then(|g| {
+            let v = g.versions.get(version)?;
+            let k = v.kinds.get(kind)?;
+            Some(format!(
+                "generated::{}::{}::{}",
+                g.module, v.name, k.root_type
+            ))
+        });
+        match found {
+            Some(path) => writeln!(
+                table,
+                "    Example {{ file: {name:?}, kind: {:?}, round_trip: crate::round_trip::<{path}> }},",
+                format!("{api_version} {kind}")
+            ),
+            None => writeln!(
+                table,
+                "    Example {{ file: {name:?}, kind: {:?}, round_trip: crate::no_type }},",
+                format!("{api_version} {kind}")
+            ),
+        }
+        .ok();
+    }
+    writeln!(table, "];").ok();
+}
+
+/// Compiles the codegen golden files too (`golden::<fixture>`), so a golden that does not
+/// compile fails here, and `tests/fixtures.rs` can round-trip values through them.
+fn goldens(manifest: &Path, table: &mut String) {
+    let dir = manifest.join("../../codegen/tests/golden");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("read codegen/tests/golden")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.join("mod.rs").is_file())
+        .collect();
+    fixtures.sort();
+    writeln!(
+        table,
+        "/// The codegen golden files, compiled.\n#[allow(missing_docs)]\npub mod golden {{"
+    )
+    .ok();
+    for fixture in fixtures {
+        let name = fixture
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        let path = fixture
+            .join("mod.rs")
+            .canonicalize()
+            .expect("canonical path");
+        writeln!(
+            table,
+            "    #[path = {:?}]\n    pub mod {name};",
+            path.display().to_string()
+        )
+        .ok();
+    }
+    writeln!(table, "}}").ok();
+}
