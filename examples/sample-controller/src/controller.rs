@@ -23,6 +23,9 @@ use kubegen_runtime::workqueue::{QueueConfig, RateLimitingQueue, default_control
 use tokio::sync::watch;
 
 use crate::apis::samplecontroller::v1alpha1::{Foo, FooStatus};
+use crate::generated::clientset::Clientset;
+use crate::generated::informers::InformerFactory;
+use crate::generated::listers::samplecontroller_k8s_io::v1alpha1::FooLister;
 
 /// The controller's name: `reportingController` of its events and its queue's name.
 pub const CONTROLLER_NAME: &str = "sample-controller";
@@ -56,7 +59,8 @@ pub enum Error {
 /// Watches Foos and Deployments and makes every Foo's Deployment match it.
 pub struct Controller {
     client: kube::Client,
-    foos: Lister<Foo>,
+    clientset: Clientset,
+    foos: FooLister,
     deployments: Lister<Deployment>,
     synced: Vec<HandlerRegistration>,
     queue: RateLimitingQueue<ObjectKey>,
@@ -79,13 +83,18 @@ impl Controller {
         factory: &SharedInformerFactory,
         recorder: EventRecorder,
     ) -> Arc<Self> {
-        let foo_informer = factory.informer::<Foo>();
+        // Foo's informer and lister come from the generated factory; Deployment is a
+        // built-in type, informed through the runtime's generic factory.
+        let generated =
+            InformerFactory::new(kubegen::gentype::InformerFactory::new(factory.clone()));
+        let foo_informer = generated.samplecontroller().v1alpha1().foos();
         let deployment_informer = factory.informer::<Deployment>();
         let queue = RateLimitingQueue::with_config(
             default_controller_rate_limiter(),
             QueueConfig::default().name(CONTROLLER_NAME),
         );
         let foos = foo_informer.lister();
+        let foo_informer = foo_informer.informer();
 
         tracing::info!("setting up event handlers");
         // A Foo changed: reconcile it.
@@ -125,6 +134,7 @@ impl Controller {
         );
 
         Arc::new(Self {
+            clientset: Clientset::new(client.clone()),
             client,
             foos,
             deployments: deployment_informer.lister(),
@@ -178,7 +188,7 @@ impl Controller {
     }
 
     /// The Foo lister.
-    pub fn foos(&self) -> &Lister<Foo> {
+    pub fn foos(&self) -> &FooLister {
         &self.foos
     }
 
@@ -212,7 +222,7 @@ impl Controller {
     /// line with the Deployment.
     async fn sync_handler(&self, key: &ObjectKey) -> Result<(), Error> {
         let namespace = key.namespace().unwrap_or_default();
-        let Some(foo) = self.foos.namespace(namespace).get(key.name()) else {
+        let Some(foo) = self.foos.foos(namespace).get(key.name()) else {
             // Deleted: the garbage collector removes the owned Deployment.
             tracing::info!(foo = %key, "foo in work queue no longer exists");
             return Ok(());
@@ -284,7 +294,9 @@ impl Controller {
             available_replicas: available,
         });
         let namespace = foo.metadata.namespace.as_deref().unwrap_or_default();
-        TypedClient::<Foo>::namespaced(self.client.clone(), namespace)
+        self.clientset
+            .samplecontroller_v1alpha1()
+            .foos(namespace)
             .update_status(&copy)
             .await?;
         tracing::info!(foo = %ObjectKey::of(foo), available, "updated foo status");
@@ -293,11 +305,7 @@ impl Controller {
 }
 
 /// Enqueues the Foo that controls `deployment`, if it is a Foo that exists.
-fn enqueue_owner(
-    queue: &RateLimitingQueue<ObjectKey>,
-    foos: &Lister<Foo>,
-    deployment: &Deployment,
-) {
+fn enqueue_owner(queue: &RateLimitingQueue<ObjectKey>, foos: &FooLister, deployment: &Deployment) {
     let Some(owner) = controller_of(deployment) else {
         return;
     };
@@ -305,7 +313,7 @@ fn enqueue_owner(
         return;
     }
     let namespace = deployment.metadata.namespace.as_deref().unwrap_or_default();
-    match foos.namespace(namespace).get(&owner.name) {
+    match foos.foos(namespace).get(&owner.name) {
         Some(foo) if foo.metadata.uid.as_deref() == Some(owner.uid.as_str()) => {
             queue.add(ObjectKey::of(foo.as_ref()));
         }

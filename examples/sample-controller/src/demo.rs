@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 
 use crate::apis::samplecontroller::v1alpha1::{Foo, FooSpec};
 use crate::controller::{Controller, ERR_RESOURCE_EXISTS, is_controlled_by, new_deployment};
+use crate::generated::clientset::Clientset;
 
 /// The namespace the demo objects live in.
 pub const DEMO_NAMESPACE: &str = "default";
@@ -26,7 +27,9 @@ pub const DEMO_NAMESPACE: &str = "default";
 /// Creates the demo objects: two Foos to reconcile, and a Foo naming a Deployment that
 /// already exists without an owner (which the controller must refuse to adopt).
 pub async fn seed(client: &kube::Client) -> Result<(), kubegen_runtime::error::Error> {
-    let foos = TypedClient::<Foo>::namespaced(client.clone(), DEMO_NAMESPACE);
+    let foos = Clientset::new(client.clone())
+        .samplecontroller_v1alpha1()
+        .foos(DEMO_NAMESPACE);
     let deployments = TypedClient::<Deployment>::namespaced(client.clone(), DEMO_NAMESPACE);
     let mut legacy = new_deployment(&Foo::new(
         DEMO_NAMESPACE,
@@ -211,7 +214,9 @@ pub async fn check(
     client: &kube::Client,
     controller: &Controller,
 ) -> Result<Report, kubegen_runtime::error::Error> {
-    let foos = TypedClient::<Foo>::all(client.clone())
+    let foos = Clientset::new(client.clone())
+        .samplecontroller_v1alpha1()
+        .foos("")
         .list(&ListParams::default())
         .await?
         .items;
@@ -290,7 +295,7 @@ pub async fn check(
         });
     }
     report.foos.sort_by(|a, b| a.foo.cmp(&b.foo));
-    report.cache_lag = cache_lag(controller.foos(), &foos)
+    report.cache_lag = cache_lag(controller.foos().lister(), &foos)
         .or_else(|| cache_lag(controller.deployments(), &deployments));
     Ok(report)
 }

@@ -1,12 +1,9 @@
 //! `samplecontroller.k8s.io/v1alpha1`: the `Foo` kind.
 
-use std::borrow::Cow;
-
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::core::NamespaceResourceScope;
+use kubegen::{DeepCopy, Resource};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 /// The API group.
 pub const GROUP: &str = "samplecontroller.k8s.io";
@@ -14,31 +11,48 @@ pub const GROUP: &str = "samplecontroller.k8s.io";
 pub const VERSION: &str = "v1alpha1";
 
 /// A Foo asks for a Deployment named `spec.deploymentName` running `spec.replicas` pods.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Debug, Default, PartialEq, DeepCopy, Resource)]
+#[resource(
+    group = "samplecontroller.k8s.io",
+    version = "v1alpha1",
+    namespaced,
+    status,
+    printcolumn(
+        name = "Deployment",
+        type = "string",
+        json_path = ".spec.deploymentName"
+    ),
+    printcolumn(name = "Replicas", type = "integer", json_path = ".spec.replicas"),
+    printcolumn(
+        name = "Available",
+        type = "integer",
+        json_path = ".status.availableReplicas"
+    )
+)]
 pub struct Foo {
     /// Standard object metadata.
-    #[serde(default)]
     pub metadata: ObjectMeta,
     /// What the user wants.
     pub spec: FooSpec,
     /// What the controller observed (written through the status subresource).
-    #[serde(default)]
     pub status: Option<FooStatus>,
 }
 
 /// The desired state of a [`Foo`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FooSpec {
     /// The name of the Deployment the Foo owns.
+    #[schemars(length(min = 1))]
     pub deployment_name: String,
     /// How many replicas the Deployment runs (1 to 10; default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 10))]
     pub replicas: Option<i32>,
 }
 
 /// The observed state of a [`Foo`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FooStatus {
     /// The owned Deployment's `status.availableReplicas`.
@@ -64,99 +78,6 @@ impl Foo {
     pub fn desired_replicas(&self) -> i32 {
         self.spec.replicas.unwrap_or(1)
     }
-
-    /// The CustomResourceDefinition that serves Foos.
-    pub fn crd() -> CustomResourceDefinition {
-        let manifest = json!({
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": { "name": format!("foos.{GROUP}") },
-            "spec": {
-                "group": GROUP,
-                "names": { "kind": "Foo", "listKind": "FooList", "plural": "foos", "singular": "foo" },
-                "scope": "Namespaced",
-                "versions": [{
-                    "name": VERSION,
-                    "served": true,
-                    "storage": true,
-                    "subresources": { "status": {} },
-                    "additionalPrinterColumns": [
-                        { "name": "Deployment", "type": "string", "jsonPath": ".spec.deploymentName" },
-                        { "name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas" },
-                        { "name": "Available", "type": "integer", "jsonPath": ".status.availableReplicas" }
-                    ],
-                    "schema": { "openAPIV3Schema": {
-                        "type": "object",
-                        "properties": {
-                            "spec": {
-                                "type": "object",
-                                "required": ["deploymentName"],
-                                "properties": {
-                                    "deploymentName": { "type": "string", "minLength": 1 },
-                                    "replicas": { "type": "integer", "format": "int32", "minimum": 1, "maximum": 10 }
-                                }
-                            },
-                            "status": {
-                                "type": "object",
-                                "properties": {
-                                    "availableReplicas": { "type": "integer", "format": "int32" }
-                                }
-                            }
-                        }
-                    }}
-                }]
-            }
-        });
-        // A fixed manifest: the unit test below proves it deserializes.
-        serde_json::from_value(manifest).unwrap_or_default()
-    }
-}
-
-impl Serialize for Foo {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Wire<'a> {
-            api_version: &'static str,
-            kind: &'static str,
-            metadata: &'a ObjectMeta,
-            spec: &'a FooSpec,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            status: Option<&'a FooStatus>,
-        }
-        Wire {
-            api_version: "samplecontroller.k8s.io/v1alpha1",
-            kind: "Foo",
-            metadata: &self.metadata,
-            spec: &self.spec,
-            status: self.status.as_ref(),
-        }
-        .serialize(serializer)
-    }
-}
-
-impl kube::Resource for Foo {
-    type DynamicType = ();
-    type Scope = NamespaceResourceScope;
-
-    fn kind(_: &()) -> Cow<'_, str> {
-        "Foo".into()
-    }
-    fn group(_: &()) -> Cow<'_, str> {
-        GROUP.into()
-    }
-    fn version(_: &()) -> Cow<'_, str> {
-        VERSION.into()
-    }
-    fn plural(_: &()) -> Cow<'_, str> {
-        "foos".into()
-    }
-    fn meta(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
 }
 
 #[cfg(test)]
@@ -178,6 +99,12 @@ mod tests {
                 .as_ref()
                 .and_then(|s| s.status.as_ref())
                 .is_some()
+        );
+        let schema = serde_json::to_value(&crd.spec.versions[0].schema).unwrap();
+        let replicas = &schema["openAPIV3Schema"]["properties"]["spec"]["properties"]["replicas"];
+        assert_eq!(
+            (replicas["minimum"].as_f64(), replicas["maximum"].as_f64()),
+            (Some(1.0), Some(10.0))
         );
     }
 
