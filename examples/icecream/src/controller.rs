@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
-use kubegen_runtime::client::TypedClient;
 use kubegen_runtime::events::{Event, EventRecorder};
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::informer::{
@@ -19,6 +18,9 @@ use kubegen_runtime::workqueue::{QueueConfig, RateLimitingQueue, default_control
 use tokio::sync::watch;
 
 use crate::apis::icecream::v1::{Icecream, IcecreamStatus, PodPlacement};
+use crate::generated::clientset::Clientset;
+use crate::generated::informers::InformerFactory;
+use crate::generated::listers::icecream_example_com::v1::IcecreamLister;
 use crate::selector::to_selector;
 
 /// The controller's name: `reportingController` of its events and its queue's name.
@@ -45,7 +47,7 @@ pub enum Error {
 /// Keeps every Icecream's status in step with where its pods run.
 pub struct Controller {
     client: kube::Client,
-    icecreams: Lister<Icecream>,
+    icecreams: IcecreamLister,
     pods: Lister<Pod>,
     synced: Vec<HandlerRegistration>,
     queue: RateLimitingQueue<ObjectKey>,
@@ -64,7 +66,7 @@ impl std::fmt::Debug for Controller {
 /// Enqueues the Icecreams of a pod's namespace whose selector matches it.
 #[derive(Clone)]
 struct PodEnqueuer {
-    icecreams: Lister<Icecream>,
+    icecreams: IcecreamLister,
     queue: RateLimitingQueue<ObjectKey>,
 }
 
@@ -73,7 +75,7 @@ impl PodEnqueuer {
         let namespace = pod.metadata.namespace.as_deref().unwrap_or_default();
         for icecream in self
             .icecreams
-            .namespace(namespace)
+            .icecreams(namespace)
             .list(&Selector::everything())
         {
             // An invalid selector is reported by the Icecream's own sync.
@@ -93,7 +95,12 @@ impl Controller {
         factory: &SharedInformerFactory,
         recorder: EventRecorder,
     ) -> Arc<Self> {
-        let icecream_informer = factory.informer::<Icecream>();
+        // Icecream's informer and lister come from the generated factory; Pod is a
+        // built-in type, informed through the runtime's generic factory.
+        let generated =
+            InformerFactory::new(kubegen::gentype::InformerFactory::new(factory.clone()));
+        let icecreams = generated.icecream().v1().icecreams();
+        let icecream_informer = icecreams.informer();
         let pod_informer = factory.informer::<Pod>();
         let queue = RateLimitingQueue::with_config(
             default_controller_rate_limiter(),
@@ -111,7 +118,7 @@ impl Controller {
                 }),
         );
         let enqueuer = PodEnqueuer {
-            icecreams: icecream_informer.lister(),
+            icecreams: icecreams.lister(),
             queue: queue.clone(),
         };
         let pod_registration = pod_informer.add_event_handler(
@@ -135,7 +142,7 @@ impl Controller {
         );
         Arc::new(Self {
             client,
-            icecreams: icecream_informer.lister(),
+            icecreams: icecreams.lister(),
             pods: pod_informer.lister(),
             synced: vec![icecream_registration, pod_registration],
             queue,
@@ -184,7 +191,7 @@ impl Controller {
     }
 
     /// The Icecream lister.
-    pub fn icecreams(&self) -> &Lister<Icecream> {
+    pub fn icecreams(&self) -> &IcecreamLister {
         &self.icecreams
     }
 
@@ -211,7 +218,7 @@ impl Controller {
 
     async fn sync_handler(&self, key: &ObjectKey) -> Result<(), Error> {
         let namespace = key.namespace().unwrap_or_default();
-        let Some(icecream) = self.icecreams.namespace(namespace).get(key.name()) else {
+        let Some(icecream) = self.icecreams.icecreams(namespace).get(key.name()) else {
             return Ok(()); // deleted
         };
         let selector = match to_selector(&icecream.spec.selector) {
@@ -232,7 +239,9 @@ impl Controller {
         }
         let mut copy = Icecream::clone(&icecream);
         copy.status = Some(status.clone());
-        TypedClient::<Icecream>::namespaced(self.client.clone(), namespace)
+        Clientset::new(self.client.clone())
+            .icecream_v1()
+            .icecreams(namespace)
             .update_status(&copy)
             .await?;
         let placement = describe(&status);

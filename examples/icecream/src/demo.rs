@@ -16,6 +16,7 @@ use kubegen_runtime::lister::{Lister, Selector};
 
 use crate::apis::icecream::v1::{Icecream, IcecreamSpec, IcecreamStatus};
 use crate::controller::{Controller, REASON_INVALID_SELECTOR, describe, status_for};
+use crate::generated::clientset::Clientset;
 use crate::selector::to_selector;
 
 /// The namespace the demo objects live in.
@@ -46,7 +47,9 @@ pub fn pod(name: &str, app: &str, node: Option<&str>) -> Pod {
 /// Two Icecreams (vanilla: `app=vanilla`; chocolate: `app in (chocolate, cocoa)`) and
 /// five pods, one of them unscheduled and one matching neither.
 pub async fn seed(client: &kube::Client) -> Result<(), Error> {
-    let icecreams = TypedClient::<Icecream>::namespaced(client.clone(), DEMO_NAMESPACE);
+    let icecreams = Clientset::new(client.clone())
+        .icecream_v1()
+        .icecreams(DEMO_NAMESPACE);
     let vanilla = IcecreamSpec {
         flavor: "vanilla".into(),
         selector: LabelSelector {
@@ -155,7 +158,9 @@ impl fmt::Display for Report {
 
 /// Reads the server and compares every Icecream's status with its pods.
 pub async fn check(client: &kube::Client, controller: &Controller) -> Result<Report, Error> {
-    let icecreams = TypedClient::<Icecream>::all(client.clone())
+    let icecreams = Clientset::new(client.clone())
+        .icecream_v1()
+        .icecreams("")
         .list(&ListParams::default())
         .await?
         .items;
@@ -206,7 +211,7 @@ pub async fn check(client: &kube::Client, controller: &Controller) -> Result<Rep
         });
     }
     report.icecreams.sort_by(|a, b| a.icecream.cmp(&b.icecream));
-    report.cache_lag = cache_lag(controller.icecreams(), &icecreams)
+    report.cache_lag = cache_lag(controller.icecreams().lister(), &icecreams)
         .or_else(|| cache_lag(controller.pods(), &pods));
     Ok(report)
 }

@@ -3,7 +3,8 @@
 //! the pods of its namespace with a standard label selector (`spec.selector`); its status
 //! lists every matching pod with its node (`status.pods`), the distinct nodes
 //! (`status.nodes`) and the spec generation it reflects (`status.observedGeneration`).
-//! See [`apis::icecream::v1`] for the API.
+//! See [`apis::icecream::v1`] for the API (written with `#[derive(Resource, DeepCopy)]`);
+//! its clientset, lister and informer are generated into [`generated`].
 //!
 //! ```no_run
 //! # async fn demo(client: kube::Client) -> Result<(), icecream::controller::Error> {
@@ -19,6 +20,10 @@
 pub mod apis;
 pub mod controller;
 pub mod demo;
+// Written by `kubegen generate --rust src/apis` (hack/update-codegen.sh); never edited, so
+// rustfmt leaves prettyplease's layout alone and verify-codegen.sh can diff it.
+#[rustfmt::skip]
+pub mod generated;
 pub mod selector;
 
 use std::sync::Arc;

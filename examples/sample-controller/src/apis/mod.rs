@@ -1,9 +1,5 @@
-//! The sample controller's API types, written by hand.
-//!
-//! These are the types a user writes; `kube::Resource`, serde with `apiVersion`/`kind`
-//! and the CRD manifest are spelled out here because kubegen's `#[derive(Resource)]`
-//! was not yet available on this branch when the example was written. With the derive,
-//! this module shrinks to the three structs and one `#[resource(...)]` attribute, and
-//! nothing outside it changes.
+//! The sample controller's API types, written by hand with `#[derive(Resource,
+//! DeepCopy)]`; their clientset, lister and informer are generated into
+//! [`generated`](crate::generated) by `kubegen generate --rust src/apis`.
 
 pub mod samplecontroller;

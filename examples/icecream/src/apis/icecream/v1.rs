@@ -19,13 +19,10 @@
 //!   nodes: [node-a]                 # the distinct nodes of the scheduled ones, sorted
 //! ```
 
-use std::borrow::Cow;
-
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
-use kube::core::NamespaceResourceScope;
+use kubegen::{DeepCopy, Resource};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 /// The API group.
 pub const GROUP: &str = "icecream.example.com";
@@ -33,31 +30,39 @@ pub const GROUP: &str = "icecream.example.com";
 pub const VERSION: &str = "v1";
 
 /// An Icecream: a flavor, the pods that serve it, and (in its status) where they run.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Debug, Default, PartialEq, DeepCopy, Resource)]
+#[resource(
+    group = "icecream.example.com",
+    version = "v1",
+    namespaced,
+    status,
+    shortname = "ice",
+    printcolumn(name = "Flavor", type = "string", json_path = ".spec.flavor"),
+    printcolumn(name = "Nodes", type = "string", json_path = ".status.nodes")
+)]
 pub struct Icecream {
     /// Standard object metadata.
-    #[serde(default)]
     pub metadata: ObjectMeta,
     /// What the user wants.
     pub spec: IcecreamSpec,
     /// What the controller observed.
-    #[serde(default)]
     pub status: Option<IcecreamStatus>,
 }
 
 /// The desired state of an [`Icecream`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IcecreamSpec {
     /// The flavor (free text).
     #[serde(default)]
     pub flavor: String,
     /// Which pods of the namespace serve this Icecream. An empty selector selects every pod.
+    #[schemars(schema_with = "label_selector_schema")]
     pub selector: LabelSelector,
 }
 
 /// The observed state of an [`Icecream`].
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IcecreamStatus {
     /// The `metadata.generation` of the spec this status was computed for.
@@ -72,7 +77,7 @@ pub struct IcecreamStatus {
 }
 
 /// Where one pod runs.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PodPlacement {
     /// The pod's name.
@@ -80,6 +85,29 @@ pub struct PodPlacement {
     /// The node it is scheduled on; absent while unscheduled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_name: Option<String>,
+}
+
+/// The schema of `metav1.LabelSelector` (k8s-openapi's own `JsonSchema` impls sit behind
+/// a feature that would build schemas for every Kubernetes type).
+fn label_selector_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "object",
+        "properties": {
+            "matchLabels": { "type": "object", "additionalProperties": { "type": "string" } },
+            "matchExpressions": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["key", "operator"],
+                    "properties": {
+                        "key": { "type": "string" },
+                        "operator": { "type": "string", "enum": ["In", "NotIn", "Exists", "DoesNotExist"] },
+                        "values": { "type": "array", "items": { "type": "string" } }
+                    }
+                }
+            }
+        }
+    })
 }
 
 impl Icecream {
@@ -95,125 +123,6 @@ impl Icecream {
             status: None,
         }
     }
-
-    /// The CustomResourceDefinition that serves Icecreams.
-    pub fn crd() -> CustomResourceDefinition {
-        let selector_requirement = json!({
-            "type": "object",
-            "required": ["key", "operator"],
-            "properties": {
-                "key": { "type": "string" },
-                "operator": { "type": "string", "enum": ["In", "NotIn", "Exists", "DoesNotExist"] },
-                "values": { "type": "array", "items": { "type": "string" } }
-            }
-        });
-        let manifest = json!({
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": { "name": format!("icecreams.{GROUP}") },
-            "spec": {
-                "group": GROUP,
-                "names": {
-                    "kind": "Icecream", "listKind": "IcecreamList", "plural": "icecreams",
-                    "singular": "icecream", "shortNames": ["ice"]
-                },
-                "scope": "Namespaced",
-                "versions": [{
-                    "name": VERSION,
-                    "served": true,
-                    "storage": true,
-                    "subresources": { "status": {} },
-                    "additionalPrinterColumns": [
-                        { "name": "Flavor", "type": "string", "jsonPath": ".spec.flavor" },
-                        { "name": "Nodes", "type": "string", "jsonPath": ".status.nodes" }
-                    ],
-                    "schema": { "openAPIV3Schema": {
-                        "type": "object",
-                        "properties": {
-                            "spec": {
-                                "type": "object",
-                                "required": ["selector"],
-                                "properties": {
-                                    "flavor": { "type": "string" },
-                                    "selector": {
-                                        "type": "object",
-                                        "properties": {
-                                            "matchLabels": { "type": "object", "additionalProperties": { "type": "string" } },
-                                            "matchExpressions": { "type": "array", "items": selector_requirement }
-                                        }
-                                    }
-                                }
-                            },
-                            "status": {
-                                "type": "object",
-                                "properties": {
-                                    "observedGeneration": { "type": "integer", "format": "int64" },
-                                    "pods": { "type": "array", "items": {
-                                        "type": "object",
-                                        "required": ["name"],
-                                        "properties": {
-                                            "name": { "type": "string" },
-                                            "nodeName": { "type": "string" }
-                                        }
-                                    }},
-                                    "nodes": { "type": "array", "items": { "type": "string" } }
-                                }
-                            }
-                        }
-                    }}
-                }]
-            }
-        });
-        // A fixed manifest: the unit test below proves it deserializes.
-        serde_json::from_value(manifest).unwrap_or_default()
-    }
-}
-
-impl Serialize for Icecream {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Wire<'a> {
-            api_version: &'static str,
-            kind: &'static str,
-            metadata: &'a ObjectMeta,
-            spec: &'a IcecreamSpec,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            status: Option<&'a IcecreamStatus>,
-        }
-        Wire {
-            api_version: "icecream.example.com/v1",
-            kind: "Icecream",
-            metadata: &self.metadata,
-            spec: &self.spec,
-            status: self.status.as_ref(),
-        }
-        .serialize(serializer)
-    }
-}
-
-impl kube::Resource for Icecream {
-    type DynamicType = ();
-    type Scope = NamespaceResourceScope;
-
-    fn kind(_: &()) -> Cow<'_, str> {
-        "Icecream".into()
-    }
-    fn group(_: &()) -> Cow<'_, str> {
-        GROUP.into()
-    }
-    fn version(_: &()) -> Cow<'_, str> {
-        VERSION.into()
-    }
-    fn plural(_: &()) -> Cow<'_, str> {
-        "icecreams".into()
-    }
-    fn meta(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
 }
 
 #[cfg(test)]
@@ -228,6 +137,12 @@ mod tests {
             Some("icecreams.icecream.example.com")
         );
         assert_eq!(crd.spec.names.kind, "Icecream");
+        let schema = serde_json::to_value(&crd.spec.versions[0].schema).unwrap();
+        let selector = &schema["openAPIV3Schema"]["properties"]["spec"]["properties"]["selector"];
+        assert_eq!(
+            selector["properties"]["matchExpressions"]["items"]["required"],
+            serde_json::json!(["key", "operator"])
+        );
         assert!(
             crd.spec.versions[0]
                 .subresources
