@@ -189,6 +189,29 @@ async fn recreates_a_deleted_deployment_and_fixes_drifted_replicas() {
             .replicas,
         Some(1)
     );
+
+    // Deleting a Foo: the server's garbage collector follows the controller owner
+    // reference to the Deployment, and the controller has nothing left to do for it.
+    fx.foos()
+        .delete("web", &DeleteParams::default())
+        .await
+        .unwrap();
+    let report = fx.converge().await;
+    assert!(report.foos.iter().all(|f| f.foo.name() != "web"));
+    assert!(
+        fx.deployments()
+            .get_opt("web-frontend")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        fx.deployments()
+            .get_opt("example-foo")
+            .await
+            .unwrap()
+            .is_some()
+    );
     fx.stop().await;
 }
 
