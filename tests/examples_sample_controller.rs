@@ -10,6 +10,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::events::v1::Event as KubeEvent;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
 use kubegen_example_support::install_crds;
+use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::testkit::{ApiServer, Failure, Matcher, Verb};
 use sample_controller::apis::samplecontroller::v1alpha1::Foo;
 use sample_controller::controller::{ERR_RESOURCE_EXISTS, is_controlled_by};
@@ -330,8 +331,18 @@ async fn converges_through_dropped_watches_and_failing_writes() {
 async fn shutdown_drains_the_queue() {
     let fx = Fixture::start().await;
     fx.converge().await;
+    // Keys queued before the stop are still processed: shutdown drains, it does not drop.
     let queue = fx.app.controller().queue().clone();
+    let processed = fx.app.controller().processed();
+    let before = *processed.borrow();
+    for name in ["example-foo", "web", "intruder"] {
+        queue.add(ObjectKey::namespaced("default", name));
+    }
     fx.stop().await;
+    assert!(
+        *processed.borrow() >= before + 3,
+        "every queued key was processed"
+    );
     assert!(queue.is_shutting_down());
-    assert_eq!(queue.len(), 0);
+    assert_eq!((queue.len(), queue.waiting_len()), (0, 0));
 }
