@@ -12,7 +12,7 @@ use super::collection::{self, Query, WatchDefaults};
 use super::deletion::{self, DeleteOptions};
 use super::discovery;
 use super::faults::Verb;
-use super::objects::{self, Part, Place, render};
+use super::objects::{self, Part, Place, Representation, render};
 use super::patch::{self, PatchKind};
 use super::registry::ResourceType;
 use super::scale;
@@ -260,15 +260,12 @@ async fn resource(
     let place = Place { rt: &rt, namespace };
     let name = request.name.as_deref().unwrap_or_default();
     let scale = request.subresource.as_deref() == Some("scale");
+    let representation = Representation::from_accept(accept(headers));
     match verb {
         Verb::List => {
             let cluster = shared.lock();
-            Ok(ok(&collection::list(
-                &cluster,
-                &rt,
-                request.namespace.as_deref(),
-                query,
-            )?))
+            let list = collection::list(&cluster, &rt, request.namespace.as_deref(), query)?;
+            Ok(ok(&representation.list(list)))
         }
         Verb::Watch => {
             let defaults = WatchDefaults {
@@ -281,6 +278,7 @@ async fn resource(
                 request.namespace.as_deref(),
                 query,
                 defaults,
+                representation,
             )?;
             let mut response = Response::new(stream.into_body());
             response.headers_mut().insert(
@@ -295,7 +293,7 @@ async fn resource(
             if scale {
                 Ok(ok(&scale::to_scale(&rt, &object)?))
             } else {
-                Ok(ok(&render(&object, &rt)))
+                Ok(ok(&representation.object(&object, &rt)))
             }
         }
         Verb::Create => {
