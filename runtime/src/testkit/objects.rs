@@ -213,6 +213,14 @@ pub(crate) fn create(
 ) -> ApiResult<Arc<Value>> {
     check_body(place, &object)?;
     let rt = place.rt;
+    // The type may have gone (its CRD deleted) since the request was routed.
+    if cluster
+        .registry
+        .get(&rt.group, &rt.version, &rt.plural)
+        .is_none()
+    {
+        return Err(ApiError::no_route());
+    }
     object["apiVersion"] = json!(rt.api_version());
     object["kind"] = json!(rt.kind);
     if object.get("metadata").is_none_or(Value::is_null) {
