@@ -374,3 +374,33 @@ async fn cluster_scoped_objects_have_no_namespace() {
         Some("Active")
     );
 }
+
+#[tokio::test]
+async fn invalid_labels_and_annotations_are_rejected() {
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let mut bad_value = configmap("a", "1");
+    bad_value.metadata.labels = Some([("app".to_owned(), "not valid!".to_owned())].into());
+    assert_eq!(
+        api_error(api.create(&PostParams::default(), &bad_value).await),
+        (422, "Invalid".into())
+    );
+    let mut bad_key = configmap("a", "1");
+    bad_key.metadata.annotations = Some([("bad key".to_owned(), "x".to_owned())].into());
+    assert_eq!(
+        api_error(api.create(&PostParams::default(), &bad_key).await).0,
+        422
+    );
+    let mut good = configmap("a", "1");
+    good.metadata.labels = Some([("app.kubernetes.io/name".to_owned(), "web-1".to_owned())].into());
+    api.create(&PostParams::default(), &good)
+        .await
+        .expect("valid labels");
+    let relabel =
+        Patch::Merge(json!({"metadata": {"labels": {"app.kubernetes.io/name": "-bad-"}}}));
+    assert_eq!(
+        api_error(api.patch("a", &PatchParams::default(), &relabel).await).0,
+        422,
+        "updates are validated too"
+    );
+}

@@ -173,6 +173,48 @@ fn default_built_in(rt: &ResourceType, object: &mut Value, creating: bool) {
     }
 }
 
+/// Label and annotation checks every write gets, as ObjectMeta validation does.
+fn validate_metadata(place: &Place<'_>, name: &str, object: &Value) -> ApiResult<()> {
+    let mut causes = Vec::new();
+    if let Some(labels) = object
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+    {
+        for (key, value) in labels {
+            if let Some(why) = meta::qualified_name_error(key) {
+                causes.push(Cause::invalid("metadata.labels", &json!(key), why));
+            }
+            match value.as_str() {
+                Some(text) => {
+                    if let Some(why) = meta::label_value_error(text) {
+                        causes.push(Cause::invalid("metadata.labels", value, why));
+                    }
+                }
+                None => causes.push(Cause::invalid(
+                    "metadata.labels",
+                    value,
+                    "label values must be strings",
+                )),
+            }
+        }
+    }
+    if let Some(annotations) = object
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+    {
+        for key in annotations.keys() {
+            if let Some(why) = meta::qualified_name_error(key) {
+                causes.push(Cause::invalid("metadata.annotations", &json!(key), why));
+            }
+        }
+    }
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(place.invalid(name, causes))
+    }
+}
+
 /// Schema validation and pruning for custom resources.
 fn validate(place: &Place<'_>, name: &str, object: &mut Value) -> ApiResult<()> {
     if let Some(schema) = &place.rt.schema {
@@ -287,6 +329,7 @@ pub(crate) fn create(
         map.remove("status");
     }
     default_built_in(rt, &mut object, true);
+    validate_metadata(place, &name, &object)?;
     validate(place, &name, &mut object)?;
     let new_types = if crd::is_crd(rt) {
         Some(crd::prepare(&mut object, None)?)
@@ -453,6 +496,7 @@ pub(crate) fn write(
     new["apiVersion"] = json!(rt.api_version());
     new["kind"] = json!(rt.kind);
     default_built_in(rt, &mut new, false);
+    validate_metadata(place, name, &new)?;
     validate(place, name, &mut new)?;
     let new_types = if crd::is_crd(rt) {
         Some(crd::prepare(&mut new, Some(&old))?)
