@@ -404,3 +404,58 @@ async fn invalid_labels_and_annotations_are_rejected() {
         "updates are validated too"
     );
 }
+
+#[tokio::test]
+async fn dry_run_writes_are_validated_but_not_stored() {
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let dry = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    let before = server.resource_version();
+    let would_be = api
+        .create(&dry, &configmap("a", "1"))
+        .await
+        .expect("dry-run create");
+    assert_eq!(would_be.metadata.name.as_deref(), Some("a"));
+    assert_eq!(api_error(api.get("a").await).0, 404, "nothing was stored");
+    assert_eq!(server.resource_version(), before);
+    assert_eq!(
+        api_error(api.create(&dry, &configmap("Bad_Name", "1")).await).0,
+        422,
+        "still validated"
+    );
+
+    api.create(&PostParams::default(), &configmap("a", "1"))
+        .await
+        .expect("create");
+    let patch = Patch::Merge(json!({"data": {"value": "2"}}));
+    let patched = api
+        .patch("a", &PatchParams::default().dry_run(), &patch)
+        .await
+        .expect("dry-run patch");
+    assert_eq!(patched.data.expect("data")["value"], "2");
+    assert_eq!(
+        api.get("a").await.expect("get").data.expect("data")["value"],
+        "1"
+    );
+    let delete = DeleteParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    api.delete("a", &delete).await.expect("dry-run delete");
+    assert!(
+        api.get("a").await.is_ok(),
+        "still there after a dry-run delete"
+    );
+    let bogus = testkit_support::raw(
+        &server,
+        "DELETE",
+        "/api/v1/namespaces/default/configmaps/a?dryRun=Some",
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(bogus.status, 422);
+}

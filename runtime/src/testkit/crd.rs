@@ -223,6 +223,9 @@ pub(crate) fn prepare(crd: &mut Value, old: Option<&Value>) -> ApiResult<Served>
 
 /// Serves the given types (replacing every version a previous CRD write registered).
 pub(crate) fn register(cluster: &mut Cluster, served: Served) {
+    if cluster.dry_run() {
+        return;
+    }
     cluster
         .registry
         .remove_custom(&served.group, &served.plural);
@@ -234,6 +237,9 @@ pub(crate) fn register(cluster: &mut Cluster, served: Served) {
 /// Stops serving a deleted CRD's resources and deletes their objects (watchers see
 /// DELETED events, then their streams end).
 pub(crate) fn unregister(cluster: &mut Cluster, crd: &Arc<Value>) {
+    if cluster.dry_run() {
+        return;
+    }
     let group = string_at(crd, "spec.group").unwrap_or_default().to_owned();
     let plural = string_at(crd, "spec.names.plural")
         .unwrap_or_default()

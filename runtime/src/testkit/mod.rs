@@ -85,8 +85,9 @@
 //!   finalizers are not waited for). Garbage collection is synchronous: deleting an
 //!   owner deletes the objects whose ownerReferences name its uid (recursively), or with
 //!   `propagationPolicy: Orphan` removes those references instead; `Foreground` is
-//!   served like `Background`. `managedFields` are not maintained and `dryRun` is
-//!   rejected with 400.
+//!   served like `Background`. `dryRun=All` computes and validates a write and returns
+//!   its result without storing it (no new resourceVersion, no event). `managedFields`
+//!   are not maintained.
 //! - **Status subresource**: spec changes are ignored on `/status` and status changes
 //!   on the main resource; status is cleared on create (pods start `Pending`).
 //! - **Patch**: `application/merge-patch+json`, `application/json-patch+json` and

@@ -246,15 +246,23 @@ async fn resource(
     if let Some(failure) = failure {
         return Err(failure);
     }
-    if matches!(
-        verb,
-        Verb::Create | Verb::Update | Verb::Patch | Verb::Delete | Verb::DeleteCollection
-    ) && query.get("dryRun").is_some_and(|v| !v.is_empty())
-    {
-        return Err(ApiError::bad_request(
-            "dryRun is not supported by the kubegen testkit API server",
-        ));
-    }
+    let dry_run = match query.get("dryRun").map(String::as_str) {
+        None | Some("") => false,
+        Some("All") => true,
+        Some(other) => {
+            let cause = Cause::new(
+                "FieldValueNotSupported",
+                "dryRun",
+                format!("Unsupported value: {other:?}: supported values: \"All\""),
+            );
+            return Err(ApiError::invalid(
+                "meta.k8s.io",
+                "CreateOptions",
+                "",
+                vec![cause],
+            ));
+        }
+    };
 
     let namespace = request.namespace.as_deref().unwrap_or_default();
     let place = Place { rt: &rt, namespace };
@@ -298,12 +306,12 @@ async fn resource(
         }
         Verb::Create => {
             let object = decode_object(headers, &body)?;
-            let created = objects::create(&mut shared.lock(), &place, object)?;
+            let created = objects::create(&mut shared.write(dry_run), &place, object)?;
             Ok(json(StatusCode::CREATED, &render(&created, &rt)))
         }
         Verb::Update => {
             let object = decode_object(headers, &body)?;
-            let mut cluster = shared.lock();
+            let mut cluster = shared.write(dry_run);
             if scale {
                 let old = objects::existing(&cluster, &place, name)?;
                 check_scale_rv(&place, name, &old, &object)?;
@@ -318,14 +326,15 @@ async fn resource(
         Verb::Delete => {
             let options =
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
-            let deleted = deletion::delete(&mut shared.lock(), &place, name, &options)?;
+            let mut cluster = shared.write(dry_run || options.dry_run);
+            let deleted = deletion::delete(&mut cluster, &place, name, &options)?;
             Ok(ok(&render(&deleted, &rt)))
         }
         Verb::DeleteCollection => {
             let options =
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let filter = collection::filter(&rt, request.namespace.as_deref(), query)?;
-            let mut cluster = shared.lock();
+            let mut cluster = shared.write(dry_run || options.dry_run);
             let deleted = deletion::delete_collection(
                 &mut cluster,
                 &rt,
@@ -402,7 +411,9 @@ fn patch_object(
             )));
         }
     }
-    let mut cluster = shared.lock();
+    // `dryRun` was validated by the caller: only "All" gets here.
+    let dry_run = query.get("dryRun").is_some_and(|v| v == "All");
+    let mut cluster = shared.write(dry_run);
     let old = match objects::existing(&cluster, place, name) {
         Ok(old) => old,
         Err(_) if kind == PatchKind::Apply && part == Part::Main && !scale => {
