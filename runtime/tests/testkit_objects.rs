@@ -1,5 +1,5 @@
-//! Object semantics through `kube::Api`: identity, generation, optimistic concurrency,
-//! status and scale subresources, finalizers, deletion and namespaces.
+//! Object semantics through `kube::Api`: identity, generateName, resourceVersions,
+//! optimistic concurrency, generation, validation and built-in defaulting.
 #![cfg(feature = "testkit")]
 
 mod testkit_support;
@@ -8,10 +8,7 @@ use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, PodSpec, Secret, Service};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
-use kube::api::{
-    Api, DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams, Preconditions,
-    PropagationPolicy,
-};
+use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams};
 use kubegen_runtime::testkit::ApiServer;
 use serde_json::json;
 use testkit_support::{api_error, configmap, create_namespace, meta};
@@ -290,279 +287,6 @@ async fn generation_follows_spec_changes_only_with_a_status_subresource() {
 }
 
 #[tokio::test]
-async fn status_subresource_separates_spec_and_status() {
-    let server = ApiServer::start().await.expect("start");
-    let api: Api<Deployment> = Api::default_namespaced(server.client());
-    let mut with_status = deployment("web", 1);
-    with_status.status = Some(Default::default());
-    with_status.status.as_mut().expect("status").replicas = Some(9);
-    let created = api
-        .create(&PostParams::default(), &with_status)
-        .await
-        .expect("create");
-    assert!(
-        created.status.is_none_or(|s| s.replicas.is_none()),
-        "status is cleared on create"
-    );
-
-    // Status changes through the main resource are ignored...
-    let main = api
-        .patch(
-            "web",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"status": {"replicas": 5}})),
-        )
-        .await
-        .expect("main patch");
-    assert!(main.status.is_none_or(|s| s.replicas.is_none()));
-    // ...and spec changes through /status are ignored.
-    let status = api
-        .patch_status(
-            "web",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"replicas": 7}, "status": {"replicas": 2}})),
-        )
-        .await
-        .expect("status patch");
-    assert_eq!(status.status.expect("status").replicas, Some(2));
-    assert_eq!(status.spec.replicas, Some(1));
-
-    let mut replaced = api.get_status("web").await.expect("get status");
-    replaced.status.as_mut().expect("status").ready_replicas = Some(1);
-    let replaced = api
-        .replace_status("web", &PostParams::default(), &replaced)
-        .await
-        .expect("replace status");
-    assert_eq!(replaced.status.expect("status").ready_replicas, Some(1));
-
-    let configmaps: Api<ConfigMap> = Api::default_namespaced(server.client());
-    configmaps
-        .create(&PostParams::default(), &configmap("c", "1"))
-        .await
-        .expect("create cm");
-    let no_status = configmaps
-        .patch_status(
-            "c",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"status": {}})),
-        )
-        .await;
-    assert_eq!(
-        api_error(no_status).0,
-        404,
-        "types without a status subresource have no /status"
-    );
-}
-
-#[tokio::test]
-async fn scale_subresource_reads_and_writes_replicas() {
-    let server = ApiServer::start().await.expect("start");
-    let api: Api<Deployment> = Api::default_namespaced(server.client());
-    api.create(&PostParams::default(), &deployment("web", 2))
-        .await
-        .expect("create");
-    let scale = api.get_scale("web").await.expect("get scale");
-    assert_eq!(scale.spec.expect("spec").replicas, Some(2));
-    assert_eq!(
-        scale.status.expect("status").selector.as_deref(),
-        Some("app=web")
-    );
-    let patched = api
-        .patch_scale(
-            "web",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"replicas": 4}})),
-        )
-        .await
-        .expect("patch scale");
-    assert_eq!(patched.spec.expect("spec").replicas, Some(4));
-    let mut current = api.get_scale("web").await.expect("get scale");
-    current.spec.as_mut().expect("spec").replicas = Some(6);
-    api.replace_scale("web", &PostParams::default(), &current)
-        .await
-        .expect("replace scale");
-    let deployment = api.get("web").await.expect("get");
-    assert_eq!(deployment.spec.replicas, Some(6));
-    assert_eq!(deployment.metadata.generation, Some(3));
-    // A stale Scale write conflicts like any other.
-    assert_eq!(
-        api_error(
-            api.replace_scale("web", &PostParams::default(), &current)
-                .await
-        )
-        .0,
-        409
-    );
-}
-
-#[tokio::test]
-async fn finalizers_hold_deletion_until_the_last_one_goes() {
-    let server = ApiServer::start().await.expect("start");
-    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    let mut cm = configmap("held", "1");
-    cm.metadata.finalizers = Some(vec!["example.com/a".into(), "example.com/b".into()]);
-    api.create(&PostParams::default(), &cm)
-        .await
-        .expect("create");
-    let deleted = api
-        .delete("held", &DeleteParams::default())
-        .await
-        .expect("delete");
-    let marked = deleted
-        .left()
-        .expect("the object comes back while finalizers remain");
-    assert!(marked.metadata.deletion_timestamp.is_some());
-    api.patch(
-        "held",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"metadata": {"finalizers": ["example.com/b"]}})),
-    )
-    .await
-    .expect("drop one finalizer");
-    assert!(
-        api.get("held")
-            .await
-            .expect("still there")
-            .metadata
-            .deletion_timestamp
-            .is_some()
-    );
-    api.patch(
-        "held",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"metadata": {"finalizers": null}})),
-    )
-    .await
-    .expect("drop the last finalizer");
-    assert_eq!(api_error(api.get("held").await).0, 404);
-}
-
-#[tokio::test]
-async fn delete_preconditions_and_propagation() {
-    let server = ApiServer::start().await.expect("start");
-    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    let created = api
-        .create(&PostParams::default(), &configmap("a", "1"))
-        .await
-        .expect("create");
-    let wrong_uid = DeleteParams {
-        preconditions: Some(Preconditions {
-            uid: Some("not-the-uid".into()),
-            resource_version: None,
-        }),
-        ..Default::default()
-    };
-    assert_eq!(
-        api_error(api.delete("a", &wrong_uid).await),
-        (409, "Conflict".into())
-    );
-    let wrong_rv = DeleteParams {
-        preconditions: Some(Preconditions {
-            uid: None,
-            resource_version: Some("1".into()),
-        }),
-        ..Default::default()
-    };
-    assert_eq!(
-        api_error(api.delete("a", &wrong_rv).await),
-        (409, "Conflict".into())
-    );
-    let right = DeleteParams {
-        preconditions: Some(Preconditions {
-            uid: created.metadata.uid.clone(),
-            resource_version: created.metadata.resource_version.clone(),
-        }),
-        propagation_policy: Some(PropagationPolicy::Foreground),
-        ..Default::default()
-    };
-    let gone = api
-        .delete("a", &right)
-        .await
-        .expect("delete")
-        .left()
-        .expect("object");
-    assert!(gone.metadata.resource_version > created.metadata.resource_version);
-    assert_eq!(api_error(api.get("a").await).0, 404);
-}
-
-#[tokio::test]
-async fn delete_collection_honours_selectors() {
-    let server = ApiServer::start().await.expect("start");
-    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    for (name, app) in [("a", "web"), ("b", "web"), ("c", "db")] {
-        let mut cm = configmap(name, "1");
-        cm.metadata.labels = Some([("app".to_owned(), app.to_owned())].into());
-        api.create(&PostParams::default(), &cm)
-            .await
-            .expect("create");
-    }
-    let deleted = api
-        .delete_collection(
-            &DeleteParams::default(),
-            &ListParams::default().labels("app=web"),
-        )
-        .await
-        .expect("delete collection")
-        .left()
-        .expect("list");
-    assert_eq!(deleted.items.len(), 2);
-    let left: Vec<String> = api
-        .list(&ListParams::default())
-        .await
-        .expect("list")
-        .items
-        .into_iter()
-        .filter_map(|c| c.metadata.name)
-        .collect();
-    assert_eq!(left, ["c"]);
-}
-
-#[tokio::test]
-async fn deleting_a_namespace_deletes_its_objects() {
-    let server = ApiServer::start().await.expect("start");
-    create_namespace(&server, "team").await;
-    let api: Api<ConfigMap> = Api::namespaced(server.client(), "team");
-    api.create(&PostParams::default(), &configmap("a", "1"))
-        .await
-        .expect("create a");
-    let mut held = configmap("held", "1");
-    held.metadata.finalizers = Some(vec!["example.com/x".into()]);
-    api.create(&PostParams::default(), &held)
-        .await
-        .expect("create held");
-    let namespaces: Api<Namespace> = Api::all(server.client());
-    namespaces
-        .delete("team", &DeleteParams::default())
-        .await
-        .expect("delete namespace");
-    assert_eq!(api_error(api.get("a").await).0, 404);
-    let terminating = namespaces
-        .get("team")
-        .await
-        .expect("namespace waits for finalizers");
-    assert_eq!(
-        terminating.status.and_then(|s| s.phase).as_deref(),
-        Some("Terminating")
-    );
-    assert_eq!(
-        api_error(
-            api.create(&PostParams::default(), &configmap("new", "1"))
-                .await
-        )
-        .0,
-        403
-    );
-    api.patch(
-        "held",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"metadata": {"finalizers": null}})),
-    )
-    .await
-    .expect("release");
-    assert_eq!(api_error(namespaces.get("team").await).0, 404);
-}
-
-#[tokio::test]
 async fn built_in_defaults_for_secrets_pods_services_and_leases() {
     let server = ApiServer::start().await.expect("start");
     let secrets: Api<Secret> = Api::default_namespaced(server.client());
@@ -649,4 +373,89 @@ async fn cluster_scoped_objects_have_no_namespace() {
         created.status.and_then(|s| s.phase).as_deref(),
         Some("Active")
     );
+}
+
+#[tokio::test]
+async fn invalid_labels_and_annotations_are_rejected() {
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let mut bad_value = configmap("a", "1");
+    bad_value.metadata.labels = Some([("app".to_owned(), "not valid!".to_owned())].into());
+    assert_eq!(
+        api_error(api.create(&PostParams::default(), &bad_value).await),
+        (422, "Invalid".into())
+    );
+    let mut bad_key = configmap("a", "1");
+    bad_key.metadata.annotations = Some([("bad key".to_owned(), "x".to_owned())].into());
+    assert_eq!(
+        api_error(api.create(&PostParams::default(), &bad_key).await).0,
+        422
+    );
+    let mut good = configmap("a", "1");
+    good.metadata.labels = Some([("app.kubernetes.io/name".to_owned(), "web-1".to_owned())].into());
+    api.create(&PostParams::default(), &good)
+        .await
+        .expect("valid labels");
+    let relabel =
+        Patch::Merge(json!({"metadata": {"labels": {"app.kubernetes.io/name": "-bad-"}}}));
+    assert_eq!(
+        api_error(api.patch("a", &PatchParams::default(), &relabel).await).0,
+        422,
+        "updates are validated too"
+    );
+}
+
+#[tokio::test]
+async fn dry_run_writes_are_validated_but_not_stored() {
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let dry = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    let before = server.resource_version();
+    let would_be = api
+        .create(&dry, &configmap("a", "1"))
+        .await
+        .expect("dry-run create");
+    assert_eq!(would_be.metadata.name.as_deref(), Some("a"));
+    assert_eq!(api_error(api.get("a").await).0, 404, "nothing was stored");
+    assert_eq!(server.resource_version(), before);
+    assert_eq!(
+        api_error(api.create(&dry, &configmap("Bad_Name", "1")).await).0,
+        422,
+        "still validated"
+    );
+
+    api.create(&PostParams::default(), &configmap("a", "1"))
+        .await
+        .expect("create");
+    let patch = Patch::Merge(json!({"data": {"value": "2"}}));
+    let patched = api
+        .patch("a", &PatchParams::default().dry_run(), &patch)
+        .await
+        .expect("dry-run patch");
+    assert_eq!(patched.data.expect("data")["value"], "2");
+    assert_eq!(
+        api.get("a").await.expect("get").data.expect("data")["value"],
+        "1"
+    );
+    let delete = DeleteParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    api.delete("a", &delete).await.expect("dry-run delete");
+    assert!(
+        api.get("a").await.is_ok(),
+        "still there after a dry-run delete"
+    );
+    let bogus = testkit_support::raw(
+        &server,
+        "DELETE",
+        "/api/v1/namespaces/default/configmaps/a?dryRun=Some",
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(bogus.status, 422);
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::objects::render;
+use super::objects::{Representation, render};
 use super::registry::ResourceType;
 use super::selectors::{FieldSelector, LabelSelector};
 use super::server::Shared;
@@ -53,7 +53,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     (0..text.len())
@@ -167,18 +167,14 @@ pub(crate) fn list(
     let mut matching = range.filter(|(_, o)| filter.matches(o));
     let mut items = Vec::new();
     let mut last_key = None;
-    for (key, object) in matching.by_ref() {
-        if limit.is_some_and(|l| items.len() >= l) {
-            break;
-        }
+    for (key, object) in matching.by_ref().take(limit.unwrap_or(usize::MAX)) {
         items.push(render(object, rt));
         last_key = Some(key.clone());
     }
     let mut metadata = json!({"resourceVersion": snapshot_rv.to_string()});
-    if let (Some(limit), Some(last)) = (limit, &last_key) {
+    if let (Some(_), Some(last)) = (limit, &last_key) {
         let remaining = matching.count();
-        let more = items.len() == limit && remaining > 0;
-        if more {
+        if remaining > 0 {
             metadata["continue"] = json!(encode_continue(snapshot_rv, last));
             if filter.labels.is_empty() && filter.fields.is_empty() {
                 metadata["remainingItemCount"] = json!(remaining);
@@ -214,6 +210,7 @@ pub(crate) fn watch(
     namespace: Option<&str>,
     query: &Query,
     defaults: WatchDefaults,
+    representation: Representation,
 ) -> ApiResult<WatchStream> {
     let filter = filter(&rt, namespace, query)?;
     let bookmarks = flag(query, "allowWatchBookmarks");
@@ -286,7 +283,7 @@ pub(crate) fn watch(
             Err(error) => {
                 drop(cluster);
                 let rx = expired_channel(error);
-                return Ok(stream(shared, rt, None, rx, timeout, None));
+                return Ok(stream(shared, rt, None, rx, timeout, None, representation));
             }
         },
     };
@@ -295,7 +292,15 @@ pub(crate) fn watch(
         .register(storage.clone(), filter, bookmarks, initial);
     drop(cluster);
     let interval = bookmarks.then(|| WatchStream::bookmark_interval(defaults.bookmark_interval));
-    Ok(stream(shared, rt, Some(id), rx, timeout, interval))
+    Ok(stream(
+        shared,
+        rt,
+        Some(id),
+        rx,
+        timeout,
+        interval,
+        representation,
+    ))
 }
 
 /// A channel holding only an ERROR event (the stream then ends).
@@ -313,6 +318,7 @@ fn stream(
     rx: tokio::sync::mpsc::UnboundedReceiver<WatchItem>,
     timeout: Duration,
     bookmarks: Option<tokio::time::Interval>,
+    representation: Representation,
 ) -> WatchStream {
     WatchStream {
         shared: shared.clone(),
@@ -322,6 +328,7 @@ fn stream(
         deadline: Instant::now() + timeout,
         bookmarks,
         rt,
+        representation,
         finished: false,
     }
 }

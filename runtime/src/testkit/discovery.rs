@@ -1,5 +1,5 @@
 //! Discovery documents: `/version`, `/api`, `/api/v1`, `/apis`, `/apis/{group}` and
-//! `/apis/{group}/{version}`, as a real server answers them (legacy, non-aggregated).
+//! `/apis/{group}/{version}`, as a real server answers them, plus aggregated discovery.
 
 use serde_json::{Value, json};
 
@@ -119,9 +119,108 @@ pub(crate) fn resource_list(registry: &Registry, group: &str, version: &str) -> 
     }))
 }
 
+/// The Content-Type of aggregated discovery documents.
+pub(crate) const AGGREGATED_CONTENT_TYPE: &str =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+/// Whether an Accept header asks for aggregated discovery (`apidiscovery.k8s.io/v2`).
+pub(crate) fn wants_aggregated(accept: &str) -> bool {
+    accept.split(',').any(|media| {
+        let params: Vec<&str> = media.split(';').map(str::trim).collect();
+        params.contains(&"g=apidiscovery.k8s.io")
+            && params.contains(&"v=v2")
+            && params.contains(&"as=APIGroupDiscoveryList")
+    })
+}
+
+fn aggregated_version(registry: &Registry, group: &str, version: &str) -> Value {
+    let resources: Vec<Value> = registry
+        .in_group_version(group, version)
+        .iter()
+        .map(|rt| {
+            let mut subresources = Vec::new();
+            if rt.status {
+                subresources.push(json!({
+                    "subresource": "status",
+                    "responseKind": {"group": group, "version": version, "kind": rt.kind},
+                    "verbs": ["get", "patch", "update"],
+                }));
+            }
+            if rt.scale.is_some() {
+                subresources.push(json!({
+                    "subresource": "scale",
+                    "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
+                    "verbs": ["get", "patch", "update"],
+                }));
+            }
+            let mut entry = json!({
+                "resource": rt.plural,
+                "responseKind": {"group": group, "version": version, "kind": rt.kind},
+                "scope": if rt.namespaced { "Namespaced" } else { "Cluster" },
+                "singularResource": rt.singular,
+                "verbs": rt.verbs(),
+                "subresources": subresources,
+            });
+            if !rt.short_names.is_empty() {
+                entry["shortNames"] = json!(rt.short_names);
+            }
+            if !rt.categories.is_empty() {
+                entry["categories"] = json!(rt.categories);
+            }
+            entry
+        })
+        .collect();
+    json!({"version": version, "resources": resources, "freshness": "Current"})
+}
+
+/// Aggregated discovery (`APIGroupDiscoveryList`) for `/api` (`core`) or `/apis`.
+pub(crate) fn aggregated(registry: &Registry, core: bool) -> Value {
+    let items: Vec<Value> = if core {
+        vec![
+            json!({"metadata": {"creationTimestamp": null}, "versions": [aggregated_version(registry, "", "v1")]}),
+        ]
+    } else {
+        registry
+            .groups()
+            .iter()
+            .map(|(name, versions)| {
+                let versions: Vec<Value> = versions
+                    .iter()
+                    .map(|v| aggregated_version(registry, name, v))
+                    .collect();
+                json!({"metadata": {"name": name, "creationTimestamp": null}, "versions": versions})
+            })
+            .collect()
+    };
+    json!({
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": "apidiscovery.k8s.io/v2",
+        "metadata": {},
+        "items": items,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn aggregated_discovery_is_negotiated_by_accept() {
+        let kubectl = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+        assert!(wants_aggregated(kubectl));
+        assert!(!wants_aggregated("application/json"));
+        let registry = Registry::with_built_ins();
+        let core = aggregated(&registry, true);
+        let pods = core["items"][0]["versions"][0]["resources"]
+            .as_array()
+            .expect("resources")
+            .iter()
+            .find(|r| r["resource"] == "pods")
+            .expect("pods")
+            .clone();
+        assert_eq!(pods["scope"], "Namespaced");
+        assert_eq!(pods["subresources"][0]["subresource"], "status");
+    }
 
     #[test]
     fn resource_lists_include_subresources() {

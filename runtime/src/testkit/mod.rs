@@ -82,9 +82,12 @@
 //!   changes nothing is a no-op: no new resourceVersion and no event, as on a real server.
 //!   Deleting a namespace deletes its objects (it stays Terminating while objects with
 //!   finalizers remain); deleting a CRD removes its resources and objects (their own
-//!   finalizers are not waited for). `managedFields` are not maintained; `dryRun` is
-//!   rejected with 400; owner-reference garbage collection is not performed
-//!   (`propagationPolicy` is validated and accepted).
+//!   finalizers are not waited for). Garbage collection is synchronous: deleting an
+//!   owner deletes the objects whose ownerReferences name its uid (recursively), or with
+//!   `propagationPolicy: Orphan` removes those references instead; `Foreground` is
+//!   served like `Background`. `dryRun=All` computes and validates a write and returns
+//!   its result without storing it (no new resourceVersion, no event). `managedFields`
+//!   are not maintained.
 //! - **Status subresource**: spec changes are ignored on `/status` and status changes
 //!   on the main resource; status is cleared on create (pods start `Pending`).
 //! - **Patch**: `application/merge-patch+json`, `application/json-patch+json` and
@@ -98,20 +101,36 @@
 //!   `resourceVersion` with `resourceVersionMatch` `NotOlderThan` (latest state) or
 //!   `Exact` (the state at that version, rebuilt from the history window; 410 Expired
 //!   beyond it, as a compacted etcd).
-//! - **Watch**: see [`Faults`] for misbehaviour and [`ApiServerConfig`] for the history
-//!   window and bookmark interval. A watch from a resourceVersion older than the history
-//!   answers HTTP 200 with one ERROR event carrying a 410 Expired Status, as a real
-//!   server does.
+//! - **Watch**: an unset or `"0"` resourceVersion starts with synthetic ADDED events
+//!   for the current state; a given one replays the events after it, in order, then
+//!   streams; one older than the history window (see [`ApiServerConfig`]) answers HTTP
+//!   200 with one ERROR event carrying a 410 Expired Status, as a real server does.
+//!   Objects entering or leaving a label/field selector arrive as ADDED/DELETED.
+//!   `allowWatchBookmarks` gets periodic BOOKMARKs (and on [`Faults::send_bookmarks`]),
+//!   `timeoutSeconds` ends the stream, `sendInitialEvents=true` sends the current state
+//!   then a BOOKMARK annotated `k8s.io/initial-events-end: "true"`. [`Faults`] drops
+//!   watches, pauses delivery, compacts history, fails or delays requests.
 //! - **Schema**: custom resources are defaulted, pruned (unless
 //!   `x-kubernetes-preserve-unknown-fields`; `apiVersion`, `kind`, `metadata` are kept at
 //!   the root and in `x-kubernetes-embedded-resource`s) and validated for types,
 //!   `x-kubernetes-int-or-string`, required fields, enums, nullable and numeric, length
 //!   and count bounds; failures are 422 Invalid listing every field path.
-//! - **Discovery** is the legacy (non-aggregated) kind. Only JSON is spoken (no protobuf,
-//!   no Table output) over HTTP/1.1 without TLS or authentication.
+//! - **Discovery**: legacy documents, and aggregated discovery (`apidiscovery.k8s.io/v2`)
+//!   when the Accept header asks for it; likewise get, list and watch answer with
+//!   `meta.k8s.io/v1` PartialObjectMetadata(List) when asked (kube's `*_metadata` calls).
+//!   Only JSON is spoken (no protobuf, no Table output) over HTTP/1.1 without TLS or
+//!   authentication.
+//! - **Simplifications**: CRD status (Established, NamesAccepted) is set in the same
+//!   write that creates the CRD; pods are deleted at once (no kubelet, no grace
+//!   period); core and `events.k8s.io` Events are separate stores; list items carry
+//!   `apiVersion`/`kind`; objects of every CRD version share one store and differ only in
+//!   `apiVersion` (conversion strategy `None`).
+//! - **Client**: [`ApiServer::client`] has kube's automatic retries of 429/503/504 turned
+//!   off so tests see every answer; [`ApiServer::kube_config`] gives kube's defaults.
 
 mod collection;
 mod crd;
+mod deletion;
 mod discovery;
 mod faults;
 mod meta;

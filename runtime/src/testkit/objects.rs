@@ -1,11 +1,12 @@
-//! Object semantics of writes: create, update (main resource and status), delete with
-//! finalizers and preconditions, and the cascades of namespace and CRD deletion.
+//! Object semantics of writes: create and update (main resource and status), with
+//! identity, defaulting, validation, generation and no-op detection.
 
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use super::crd;
+use super::deletion;
 use super::meta::{self, meta_str};
 use super::registry::{ResourceType, StorageKey};
 use super::schema;
@@ -34,7 +35,7 @@ impl<'a> Place<'a> {
     }
 }
 
-fn namespaces_key() -> StorageKey {
+pub(crate) fn namespaces_key() -> StorageKey {
     StorageKey {
         group: String::new(),
         plural: "namespaces".to_owned(),
@@ -51,6 +52,54 @@ pub(crate) fn render(object: &Value, rt: &ResourceType) -> Value {
     object
 }
 
+/// How objects are sent back: whole, or as `meta.k8s.io/v1` PartialObjectMetadata when
+/// the Accept header asks for it (kube's `get_metadata`, `list_metadata`, `watch_metadata`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Representation {
+    Full,
+    Metadata,
+}
+
+impl Representation {
+    /// The representation an Accept header asks for.
+    pub(crate) fn from_accept(accept: &str) -> Self {
+        let metadata = accept.split(',').any(|media| {
+            let params: Vec<&str> = media.split(';').map(str::trim).collect();
+            params.contains(&"g=meta.k8s.io")
+                && (params.contains(&"as=PartialObjectMetadata")
+                    || params.contains(&"as=PartialObjectMetadataList"))
+        });
+        if metadata { Self::Metadata } else { Self::Full }
+    }
+
+    /// One object in this representation, in `rt`'s version.
+    pub(crate) fn object(self, object: &Value, rt: &ResourceType) -> Value {
+        match self {
+            Self::Full => render(object, rt),
+            Self::Metadata => json!({
+                "kind": "PartialObjectMetadata",
+                "apiVersion": "meta.k8s.io/v1",
+                "metadata": object.get("metadata").cloned().unwrap_or_else(|| json!({})),
+            }),
+        }
+    }
+
+    /// A list response (built with full items) in this representation.
+    pub(crate) fn list(self, mut list: Value) -> Value {
+        if self == Self::Metadata {
+            list["kind"] = json!("PartialObjectMetadataList");
+            list["apiVersion"] = json!("meta.k8s.io/v1");
+            if let Some(items) = list["items"].as_array_mut() {
+                for item in items {
+                    let metadata = item.get("metadata").cloned().unwrap_or_else(|| json!({}));
+                    *item = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": metadata});
+                }
+            }
+        }
+        list
+    }
+}
+
 /// Checks the shape of a request body before it is used as an object.
 fn check_body(place: &Place<'_>, body: &Value) -> ApiResult<()> {
     let Some(map) = body.as_object() else {
@@ -65,13 +114,13 @@ fn check_body(place: &Place<'_>, body: &Value) -> ApiResult<()> {
         return Err(ApiError::bad_request("metadata must be an object"));
     }
     let rt = place.rt;
-    if let Some(kind) = map.get("kind").and_then(Value::as_str) {
-        if kind != rt.kind {
-            return Err(ApiError::bad_request(format!(
-                "the kind of the provided object ({kind}) does not match the kind of the requested resource ({})",
-                rt.kind
-            )));
-        }
+    if let Some(kind) = map.get("kind").and_then(Value::as_str)
+        && kind != rt.kind
+    {
+        return Err(ApiError::bad_request(format!(
+            "the kind of the provided object ({kind}) does not match the kind of the requested resource ({})",
+            rt.kind
+        )));
     }
     if let Some(api_version) = map.get("apiVersion").and_then(Value::as_str) {
         let group = api_version.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
@@ -82,12 +131,13 @@ fn check_body(place: &Place<'_>, body: &Value) -> ApiResult<()> {
             )));
         }
     }
-    if let Some(namespace) = meta_str(body, "namespace").filter(|ns| !ns.is_empty()) {
-        if rt.namespaced && namespace != place.namespace {
-            return Err(ApiError::bad_request(
-                "the namespace of the provided object does not match the namespace sent on the request",
-            ));
-        }
+    if let Some(namespace) = meta_str(body, "namespace").filter(|ns| !ns.is_empty())
+        && rt.namespaced
+        && namespace != place.namespace
+    {
+        return Err(ApiError::bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request",
+        ));
     }
     Ok(())
 }
@@ -114,12 +164,54 @@ fn default_built_in(rt: &ResourceType, object: &mut Value, creating: bool) {
         ("", "namespaces") if creating => {
             object["status"] = json!({"phase": "Active"});
         }
-        ("apps", "deployments" | "replicasets") => {
-            if meta::get_path(object, "spec.replicas").is_none() {
-                meta::set_path(object, "spec.replicas", json!(1));
-            }
+        ("apps", "deployments" | "replicasets")
+            if meta::get_path(object, "spec.replicas").is_none() =>
+        {
+            meta::set_path(object, "spec.replicas", json!(1));
         }
         _ => {}
+    }
+}
+
+/// Label and annotation checks every write gets, as ObjectMeta validation does.
+fn validate_metadata(place: &Place<'_>, name: &str, object: &Value) -> ApiResult<()> {
+    let mut causes = Vec::new();
+    if let Some(labels) = object
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+    {
+        for (key, value) in labels {
+            if let Some(why) = meta::qualified_name_error(key) {
+                causes.push(Cause::invalid("metadata.labels", &json!(key), why));
+            }
+            match value.as_str() {
+                Some(text) => {
+                    if let Some(why) = meta::label_value_error(text) {
+                        causes.push(Cause::invalid("metadata.labels", value, why));
+                    }
+                }
+                None => causes.push(Cause::invalid(
+                    "metadata.labels",
+                    value,
+                    "label values must be strings",
+                )),
+            }
+        }
+    }
+    if let Some(annotations) = object
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+    {
+        for key in annotations.keys() {
+            if let Some(why) = meta::qualified_name_error(key) {
+                causes.push(Cause::invalid("metadata.annotations", &json!(key), why));
+            }
+        }
+    }
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(place.invalid(name, causes))
     }
 }
 
@@ -163,6 +255,14 @@ pub(crate) fn create(
 ) -> ApiResult<Arc<Value>> {
     check_body(place, &object)?;
     let rt = place.rt;
+    // The type may have gone (its CRD deleted) since the request was routed.
+    if cluster
+        .registry
+        .get(&rt.group, &rt.version, &rt.plural)
+        .is_none()
+    {
+        return Err(ApiError::no_route());
+    }
     object["apiVersion"] = json!(rt.api_version());
     object["kind"] = json!(rt.kind);
     if object.get("metadata").is_none_or(Value::is_null) {
@@ -223,12 +323,13 @@ pub(crate) fn create(
     object["metadata"]["uid"] = json!(meta::new_uid());
     object["metadata"]["creationTimestamp"] = json!(meta::now_rfc3339());
     object["metadata"]["generation"] = json!(1);
-    if rt.status {
-        if let Some(map) = object.as_object_mut() {
-            map.remove("status");
-        }
+    if rt.status
+        && let Some(map) = object.as_object_mut()
+    {
+        map.remove("status");
     }
     default_built_in(rt, &mut object, true);
+    validate_metadata(place, &name, &object)?;
     validate(place, &name, &mut object)?;
     let new_types = if crd::is_crd(rt) {
         Some(crd::prepare(&mut object, None)?)
@@ -316,10 +417,10 @@ pub(crate) fn update(
         _ => {}
     }
     let old = existing(cluster, place, name)?;
-    if let Some(rv) = meta_str(&body, "resourceVersion").filter(|rv| !rv.is_empty()) {
-        if Some(rv) != meta_str(&old, "resourceVersion") {
-            return Err(ApiError::stale(place.subject(name)));
-        }
+    if let Some(rv) = meta_str(&body, "resourceVersion").filter(|rv| !rv.is_empty())
+        && Some(rv) != meta_str(&old, "resourceVersion")
+    {
+        return Err(ApiError::stale(place.subject(name)));
     }
     let new = merge_into(place.rt, &old, body, part);
     write(cluster, place, name, old, new, part)
@@ -395,6 +496,7 @@ pub(crate) fn write(
     new["apiVersion"] = json!(rt.api_version());
     new["kind"] = json!(rt.kind);
     default_built_in(rt, &mut new, false);
+    validate_metadata(place, name, &new)?;
     validate(place, name, &mut new)?;
     let new_types = if crd::is_crd(rt) {
         Some(crd::prepare(&mut new, Some(&old))?)
@@ -414,198 +516,19 @@ pub(crate) fn write(
         .and_then(Value::as_array)
         .is_some_and(|f| !f.is_empty());
     if meta_str(&new, "deletionTimestamp").is_some() && !finalizers_left {
-        return Ok(remove(cluster, rt, new, old));
+        return Ok(deletion::remove(
+            cluster,
+            rt,
+            new,
+            old,
+            deletion::Propagation::Cascade,
+        ));
     }
     let stored = cluster.update(&storage, new, old);
     if let Some(types) = new_types {
         crd::register(cluster, types);
     }
     Ok(stored)
-}
-
-/// Validated `DeleteOptions`.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct DeleteOptions {
-    uid: Option<String>,
-    resource_version: Option<String>,
-}
-
-impl DeleteOptions {
-    /// Reads a `DeleteOptions` body (empty allowed) merged with query parameters.
-    pub(crate) fn parse(body: &[u8], propagation_query: Option<&str>) -> ApiResult<Self> {
-        let body: Value = if body.iter().all(u8::is_ascii_whitespace) {
-            json!({})
-        } else {
-            serde_json::from_slice(body)
-                .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?
-        };
-        let policy = body
-            .get("propagationPolicy")
-            .and_then(Value::as_str)
-            .or(propagation_query);
-        if let Some(policy) = policy {
-            if !matches!(policy, "Orphan" | "Background" | "Foreground") {
-                let cause = Cause::new(
-                    "FieldValueNotSupported",
-                    "propagationPolicy",
-                    format!(
-                        "Unsupported value: {policy:?}: supported values: \"Foreground\", \"Background\", \"Orphan\""
-                    ),
-                );
-                return Err(ApiError::invalid(
-                    "meta.k8s.io",
-                    "DeleteOptions",
-                    "",
-                    vec![cause],
-                ));
-            }
-        }
-        let precondition = |field: &str| {
-            body.pointer(&format!("/preconditions/{field}"))
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        };
-        Ok(Self {
-            uid: precondition("uid"),
-            resource_version: precondition("resourceVersion"),
-        })
-    }
-}
-
-/// DELETE: removes an object, or marks it deleted while finalizers remain.
-pub(crate) fn delete(
-    cluster: &mut Cluster,
-    place: &Place<'_>,
-    name: &str,
-    options: &DeleteOptions,
-) -> ApiResult<Arc<Value>> {
-    let old = existing(cluster, place, name)?;
-    let actual_uid = meta_str(&old, "uid").unwrap_or_default();
-    if let Some(uid) = options.uid.as_deref().filter(|uid| *uid != actual_uid) {
-        return Err(ApiError::conflict(
-            place.subject(name),
-            format!(
-                "Precondition failed: UID in precondition: {uid}, UID in object meta: {actual_uid}"
-            ),
-        ));
-    }
-    let actual_rv = meta_str(&old, "resourceVersion").unwrap_or_default();
-    if let Some(rv) = options
-        .resource_version
-        .as_deref()
-        .filter(|rv| *rv != actual_rv)
-    {
-        return Err(ApiError::conflict(
-            place.subject(name),
-            format!(
-                "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {actual_rv}"
-            ),
-        ));
-    }
-    delete_object(cluster, place.rt, old)
-}
-
-/// Deletes one object without preconditions (used by collections and cascades).
-pub(crate) fn delete_object(
-    cluster: &mut Cluster,
-    rt: &ResourceType,
-    old: Arc<Value>,
-) -> ApiResult<Arc<Value>> {
-    let has_finalizers = old
-        .pointer("/metadata/finalizers")
-        .and_then(Value::as_array)
-        .is_some_and(|f| !f.is_empty());
-    if has_finalizers {
-        if meta_str(&old, "deletionTimestamp").is_some() {
-            return Ok(old);
-        }
-        let mut marked = (*old).clone();
-        marked["metadata"]["deletionTimestamp"] = json!(meta::now_rfc3339());
-        marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-        let generation = old
-            .pointer("/metadata/generation")
-            .and_then(Value::as_u64)
-            .unwrap_or(1);
-        marked["metadata"]["generation"] = json!(generation + 1);
-        return Ok(cluster.update(&rt.storage_key(), marked, old));
-    }
-    if rt.group.is_empty() && rt.plural == "namespaces" {
-        let name = meta_str(&old, "name").unwrap_or_default().to_owned();
-        if !empty_namespace(cluster, &name) {
-            return Ok(terminate_namespace(cluster, old));
-        }
-    }
-    let last = (*old).clone();
-    Ok(remove(cluster, rt, last, old))
-}
-
-/// Removes an object for good and runs the cascades that follow.
-fn remove(cluster: &mut Cluster, rt: &ResourceType, last: Value, old: Arc<Value>) -> Arc<Value> {
-    let storage = rt.storage_key();
-    let namespace = meta_str(&old, "namespace").unwrap_or_default().to_owned();
-    let removed = cluster.delete(&storage, last, old);
-    if crd::is_crd(rt) {
-        crd::unregister(cluster, &removed);
-    }
-    if !namespace.is_empty() {
-        finish_namespace_if_empty(cluster, &namespace);
-    }
-    removed
-}
-
-/// Marks a namespace Terminating and deletes its contents; objects with finalizers keep
-/// it alive until they are gone.
-fn terminate_namespace(cluster: &mut Cluster, namespace: Arc<Value>) -> Arc<Value> {
-    let name = meta_str(&namespace, "name").unwrap_or_default().to_owned();
-    let mut terminating = (*namespace).clone();
-    terminating["metadata"]["deletionTimestamp"] = json!(meta::now_rfc3339());
-    terminating["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-    terminating["status"]["phase"] = json!("Terminating");
-    let terminating = cluster.update(&namespaces_key(), terminating, namespace);
-    for (storage, objects) in cluster.stores_with_namespace(&name) {
-        let Some(rt) = cluster.registry.any_version(&storage) else {
-            continue;
-        };
-        for object in objects {
-            // Deleting contents cannot fail: no preconditions are involved.
-            let _ = delete_object(cluster, &rt, object);
-        }
-    }
-    cluster
-        .get(&namespaces_key(), "", &name)
-        .unwrap_or(terminating)
-}
-
-fn empty_namespace(cluster: &Cluster, namespace: &str) -> bool {
-    cluster.stores_with_namespace(namespace).is_empty()
-}
-
-fn finish_namespace_if_empty(cluster: &mut Cluster, namespace: &str) {
-    let Some(ns) = cluster.get(&namespaces_key(), "", namespace) else {
-        return;
-    };
-    if meta_str(&ns, "deletionTimestamp").is_some() && empty_namespace(cluster, namespace) {
-        let last = (*ns).clone();
-        cluster.delete(&namespaces_key(), last, ns);
-    }
-}
-
-/// Deletes every object of a type (optionally in one namespace) matching `keep`.
-pub(crate) fn delete_collection(
-    cluster: &mut Cluster,
-    rt: &ResourceType,
-    matching: impl Fn(&Value) -> bool,
-) -> ApiResult<Vec<Arc<Value>>> {
-    let targets: Vec<Arc<Value>> = cluster
-        .current(&rt.storage_key())
-        .values()
-        .filter(|o| matching(o))
-        .cloned()
-        .collect();
-    targets
-        .into_iter()
-        .map(|object| delete_object(cluster, rt, object))
-        .collect()
 }
 
 /// Creates the namespaces a fresh server has.

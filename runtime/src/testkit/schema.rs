@@ -76,16 +76,21 @@ fn walk_object(
             if object.get(name).is_some_and(Value::is_null) && !flag(property, "nullable") {
                 object.remove(name);
             }
-            if !object.contains_key(name) {
-                if let Some(default) = property.get("default") {
-                    object.insert(name.clone(), default.clone());
-                }
+            if !object.contains_key(name)
+                && let Some(default) = property.get("default")
+            {
+                object.insert(name.clone(), default.clone());
             }
         }
     }
 
     let keys: Vec<String> = object.keys().cloned().collect();
     for key in keys {
+        if always_kept(&key, embedded) {
+            // apiVersion, kind and metadata of (embedded) resources are ObjectMeta's
+            // business, not the schema's: never pruned, never schema-validated.
+            continue;
+        }
         let child_path = join(path, &key);
         let child_schema = properties.and_then(|p| p.get(&key)).or(additional);
         match child_schema {
@@ -94,7 +99,6 @@ fn walk_object(
                     walk(child_schema, value, &child_path, causes);
                 }
             }
-            None if always_kept(&key, embedded) => {}
             None if preserve => {}
             None => {
                 object.remove(&key);
@@ -108,10 +112,10 @@ fn walk_object(
         .into_iter()
         .flatten()
     {
-        if let Some(name) = required.as_str() {
-            if !object.contains_key(name) {
-                causes.push(Cause::required(join(path, name)));
-            }
+        if let Some(name) = required.as_str()
+            && !object.contains_key(name)
+        {
+            causes.push(Cause::required(join(path, name)));
         }
     }
     if embedded && !root {
@@ -141,23 +145,23 @@ fn check_count(
     path: &str,
     causes: &mut Vec<Cause>,
 ) {
-    if let Some(min) = schema.get(min).and_then(Value::as_u64) {
-        if (len as u64) < min {
-            causes.push(Cause::new(
-                "FieldValueInvalid",
-                path,
-                format!("Invalid value: {len}: {path} in body should have at least {min} {what}"),
-            ));
-        }
+    if let Some(min) = schema.get(min).and_then(Value::as_u64)
+        && (len as u64) < min
+    {
+        causes.push(Cause::new(
+            "FieldValueInvalid",
+            path,
+            format!("Invalid value: {len}: {path} in body should have at least {min} {what}"),
+        ));
     }
-    if let Some(max) = schema.get(max).and_then(Value::as_u64) {
-        if (len as u64) > max {
-            causes.push(Cause::new(
-                "FieldValueTooMany",
-                path,
-                format!("Too many: {len}: must have at most {max} {what}"),
-            ));
-        }
+    if let Some(max) = schema.get(max).and_then(Value::as_u64)
+        && (len as u64) > max
+    {
+        causes.push(Cause::new(
+            "FieldValueTooMany",
+            path,
+            format!("Too many: {len}: must have at most {max} {what}"),
+        ));
     }
 }
 
@@ -192,33 +196,33 @@ fn walk(schema: &Value, value: &mut Value, path: &str, causes: &mut Vec<Cause>) 
         }
         return;
     }
-    if let Some(expected) = schema.get("type").and_then(Value::as_str) {
-        if !type_matches(expected, value) {
-            causes.push(Cause::new(
-                "FieldValueTypeInvalid",
-                path,
-                format!(
-                    "Invalid value: {}: {path} in body must be of type {expected}: {:?}",
-                    render_value(value),
-                    type_name(value)
-                ),
-            ));
-            return;
-        }
+    if let Some(expected) = schema.get("type").and_then(Value::as_str)
+        && !type_matches(expected, value)
+    {
+        causes.push(Cause::new(
+            "FieldValueTypeInvalid",
+            path,
+            format!(
+                "Invalid value: {}: {path} in body must be of type {expected}: {:?}",
+                render_value(value),
+                type_name(value)
+            ),
+        ));
+        return;
     }
-    if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
-        if !allowed.contains(value) {
-            let listed: Vec<String> = allowed.iter().map(render_value).collect();
-            causes.push(Cause::new(
-                "FieldValueNotSupported",
-                path,
-                format!(
-                    "Unsupported value: {}: supported values: {}",
-                    render_value(value),
-                    listed.join(", ")
-                ),
-            ));
-        }
+    if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
+        && !allowed.contains(value)
+    {
+        let listed: Vec<String> = allowed.iter().map(render_value).collect();
+        causes.push(Cause::new(
+            "FieldValueNotSupported",
+            path,
+            format!(
+                "Unsupported value: {}: supported values: {}",
+                render_value(value),
+                listed.join(", ")
+            ),
+        ));
     }
     match value {
         Value::Object(object) => walk_object(schema, object, path, false, causes),
@@ -321,6 +325,14 @@ mod tests {
         assert!(object["spec"]["template"].get("spec").is_none());
         assert_eq!(object["spec"]["color"], "red", "defaulted");
         assert_eq!(object["metadata"]["name"], "a");
+    }
+
+    #[test]
+    fn root_metadata_is_kept_even_when_the_schema_declares_it() {
+        let schema = json!({"type": "object", "properties": {"metadata": {"type": "object"}}});
+        let mut object = json!({"metadata": {"name": "a", "labels": {"x": "y"}}});
+        assert!(apply(&schema, &mut object).is_empty());
+        assert_eq!(object["metadata"]["labels"]["x"], "y");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use serde_json::json;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
@@ -135,6 +136,13 @@ impl Shared {
         self.cluster.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The cluster state for a write; with `dry_run` the write is computed, not stored.
+    pub(crate) fn write(&self, dry_run: bool) -> WriteGuard<'_> {
+        let mut guard = self.lock();
+        guard.set_dry_run(dry_run);
+        WriteGuard(guard)
+    }
+
     pub(crate) fn faults(&self) -> MutexGuard<'_, FaultState> {
         self.faults.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -149,12 +157,36 @@ impl Shared {
     }
 }
 
+/// The locked cluster during one write; leaves dry-run mode when dropped.
+pub(crate) struct WriteGuard<'a>(MutexGuard<'a, Cluster>);
+
+impl std::ops::Deref for WriteGuard<'_> {
+    type Target = Cluster;
+
+    fn deref(&self) -> &Cluster {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for WriteGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Cluster {
+        &mut self.0
+    }
+}
+
+impl Drop for WriteGuard<'_> {
+    fn drop(&mut self) {
+        self.0.set_dry_run(false);
+    }
+}
+
 /// A Kubernetes API server running in this process, on 127.0.0.1.
 ///
 /// Dropping it (or [`ApiServer::shutdown`]) stops it and ends open watches.
 pub struct ApiServer {
     shared: Arc<Shared>,
     client: kube::Client,
+    kube_config: kube::Config,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<()>>,
     kubeconfig_dir: PathBuf,
@@ -198,6 +230,8 @@ impl ApiServer {
         });
         let router = Router::new()
             .fallback(routes::handle)
+            // The real apiserver accepts request bodies up to 3 MiB (large CRDs need it).
+            .layer(DefaultBodyLimit::max(3 * 1024 * 1024))
             .with_state(shared.clone());
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
@@ -217,7 +251,9 @@ impl ApiServer {
             .map_err(|e: axum::http::uri::InvalidUri| Error::Url(e.to_string()))?;
         let mut kube_config = kube::Config::new(url);
         kube_config.default_namespace = "default".to_owned();
-        let client = kube::Client::try_from(kube_config).map_err(Error::Client)?;
+        let mut client_config = kube_config.clone();
+        client_config.default_retry = false;
+        let client = kube::Client::try_from(client_config).map_err(Error::Client)?;
         let kubeconfig_dir = std::env::temp_dir().join(format!(
             "kubegen-testkit-{}-{}",
             std::process::id(),
@@ -227,6 +263,7 @@ impl ApiServer {
         Ok(Self {
             shared,
             client,
+            kube_config,
             stop: Some(stop),
             task: Some(task),
             kubeconfig_dir,
@@ -243,9 +280,17 @@ impl ApiServer {
         format!("http://{}", self.shared.address)
     }
 
-    /// A `kube::Client` talking to this server (plain HTTP, no auth, namespace `default`).
+    /// A `kube::Client` talking to this server (plain HTTP, no auth, namespace
+    /// `default`). Its automatic retries of 429/503/504 are off, so tests see every
+    /// answer the server gives, injected faults included; build a client from
+    /// [`ApiServer::kube_config`] to get kube's default retrying behaviour.
     pub fn client(&self) -> kube::Client {
         self.client.clone()
+    }
+
+    /// A `kube::Config` for this server with kube's defaults (retries on).
+    pub fn kube_config(&self) -> kube::Config {
+        self.kube_config.clone()
     }
 
     /// A handle to inject faults; cheap to clone and usable from any task.
@@ -305,5 +350,34 @@ impl ApiServer {
 impl Drop for ApiServer {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_can_be_shared_across_tasks() {
+        fn shareable<T: Send + Sync + 'static>() {}
+        shareable::<ApiServer>();
+        shareable::<Faults>();
+        shareable::<ApiServerConfig>();
+    }
+
+    #[test]
+    fn config_setters() {
+        let config = ApiServerConfig::default()
+            .port(8080)
+            .history_window(0)
+            .bookmark_interval(Duration::from_secs(5))
+            .watch_timeout(Duration::from_secs(10));
+        assert_eq!(config.port, 8080);
+        assert_eq!(
+            config.history_window, 1,
+            "a window keeps at least one event"
+        );
+        assert_eq!(config.bookmark_interval, Duration::from_secs(5));
+        assert_eq!(config.watch_timeout, Duration::from_secs(10));
     }
 }

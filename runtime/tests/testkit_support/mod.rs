@@ -42,10 +42,7 @@ impl RawResponse {
 
 fn dechunk(mut body: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    loop {
-        let Some(end) = body.windows(2).position(|w| w == b"\r\n") else {
-            break;
-        };
+    while let Some(end) = body.windows(2).position(|w| w == b"\r\n") {
         let size_line = std::str::from_utf8(&body[..end]).expect("chunk size");
         let size = usize::from_str_radix(size_line.split(';').next().unwrap_or("0").trim(), 16)
             .expect("hex size");
