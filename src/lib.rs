@@ -5,6 +5,9 @@
 //! - [`Resource`] and [`DeepCopy`]: the derives (see [`derive`]).
 //! - [`crd`]: the CustomResourceDefinition helpers behind `Foo::crd()`.
 //! - [`gentype`]: the generics generated clientsets, listers and informers delegate to.
+//! - [`kubernetes`]: the generated clientset, listers and informers of the built-in API
+//!   groups over k8s-openapi's types (`kubernetes::clientset::Clientset`,
+//!   `kubernetes::informers::InformerFactory`), as client-go's `kubernetes` package.
 //!
 //! Generated code and controllers depend on `kubegen` alone: the crates generated code
 //! names are re-exported under `kubegen::__private`, so neither the derives' output nor
@@ -40,6 +43,8 @@
 
 pub mod crd;
 pub mod gentype;
+#[rustfmt::skip]
+pub mod kubernetes;
 
 pub use kubegen_derive as derive;
 pub use kubegen_derive::{DeepCopy, Resource};

@@ -57,8 +57,8 @@ kubegen generate --crd deploy/crds/ --out src/generated --verify"
         #[arg(
             long = "crd",
             value_name = "FILE|DIR",
-            required_unless_present = "rust",
-            conflicts_with = "rust"
+            required_unless_present_any = ["rust", "kubernetes"],
+            conflicts_with_all = ["rust", "kubernetes"]
         )]
         crds: Vec<PathBuf>,
         /// A directory of Rust API modules: every `#[derive(Resource)]` struct in its
@@ -74,6 +74,14 @@ kubegen generate --crd deploy/crds/ --out src/generated --verify"
             requires = "rust"
         )]
         rust_module: String,
+        /// Generate the `kubernetes` clientset, listers and informers of the built-in
+        /// groups (core, apps, batch, coordination, networking, rbac, policy, autoscaling,
+        /// storage) over k8s-openapi's types.
+        #[arg(long, conflicts_with = "rust")]
+        kubernetes: bool,
+        /// Path of the `kubegen` facade in generated clients (`crate` inside kubegen).
+        #[arg(long, value_name = "PATH", default_value = "::kubegen")]
+        facade_path: String,
         /// The output directory (created if missing, replaced as a whole).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
@@ -98,12 +106,24 @@ kubegen generate --crd deploy/crds/ --out src/generated --verify"
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Generate {
-            rust: Some(dir),
-            rust_module,
+            kubernetes: true,
+            facade_path,
             out,
             verify,
             ..
-        } => match rust_clients(&dir, &rust_module) {
+        } => match kubernetes_clients(&facade_path) {
+            Ok(files) if verify => check(&out, &files),
+            Ok(files) => write(&out, &files),
+            Err(code) => code,
+        },
+        Command::Generate {
+            rust: Some(dir),
+            rust_module,
+            facade_path,
+            out,
+            verify,
+            ..
+        } => match rust_clients(&dir, &rust_module, &facade_path) {
             Ok(files) if verify => check(&out, &files),
             Ok(files) => write(&out, &files),
             Err(code) => code,
@@ -161,13 +181,31 @@ fn generate(sources: &[Source], options: &emit::Options) -> Result<Vec<Generated
 }
 
 /// Clients, listers and informers for the `#[derive(Resource)]` structs under `dir`.
-fn rust_clients(dir: &std::path::Path, module: &str) -> Result<Vec<GeneratedFile>, ExitCode> {
+fn rust_clients(
+    dir: &std::path::Path,
+    module: &str,
+    facade: &str,
+) -> Result<Vec<GeneratedFile>, ExitCode> {
     use kubegen_codegen::emit::clientset::{ClientOptions, TypeSource, generate_clients};
     use kubegen_codegen::frontend::rust;
     let sources = rust::read_dir(dir).map_err(|e| fail(EXIT_INPUT, &e))?;
     let apis = rust::load(&sources, module).map_err(|e| fail(EXIT_INPUT, &e))?;
-    let options = ClientOptions::new(TypeSource::Paths(apis.type_paths));
+    let options = ClientOptions {
+        facade: facade.to_owned(),
+        types: TypeSource::Paths(apis.type_paths),
+    };
     generate_clients(&apis.model, &options).map_err(|e| fail(EXIT_FAILED, &e))
+}
+
+/// Clients, listers and informers of the built-in groups over k8s-openapi.
+fn kubernetes_clients(facade: &str) -> Result<Vec<GeneratedFile>, ExitCode> {
+    use kubegen_codegen::emit::clientset::{ClientOptions, TypeSource, generate_clients};
+    let options = ClientOptions {
+        facade: facade.to_owned(),
+        types: TypeSource::K8sOpenApi,
+    };
+    generate_clients(&kubegen_codegen::frontend::builtin::model(), &options)
+        .map_err(|e| fail(EXIT_FAILED, &e))
 }
 
 fn write(out: &std::path::Path, files: &[GeneratedFile]) -> ExitCode {

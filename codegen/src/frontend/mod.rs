@@ -2,10 +2,12 @@
 //!
 //! - [`crd`]: CustomResourceDefinition YAML or JSON (`apiextensions.k8s.io/v1`).
 //! - [`rust`]: annotated Rust structs (`#[derive(Resource)]`), read with syn.
+//! - [`builtin`]: the built-in API groups (kinds from a table, types from k8s-openapi).
 //!
 //! Inputs are [`Source`]s (a display name and the text), so front-ends never touch the
 //! file system themselves; [`read_sources`] expands files and directories for the CLI.
 
+pub mod builtin;
 pub mod crd;
 pub mod rust;
 

@@ -1,0 +1,3 @@
+//! API group `example.com`.
+
+pub mod v1;

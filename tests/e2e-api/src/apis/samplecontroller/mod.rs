@@ -1,0 +1,3 @@
+//! API group `samplecontroller.k8s.io`.
+
+pub mod v1alpha1;
