@@ -11,18 +11,19 @@ use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::Resource;
-use kubegen_runtime::client::TypedClient;
 use kubegen_runtime::events::{Event, EventRecorder};
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::informer::{
     DeletedObject, HandlerFns, HandlerRegistration, HasSynced, wait_for_cache_sync,
 };
 use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::lister::Lister;
 use kubegen_runtime::workqueue::{QueueConfig, RateLimitingQueue, default_controller_rate_limiter};
 use tokio::sync::watch;
 
 use crate::apis::samplecontroller::v1alpha1::{Foo, FooStatus};
+use kubegen::kubernetes;
+use kubegen::kubernetes::listers::apps::v1::DeploymentLister;
+
 use crate::generated::clientset::Clientset;
 use crate::generated::informers::InformerFactory;
 use crate::generated::listers::samplecontroller_k8s_io::v1alpha1::FooLister;
@@ -58,10 +59,12 @@ pub enum Error {
 
 /// Watches Foos and Deployments and makes every Foo's Deployment match it.
 pub struct Controller {
-    client: kube::Client,
+    /// Built-in types: client-go's `kubeclientset`.
+    kubeclientset: kubernetes::clientset::Clientset,
+    /// Our types: client-go's `sampleclientset`.
     clientset: Clientset,
     foos: FooLister,
-    deployments: Lister<Deployment>,
+    deployments: DeploymentLister,
     synced: Vec<HandlerRegistration>,
     queue: RateLimitingQueue<ObjectKey>,
     recorder: EventRecorder,
@@ -83,12 +86,14 @@ impl Controller {
         factory: &SharedInformerFactory,
         recorder: EventRecorder,
     ) -> Arc<Self> {
-        // Foo's informer and lister come from the generated factory; Deployment is a
-        // built-in type, informed through the runtime's generic factory.
-        let generated =
-            InformerFactory::new(kubegen::gentype::InformerFactory::new(factory.clone()));
-        let foo_informer = generated.samplecontroller().v1alpha1().foos();
-        let deployment_informer = factory.informer::<Deployment>();
+        // Both generated factories hand out informers of the one shared factory, as
+        // client-go's kubeInformerFactory and exampleInformerFactory do.
+        let shared = kubegen::gentype::InformerFactory::new(factory.clone());
+        let kube_informers = kubernetes::informers::InformerFactory::new(shared.clone());
+        let sample_informers = InformerFactory::new(shared);
+        let foo_informer = sample_informers.samplecontroller().v1alpha1().foos();
+        let deployments = kube_informers.apps().v1().deployments();
+        let deployment_informer = deployments.informer();
         let queue = RateLimitingQueue::with_config(
             default_controller_rate_limiter(),
             QueueConfig::default().name(CONTROLLER_NAME),
@@ -134,10 +139,10 @@ impl Controller {
         );
 
         Arc::new(Self {
-            clientset: Clientset::new(client.clone()),
-            client,
+            kubeclientset: kubernetes::clientset::Clientset::new(client.clone()),
+            clientset: Clientset::new(client),
             foos,
-            deployments: deployment_informer.lister(),
+            deployments: deployments.lister(),
             synced: vec![foo_registration, deployment_registration],
             queue,
             recorder,
@@ -193,7 +198,7 @@ impl Controller {
     }
 
     /// The Deployment lister.
-    pub fn deployments(&self) -> &Lister<Deployment> {
+    pub fn deployments(&self) -> &DeploymentLister {
         &self.deployments
     }
 
@@ -234,8 +239,8 @@ impl Controller {
             return Ok(());
         }
 
-        let deployments = TypedClient::<Deployment>::namespaced(self.client.clone(), namespace);
-        let mut deployment = match self.deployments.namespace(namespace).get(deployment_name) {
+        let deployments = self.kubeclientset.apps_v1().deployments(namespace);
+        let mut deployment = match self.deployments.deployments(namespace).get(deployment_name) {
             Some(existing) => existing,
             None => {
                 tracing::info!(foo = %key, deployment = deployment_name, "creating deployment");

@@ -296,7 +296,7 @@ pub async fn check(
     }
     report.foos.sort_by(|a, b| a.foo.cmp(&b.foo));
     report.cache_lag = cache_lag(controller.foos().lister(), &foos)
-        .or_else(|| cache_lag(controller.deployments(), &deployments));
+        .or_else(|| cache_lag(controller.deployments().lister(), &deployments));
     Ok(report)
 }
 

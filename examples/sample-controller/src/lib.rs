@@ -17,7 +17,10 @@
 //! its clientset, lister and informer in [`generated`] come from
 //! `kubegen generate --rust src/apis --out src/generated` (the controller uses
 //! `Clientset::samplecontroller_v1alpha1().foos(ns)`, `FooLister` and
-//! `factory.samplecontroller().v1alpha1().foos()`).
+//! `factory.samplecontroller().v1alpha1().foos()`). Deployments go through the
+//! generated clientset and informers of the built-in groups, `kubegen::kubernetes`
+//! (`apps_v1().deployments(ns)`, `DeploymentLister`), as client-go's `kubernetes`
+//! package serves Go's sample-controller.
 //!
 //! [sample-controller]: https://github.com/kubernetes/sample-controller
 //!
