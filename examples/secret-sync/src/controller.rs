@@ -9,13 +9,14 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{DeleteParams, ObjectMeta};
-use kubegen_runtime::client::TypedClient;
+use kubegen::kubernetes;
+use kubegen::kubernetes::listers::core::v1::{NamespaceLister, SecretLister};
 use kubegen_runtime::events::{Event, EventRecorder};
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::informer::{
     DeletedObject, HandlerFns, HandlerRegistration, HasSynced, wait_for_cache_sync,
 };
-use kubegen_runtime::lister::{Lister, Selector};
+use kubegen_runtime::lister::Selector;
 use kubegen_runtime::workqueue::{QueueConfig, RateLimitingQueue, default_controller_rate_limiter};
 use tokio::sync::watch;
 
@@ -80,10 +81,10 @@ pub enum Error {
 
 /// Keeps copies of the source namespace's Secrets in every target namespace.
 pub struct Controller {
-    client: kube::Client,
+    clientset: kubernetes::clientset::Clientset,
     scope: Scope,
-    secrets: Lister<Secret>,
-    namespaces: Lister<Namespace>,
+    secrets: SecretLister,
+    namespaces: NamespaceLister,
     synced: Vec<HandlerRegistration>,
     queue: RateLimitingQueue<String>,
     recorder: EventRecorder,
@@ -103,7 +104,7 @@ impl std::fmt::Debug for Controller {
 #[derive(Clone)]
 struct Enqueuer {
     scope: Scope,
-    namespaces: Lister<Namespace>,
+    namespaces: NamespaceLister,
     queue: RateLimitingQueue<String>,
 }
 
@@ -136,15 +137,21 @@ impl Controller {
         recorder: EventRecorder,
         scope: Scope,
     ) -> Arc<Self> {
-        let secret_informer = factory.informer::<Secret>();
-        let namespace_informer = factory.informer::<Namespace>();
+        // The generated informers of the built-in groups, over the shared factory.
+        let informers = kubernetes::informers::InformerFactory::new(
+            kubegen::gentype::InformerFactory::new(factory.clone()),
+        );
+        let secrets = informers.core().v1().secrets();
+        let namespaces = informers.core().v1().namespaces();
+        let secret_informer = secrets.informer();
+        let namespace_informer = namespaces.informer();
         let queue = RateLimitingQueue::with_config(
             default_controller_rate_limiter(),
             QueueConfig::default().name(CONTROLLER_NAME),
         );
         let enqueuer = Enqueuer {
             scope: scope.clone(),
-            namespaces: namespace_informer.lister(),
+            namespaces: namespaces.lister(),
             queue: queue.clone(),
         };
 
@@ -181,10 +188,10 @@ impl Controller {
         );
 
         Arc::new(Self {
-            client,
+            clientset: kubernetes::clientset::Clientset::new(client),
             scope,
-            secrets: secret_informer.lister(),
-            namespaces: namespace_informer.lister(),
+            secrets: secrets.lister(),
+            namespaces: namespaces.lister(),
             synced: vec![secret_registration, namespace_registration],
             queue,
             recorder,
@@ -232,12 +239,12 @@ impl Controller {
     }
 
     /// The Secret lister.
-    pub fn secrets(&self) -> &Lister<Secret> {
+    pub fn secrets(&self) -> &SecretLister {
         &self.secrets
     }
 
     /// The Namespace lister.
-    pub fn namespaces(&self) -> &Lister<Namespace> {
+    pub fn namespaces(&self) -> &NamespaceLister {
         &self.namespaces
     }
 
@@ -272,14 +279,14 @@ impl Controller {
         }
         let sources: BTreeMap<String, Arc<Secret>> = self
             .secrets
-            .namespace(&self.scope.source)
+            .secrets(&self.scope.source)
             .list(&Selector::everything())
             .into_iter()
             .filter(|s| is_copyable(s))
             .map(|s| (s.metadata.name.clone().unwrap_or_default(), s))
             .collect();
-        let targets = self.secrets.namespace(namespace);
-        let api = TypedClient::<Secret>::namespaced(self.client.clone(), namespace);
+        let targets = self.secrets.secrets(namespace);
+        let api = self.clientset.core_v1().secrets(namespace);
         let mut failures = Vec::new();
 
         for (name, source) in &sources {

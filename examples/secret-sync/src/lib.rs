@@ -12,6 +12,9 @@
 //! the whole source namespace with the whole target, so a restart or a missed event
 //! costs nothing but one sync per namespace.
 //!
+//! Secrets and Namespaces are read and written through kubegen's generated clientset,
+//! listers and informers of the built-in groups (`kubegen::kubernetes`).
+//!
 //! ```no_run
 //! # async fn demo(client: kube::Client) -> Result<(), secret_sync::controller::Error> {
 //! use secret_sync::controller::Scope;
