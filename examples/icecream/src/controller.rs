@@ -7,13 +7,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
+use kubegen::kubernetes;
+use kubegen::kubernetes::listers::core::v1::PodLister;
 use kubegen_runtime::events::{Event, EventRecorder};
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::informer::{
     DeletedObject, HandlerFns, HandlerRegistration, HasSynced, wait_for_cache_sync,
 };
 use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::lister::{Lister, Selector};
+use kubegen_runtime::lister::Selector;
 use kubegen_runtime::workqueue::{QueueConfig, RateLimitingQueue, default_controller_rate_limiter};
 use tokio::sync::watch;
 
@@ -48,7 +50,7 @@ pub enum Error {
 pub struct Controller {
     client: kube::Client,
     icecreams: IcecreamLister,
-    pods: Lister<Pod>,
+    pods: PodLister,
     synced: Vec<HandlerRegistration>,
     queue: RateLimitingQueue<ObjectKey>,
     recorder: EventRecorder,
@@ -95,13 +97,19 @@ impl Controller {
         factory: &SharedInformerFactory,
         recorder: EventRecorder,
     ) -> Arc<Self> {
-        // Icecream's informer and lister come from the generated factory; Pod is a
-        // built-in type, informed through the runtime's generic factory.
-        let generated =
-            InformerFactory::new(kubegen::gentype::InformerFactory::new(factory.clone()));
-        let icecreams = generated.icecream().v1().icecreams();
+        // Icecreams from our generated factory, Pods from the built-in groups' generated
+        // factory; both hand out informers of the one shared factory.
+        let shared = kubegen::gentype::InformerFactory::new(factory.clone());
+        let icecreams = InformerFactory::new(shared.clone())
+            .icecream()
+            .v1()
+            .icecreams();
+        let pods = kubernetes::informers::InformerFactory::new(shared)
+            .core()
+            .v1()
+            .pods();
         let icecream_informer = icecreams.informer();
-        let pod_informer = factory.informer::<Pod>();
+        let pod_informer = pods.informer();
         let queue = RateLimitingQueue::with_config(
             default_controller_rate_limiter(),
             QueueConfig::default().name(CONTROLLER_NAME),
@@ -143,7 +151,7 @@ impl Controller {
         Arc::new(Self {
             client,
             icecreams: icecreams.lister(),
-            pods: pod_informer.lister(),
+            pods: pods.lister(),
             synced: vec![icecream_registration, pod_registration],
             queue,
             recorder,
@@ -196,7 +204,7 @@ impl Controller {
     }
 
     /// The Pod lister.
-    pub fn pods(&self) -> &Lister<Pod> {
+    pub fn pods(&self) -> &PodLister {
         &self.pods
     }
 
@@ -232,7 +240,7 @@ impl Controller {
                 return Ok(());
             }
         };
-        let pods = self.pods.namespace(namespace).list(&selector);
+        let pods = self.pods.pods(namespace).list(&selector);
         let status = status_for(&pods, icecream.metadata.generation);
         if icecream.status.as_ref() == Some(&status) {
             return Ok(());

@@ -4,7 +4,8 @@
 //! lists every matching pod with its node (`status.pods`), the distinct nodes
 //! (`status.nodes`) and the spec generation it reflects (`status.observedGeneration`).
 //! See [`apis::icecream::v1`] for the API (written with `#[derive(Resource, DeepCopy)]`);
-//! its clientset, lister and informer are generated into [`generated`].
+//! its clientset, lister and informer are generated into [`generated`]. Pods come from
+//! the generated informers of the built-in groups (`kubegen::kubernetes`).
 //!
 //! ```no_run
 //! # async fn demo(client: kube::Client) -> Result<(), icecream::controller::Error> {
