@@ -208,3 +208,36 @@ async fn cluster_scoped_objects_get_events_in_default_and_shutdown_stops_recordi
     assert_eq!(recorder.dropped(), 1);
     recorder.flush().await; // returns at once
 }
+
+#[tokio::test]
+async fn repeats_across_updates_of_the_object_fold_into_one_series() {
+    let server = ApiServer::start().await.unwrap();
+    let cm = configmap(&server, "settings").await;
+    let recorder = EventRecorder::new(server.client(), config());
+    let event = Event::normal("Synced", "Sync", "ok");
+    recorder.publish(&cm, event.clone());
+    let mut updated = cm.clone();
+    updated.data = Some([("k".to_owned(), "v".to_owned())].into());
+    let updated = Api::<ConfigMap>::namespaced(server.client(), "default")
+        .replace("settings", &PostParams::default(), &updated)
+        .await
+        .unwrap();
+    assert_ne!(
+        updated.metadata.resource_version,
+        cm.metadata.resource_version
+    );
+    recorder.publish(&updated, event);
+    recorder.flush().await;
+    let events = events(&server, "default").await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].series.as_ref().map(|s| s.count), Some(2));
+    assert!(
+        events[0]
+            .regarding
+            .as_ref()
+            .unwrap()
+            .resource_version
+            .is_none()
+    );
+    recorder.shutdown().await;
+}
