@@ -8,42 +8,52 @@ pub struct Clientset {
 }
 impl Clientset {
     /// A clientset over `client`.
+    #[inline]
     pub fn new(client: crate::__private::kube::Client) -> Self {
         Self { client }
     }
     /// The client of `/v1`.
+    #[inline]
     pub fn core_v1(&self) -> core::v1::Client {
         core::v1::Client::new(self.client.clone())
     }
     /// The client of `apps/v1`.
+    #[inline]
     pub fn apps_v1(&self) -> apps::v1::Client {
         apps::v1::Client::new(self.client.clone())
     }
     /// The client of `autoscaling/v2`.
+    #[inline]
     pub fn autoscaling_v2(&self) -> autoscaling::v2::Client {
         autoscaling::v2::Client::new(self.client.clone())
     }
     /// The client of `batch/v1`.
+    #[inline]
     pub fn batch_v1(&self) -> batch::v1::Client {
         batch::v1::Client::new(self.client.clone())
     }
     /// The client of `coordination.k8s.io/v1`.
+    #[inline]
     pub fn coordination_v1(&self) -> coordination_k8s_io::v1::Client {
         coordination_k8s_io::v1::Client::new(self.client.clone())
     }
     /// The client of `networking.k8s.io/v1`.
+    #[inline]
     pub fn networking_v1(&self) -> networking_k8s_io::v1::Client {
         networking_k8s_io::v1::Client::new(self.client.clone())
     }
     /// The client of `policy/v1`.
+    #[inline]
     pub fn policy_v1(&self) -> policy::v1::Client {
         policy::v1::Client::new(self.client.clone())
     }
     /// The client of `rbac.authorization.k8s.io/v1`.
+    #[inline]
     pub fn rbac_v1(&self) -> rbac_authorization_k8s_io::v1::Client {
         rbac_authorization_k8s_io::v1::Client::new(self.client.clone())
     }
     /// The client of `storage.k8s.io/v1`.
+    #[inline]
     pub fn storage_v1(&self) -> storage_k8s_io::v1::Client {
         storage_k8s_io::v1::Client::new(self.client.clone())
     }
@@ -59,38 +69,47 @@ pub mod core {
         }
         impl Client {
             /// A client over `client`.
+            #[inline]
             pub fn new(client: crate::__private::kube::Client) -> Self {
                 Self { client }
             }
             /// `configmaps` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn config_maps(&self, namespace: &str) -> ConfigMapClient {
                 ConfigMapClient::namespaced(self.client.clone(), namespace)
             }
             /// `endpoints` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn endpoints(&self, namespace: &str) -> EndpointsClient {
                 EndpointsClient::namespaced(self.client.clone(), namespace)
             }
             /// `events` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn events(&self, namespace: &str) -> EventClient {
                 EventClient::namespaced(self.client.clone(), namespace)
             }
             /// `limitranges` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn limit_ranges(&self, namespace: &str) -> LimitRangeClient {
                 LimitRangeClient::namespaced(self.client.clone(), namespace)
             }
             /// `namespaces` (cluster-scoped).
+            #[inline]
             pub fn namespaces(&self) -> NamespaceClient {
                 NamespaceClient::cluster(self.client.clone())
             }
             /// `nodes` (cluster-scoped).
+            #[inline]
             pub fn nodes(&self) -> NodeClient {
                 NodeClient::cluster(self.client.clone())
             }
             /// `persistentvolumes` (cluster-scoped).
+            #[inline]
             pub fn persistent_volumes(&self) -> PersistentVolumeClient {
                 PersistentVolumeClient::cluster(self.client.clone())
             }
             /// `persistentvolumeclaims` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn persistent_volume_claims(
                 &self,
                 namespace: &str,
@@ -98,14 +117,17 @@ pub mod core {
                 PersistentVolumeClaimClient::namespaced(self.client.clone(), namespace)
             }
             /// `pods` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn pods(&self, namespace: &str) -> PodClient {
                 PodClient::namespaced(self.client.clone(), namespace)
             }
             /// `podtemplates` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn pod_templates(&self, namespace: &str) -> PodTemplateClient {
                 PodTemplateClient::namespaced(self.client.clone(), namespace)
             }
             /// `replicationcontrollers` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn replication_controllers(
                 &self,
                 namespace: &str,
@@ -113,18 +135,22 @@ pub mod core {
                 ReplicationControllerClient::namespaced(self.client.clone(), namespace)
             }
             /// `resourcequotas` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn resource_quotas(&self, namespace: &str) -> ResourceQuotaClient {
                 ResourceQuotaClient::namespaced(self.client.clone(), namespace)
             }
             /// `secrets` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn secrets(&self, namespace: &str) -> SecretClient {
                 SecretClient::namespaced(self.client.clone(), namespace)
             }
             /// `services` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn services(&self, namespace: &str) -> ServiceClient {
                 ServiceClient::namespaced(self.client.clone(), namespace)
             }
             /// `serviceaccounts` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn service_accounts(&self, namespace: &str) -> ServiceAccountClient {
                 ServiceAccountClient::namespaced(self.client.clone(), namespace)
             }
@@ -217,10 +243,12 @@ pub mod apps {
         }
         impl Client {
             /// A client over `client`.
+            #[inline]
             pub fn new(client: crate::__private::kube::Client) -> Self {
                 Self { client }
             }
             /// `controllerrevisions` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn controller_revisions(
                 &self,
                 namespace: &str,
@@ -228,18 +256,22 @@ pub mod apps {
                 ControllerRevisionClient::namespaced(self.client.clone(), namespace)
             }
             /// `daemonsets` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn daemon_sets(&self, namespace: &str) -> DaemonSetClient {
                 DaemonSetClient::namespaced(self.client.clone(), namespace)
             }
             /// `deployments` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn deployments(&self, namespace: &str) -> DeploymentClient {
                 DeploymentClient::namespaced(self.client.clone(), namespace)
             }
             /// `replicasets` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn replica_sets(&self, namespace: &str) -> ReplicaSetClient {
                 ReplicaSetClient::namespaced(self.client.clone(), namespace)
             }
             /// `statefulsets` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn stateful_sets(&self, namespace: &str) -> StatefulSetClient {
                 StatefulSetClient::namespaced(self.client.clone(), namespace)
             }
@@ -282,10 +314,12 @@ pub mod autoscaling {
         }
         impl Client {
             /// A client over `client`.
+            #[inline]
             pub fn new(client: crate::__private::kube::Client) -> Self {
                 Self { client }
             }
             /// `horizontalpodautoscalers` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn horizontal_pod_autoscalers(
                 &self,
                 namespace: &str,
@@ -311,14 +345,17 @@ pub mod batch {
         }
         impl Client {
             /// A client over `client`.
+            #[inline]
             pub fn new(client: crate::__private::kube::Client) -> Self {
                 Self { client }
             }
             /// `cronjobs` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn cron_jobs(&self, namespace: &str) -> CronJobClient {
                 CronJobClient::namespaced(self.client.clone(), namespace)
             }
             /// `jobs` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn jobs(&self, namespace: &str) -> JobClient {
                 JobClient::namespaced(self.client.clone(), namespace)
             }
@@ -346,10 +383,12 @@ pub mod coordination_k8s_io {
         }
         impl Client {
             /// A client over `client`.
+            #[inline]
             pub fn new(client: crate::__private::kube::Client) -> Self {
                 Self { client }
             }
             /// `leases` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn leases(&self, namespace: &str) -> LeaseClient {
                 LeaseClient::namespaced(self.client.clone(), namespace)
             }
@@ -372,26 +411,32 @@ pub mod networking_k8s_io {
         }
         impl Client {
             /// A client over `client`.
+            #[inline]
             pub fn new(client: crate::__private::kube::Client) -> Self {
                 Self { client }
             }
             /// `ipaddresses` (cluster-scoped).
+            #[inline]
             pub fn ip_addresses(&self) -> IPAddressClient {
                 IPAddressClient::cluster(self.client.clone())
             }
             /// `ingresses` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn ingresses(&self, namespace: &str) -> IngressClient {
                 IngressClient::namespaced(self.client.clone(), namespace)
             }
             /// `ingressclasses` (cluster-scoped).
+            #[inline]
             pub fn ingress_classes(&self) -> IngressClassClient {
                 IngressClassClient::cluster(self.client.clone())
             }
             /// `networkpolicies` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn network_policies(&self, namespace: &str) -> NetworkPolicyClient {
                 NetworkPolicyClient::namespaced(self.client.clone(), namespace)
             }
             /// `servicecidrs` (cluster-scoped).
+            #[inline]
             pub fn service_cidrs(&self) -> ServiceCIDRClient {
                 ServiceCIDRClient::cluster(self.client.clone())
             }
@@ -434,10 +479,12 @@ pub mod policy {
         }
         impl Client {
             /// A client over `client`.
+            #[inline]
             pub fn new(client: crate::__private::kube::Client) -> Self {
                 Self { client }
             }
             /// `poddisruptionbudgets` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn pod_disruption_budgets(
                 &self,
                 namespace: &str,
@@ -463,22 +510,27 @@ pub mod rbac_authorization_k8s_io {
         }
         impl Client {
             /// A client over `client`.
+            #[inline]
             pub fn new(client: crate::__private::kube::Client) -> Self {
                 Self { client }
             }
             /// `clusterroles` (cluster-scoped).
+            #[inline]
             pub fn cluster_roles(&self) -> ClusterRoleClient {
                 ClusterRoleClient::cluster(self.client.clone())
             }
             /// `clusterrolebindings` (cluster-scoped).
+            #[inline]
             pub fn cluster_role_bindings(&self) -> ClusterRoleBindingClient {
                 ClusterRoleBindingClient::cluster(self.client.clone())
             }
             /// `roles` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn roles(&self, namespace: &str) -> RoleClient {
                 RoleClient::namespaced(self.client.clone(), namespace)
             }
             /// `rolebindings` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn role_bindings(&self, namespace: &str) -> RoleBindingClient {
                 RoleBindingClient::namespaced(self.client.clone(), namespace)
             }
@@ -516,18 +568,22 @@ pub mod storage_k8s_io {
         }
         impl Client {
             /// A client over `client`.
+            #[inline]
             pub fn new(client: crate::__private::kube::Client) -> Self {
                 Self { client }
             }
             /// `csidrivers` (cluster-scoped).
+            #[inline]
             pub fn csi_drivers(&self) -> CSIDriverClient {
                 CSIDriverClient::cluster(self.client.clone())
             }
             /// `csinodes` (cluster-scoped).
+            #[inline]
             pub fn csi_nodes(&self) -> CSINodeClient {
                 CSINodeClient::cluster(self.client.clone())
             }
             /// `csistoragecapacities` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn csi_storage_capacities(
                 &self,
                 namespace: &str,
@@ -535,14 +591,17 @@ pub mod storage_k8s_io {
                 CSIStorageCapacityClient::namespaced(self.client.clone(), namespace)
             }
             /// `storageclasses` (cluster-scoped).
+            #[inline]
             pub fn storage_classes(&self) -> StorageClassClient {
                 StorageClassClient::cluster(self.client.clone())
             }
             /// `volumeattachments` (cluster-scoped).
+            #[inline]
             pub fn volume_attachments(&self) -> VolumeAttachmentClient {
                 VolumeAttachmentClient::cluster(self.client.clone())
             }
             /// `volumeattributesclasses` (cluster-scoped).
+            #[inline]
             pub fn volume_attributes_classes(&self) -> VolumeAttributesClassClient {
                 VolumeAttributesClassClient::cluster(self.client.clone())
             }

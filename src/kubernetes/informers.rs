@@ -8,46 +8,57 @@ pub struct InformerFactory {
 }
 impl InformerFactory {
     /// Informers from `factory` (its namespace, selectors and tweak apply to all).
+    #[inline]
     pub fn new(factory: crate::gentype::InformerFactory) -> Self {
         Self { factory }
     }
     /// The underlying factory: `start()`, `wait_for_cache_sync()`, `shutdown()`.
+    #[inline]
     pub fn factory(&self) -> &crate::gentype::InformerFactory {
         &self.factory
     }
     /// Informers of API group ``.
+    #[inline]
     pub fn core(&self) -> core::Group {
         core::Group::new(self.factory.clone())
     }
     /// Informers of API group `apps`.
+    #[inline]
     pub fn apps(&self) -> apps::Group {
         apps::Group::new(self.factory.clone())
     }
     /// Informers of API group `autoscaling`.
+    #[inline]
     pub fn autoscaling(&self) -> autoscaling::Group {
         autoscaling::Group::new(self.factory.clone())
     }
     /// Informers of API group `batch`.
+    #[inline]
     pub fn batch(&self) -> batch::Group {
         batch::Group::new(self.factory.clone())
     }
     /// Informers of API group `coordination.k8s.io`.
+    #[inline]
     pub fn coordination(&self) -> coordination_k8s_io::Group {
         coordination_k8s_io::Group::new(self.factory.clone())
     }
     /// Informers of API group `networking.k8s.io`.
+    #[inline]
     pub fn networking(&self) -> networking_k8s_io::Group {
         networking_k8s_io::Group::new(self.factory.clone())
     }
     /// Informers of API group `policy`.
+    #[inline]
     pub fn policy(&self) -> policy::Group {
         policy::Group::new(self.factory.clone())
     }
     /// Informers of API group `rbac.authorization.k8s.io`.
+    #[inline]
     pub fn rbac(&self) -> rbac_authorization_k8s_io::Group {
         rbac_authorization_k8s_io::Group::new(self.factory.clone())
     }
     /// Informers of API group `storage.k8s.io`.
+    #[inline]
     pub fn storage(&self) -> storage_k8s_io::Group {
         storage_k8s_io::Group::new(self.factory.clone())
     }
@@ -61,10 +72,12 @@ pub mod core {
     }
     impl Group {
         /// The informers of `factory`.
+        #[inline]
         pub fn new(factory: crate::gentype::InformerFactory) -> Self {
             Self { factory }
         }
         /// Informers of `/v1`.
+        #[inline]
         pub fn v1(&self) -> v1::Version {
             v1::Version::new(self.factory.clone())
         }
@@ -78,66 +91,82 @@ pub mod core {
         }
         impl Version {
             /// The informers of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer of `configmaps`.
+            #[inline]
             pub fn config_maps(&self) -> ConfigMapInformer {
                 ConfigMapInformer::new(self.factory.clone())
             }
             /// The shared informer of `endpoints`.
+            #[inline]
             pub fn endpoints(&self) -> EndpointsInformer {
                 EndpointsInformer::new(self.factory.clone())
             }
             /// The shared informer of `events`.
+            #[inline]
             pub fn events(&self) -> EventInformer {
                 EventInformer::new(self.factory.clone())
             }
             /// The shared informer of `limitranges`.
+            #[inline]
             pub fn limit_ranges(&self) -> LimitRangeInformer {
                 LimitRangeInformer::new(self.factory.clone())
             }
             /// The shared informer of `namespaces`.
+            #[inline]
             pub fn namespaces(&self) -> NamespaceInformer {
                 NamespaceInformer::new(self.factory.clone())
             }
             /// The shared informer of `nodes`.
+            #[inline]
             pub fn nodes(&self) -> NodeInformer {
                 NodeInformer::new(self.factory.clone())
             }
             /// The shared informer of `persistentvolumes`.
+            #[inline]
             pub fn persistent_volumes(&self) -> PersistentVolumeInformer {
                 PersistentVolumeInformer::new(self.factory.clone())
             }
             /// The shared informer of `persistentvolumeclaims`.
+            #[inline]
             pub fn persistent_volume_claims(&self) -> PersistentVolumeClaimInformer {
                 PersistentVolumeClaimInformer::new(self.factory.clone())
             }
             /// The shared informer of `pods`.
+            #[inline]
             pub fn pods(&self) -> PodInformer {
                 PodInformer::new(self.factory.clone())
             }
             /// The shared informer of `podtemplates`.
+            #[inline]
             pub fn pod_templates(&self) -> PodTemplateInformer {
                 PodTemplateInformer::new(self.factory.clone())
             }
             /// The shared informer of `replicationcontrollers`.
+            #[inline]
             pub fn replication_controllers(&self) -> ReplicationControllerInformer {
                 ReplicationControllerInformer::new(self.factory.clone())
             }
             /// The shared informer of `resourcequotas`.
+            #[inline]
             pub fn resource_quotas(&self) -> ResourceQuotaInformer {
                 ResourceQuotaInformer::new(self.factory.clone())
             }
             /// The shared informer of `secrets`.
+            #[inline]
             pub fn secrets(&self) -> SecretInformer {
                 SecretInformer::new(self.factory.clone())
             }
             /// The shared informer of `services`.
+            #[inline]
             pub fn services(&self) -> ServiceInformer {
                 ServiceInformer::new(self.factory.clone())
             }
             /// The shared informer of `serviceaccounts`.
+            #[inline]
             pub fn service_accounts(&self) -> ServiceAccountInformer {
                 ServiceAccountInformer::new(self.factory.clone())
             }
@@ -149,10 +178,12 @@ pub mod core {
         }
         impl ConfigMapInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -164,6 +195,7 @@ pub mod core {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::core::v1::ConfigMapLister {
@@ -179,10 +211,12 @@ pub mod core {
         }
         impl EndpointsInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -194,6 +228,7 @@ pub mod core {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::core::v1::EndpointsLister {
@@ -209,10 +244,12 @@ pub mod core {
         }
         impl EventInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -222,6 +259,7 @@ pub mod core {
                     .informer::<crate::__private::k8s_openapi::api::core::v1::Event>()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(&self) -> super::super::super::listers::core::v1::EventLister {
                 super::super::super::listers::core::v1::EventLister::new(
                     self.informer().lister(),
@@ -235,10 +273,12 @@ pub mod core {
         }
         impl LimitRangeInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -250,6 +290,7 @@ pub mod core {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::core::v1::LimitRangeLister {
@@ -265,10 +306,12 @@ pub mod core {
         }
         impl NamespaceInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -280,6 +323,7 @@ pub mod core {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::core::v1::NamespaceLister {
@@ -295,10 +339,12 @@ pub mod core {
         }
         impl NodeInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -308,6 +354,7 @@ pub mod core {
                     .informer::<crate::__private::k8s_openapi::api::core::v1::Node>()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(&self) -> super::super::super::listers::core::v1::NodeLister {
                 super::super::super::listers::core::v1::NodeLister::new(
                     self.informer().lister(),
@@ -321,10 +368,12 @@ pub mod core {
         }
         impl PersistentVolumeInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -336,6 +385,7 @@ pub mod core {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::core::v1::PersistentVolumeLister {
@@ -351,10 +401,12 @@ pub mod core {
         }
         impl PersistentVolumeClaimInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -366,6 +418,7 @@ pub mod core {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::core::v1::PersistentVolumeClaimLister {
@@ -381,10 +434,12 @@ pub mod core {
         }
         impl PodInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -394,6 +449,7 @@ pub mod core {
                     .informer::<crate::__private::k8s_openapi::api::core::v1::Pod>()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(&self) -> super::super::super::listers::core::v1::PodLister {
                 super::super::super::listers::core::v1::PodLister::new(
                     self.informer().lister(),
@@ -407,10 +463,12 @@ pub mod core {
         }
         impl PodTemplateInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -422,6 +480,7 @@ pub mod core {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::core::v1::PodTemplateLister {
@@ -437,10 +496,12 @@ pub mod core {
         }
         impl ReplicationControllerInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -452,6 +513,7 @@ pub mod core {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::core::v1::ReplicationControllerLister {
@@ -467,10 +529,12 @@ pub mod core {
         }
         impl ResourceQuotaInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -482,6 +546,7 @@ pub mod core {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::core::v1::ResourceQuotaLister {
@@ -497,10 +562,12 @@ pub mod core {
         }
         impl SecretInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -510,6 +577,7 @@ pub mod core {
                     .informer::<crate::__private::k8s_openapi::api::core::v1::Secret>()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::core::v1::SecretLister {
@@ -525,10 +593,12 @@ pub mod core {
         }
         impl ServiceInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -538,6 +608,7 @@ pub mod core {
                     .informer::<crate::__private::k8s_openapi::api::core::v1::Service>()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::core::v1::ServiceLister {
@@ -553,10 +624,12 @@ pub mod core {
         }
         impl ServiceAccountInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -568,6 +641,7 @@ pub mod core {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::core::v1::ServiceAccountLister {
@@ -587,10 +661,12 @@ pub mod apps {
     }
     impl Group {
         /// The informers of `factory`.
+        #[inline]
         pub fn new(factory: crate::gentype::InformerFactory) -> Self {
             Self { factory }
         }
         /// Informers of `apps/v1`.
+        #[inline]
         pub fn v1(&self) -> v1::Version {
             v1::Version::new(self.factory.clone())
         }
@@ -604,26 +680,32 @@ pub mod apps {
         }
         impl Version {
             /// The informers of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer of `controllerrevisions`.
+            #[inline]
             pub fn controller_revisions(&self) -> ControllerRevisionInformer {
                 ControllerRevisionInformer::new(self.factory.clone())
             }
             /// The shared informer of `daemonsets`.
+            #[inline]
             pub fn daemon_sets(&self) -> DaemonSetInformer {
                 DaemonSetInformer::new(self.factory.clone())
             }
             /// The shared informer of `deployments`.
+            #[inline]
             pub fn deployments(&self) -> DeploymentInformer {
                 DeploymentInformer::new(self.factory.clone())
             }
             /// The shared informer of `replicasets`.
+            #[inline]
             pub fn replica_sets(&self) -> ReplicaSetInformer {
                 ReplicaSetInformer::new(self.factory.clone())
             }
             /// The shared informer of `statefulsets`.
+            #[inline]
             pub fn stateful_sets(&self) -> StatefulSetInformer {
                 StatefulSetInformer::new(self.factory.clone())
             }
@@ -635,10 +717,12 @@ pub mod apps {
         }
         impl ControllerRevisionInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -650,6 +734,7 @@ pub mod apps {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::apps::v1::ControllerRevisionLister {
@@ -665,10 +750,12 @@ pub mod apps {
         }
         impl DaemonSetInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -680,6 +767,7 @@ pub mod apps {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::apps::v1::DaemonSetLister {
@@ -695,10 +783,12 @@ pub mod apps {
         }
         impl DeploymentInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -710,6 +800,7 @@ pub mod apps {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::apps::v1::DeploymentLister {
@@ -725,10 +816,12 @@ pub mod apps {
         }
         impl ReplicaSetInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -740,6 +833,7 @@ pub mod apps {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::apps::v1::ReplicaSetLister {
@@ -755,10 +849,12 @@ pub mod apps {
         }
         impl StatefulSetInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -770,6 +866,7 @@ pub mod apps {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::apps::v1::StatefulSetLister {
@@ -789,10 +886,12 @@ pub mod autoscaling {
     }
     impl Group {
         /// The informers of `factory`.
+        #[inline]
         pub fn new(factory: crate::gentype::InformerFactory) -> Self {
             Self { factory }
         }
         /// Informers of `autoscaling/v2`.
+        #[inline]
         pub fn v2(&self) -> v2::Version {
             v2::Version::new(self.factory.clone())
         }
@@ -806,10 +905,12 @@ pub mod autoscaling {
         }
         impl Version {
             /// The informers of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer of `horizontalpodautoscalers`.
+            #[inline]
             pub fn horizontal_pod_autoscalers(&self) -> HorizontalPodAutoscalerInformer {
                 HorizontalPodAutoscalerInformer::new(self.factory.clone())
             }
@@ -821,10 +922,12 @@ pub mod autoscaling {
         }
         impl HorizontalPodAutoscalerInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -836,6 +939,7 @@ pub mod autoscaling {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::autoscaling::v2::HorizontalPodAutoscalerLister {
@@ -855,10 +959,12 @@ pub mod batch {
     }
     impl Group {
         /// The informers of `factory`.
+        #[inline]
         pub fn new(factory: crate::gentype::InformerFactory) -> Self {
             Self { factory }
         }
         /// Informers of `batch/v1`.
+        #[inline]
         pub fn v1(&self) -> v1::Version {
             v1::Version::new(self.factory.clone())
         }
@@ -872,14 +978,17 @@ pub mod batch {
         }
         impl Version {
             /// The informers of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer of `cronjobs`.
+            #[inline]
             pub fn cron_jobs(&self) -> CronJobInformer {
                 CronJobInformer::new(self.factory.clone())
             }
             /// The shared informer of `jobs`.
+            #[inline]
             pub fn jobs(&self) -> JobInformer {
                 JobInformer::new(self.factory.clone())
             }
@@ -891,10 +1000,12 @@ pub mod batch {
         }
         impl CronJobInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -904,6 +1015,7 @@ pub mod batch {
                     .informer::<crate::__private::k8s_openapi::api::batch::v1::CronJob>()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::batch::v1::CronJobLister {
@@ -919,10 +1031,12 @@ pub mod batch {
         }
         impl JobInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -932,6 +1046,7 @@ pub mod batch {
                     .informer::<crate::__private::k8s_openapi::api::batch::v1::Job>()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(&self) -> super::super::super::listers::batch::v1::JobLister {
                 super::super::super::listers::batch::v1::JobLister::new(
                     self.informer().lister(),
@@ -949,10 +1064,12 @@ pub mod coordination_k8s_io {
     }
     impl Group {
         /// The informers of `factory`.
+        #[inline]
         pub fn new(factory: crate::gentype::InformerFactory) -> Self {
             Self { factory }
         }
         /// Informers of `coordination.k8s.io/v1`.
+        #[inline]
         pub fn v1(&self) -> v1::Version {
             v1::Version::new(self.factory.clone())
         }
@@ -966,10 +1083,12 @@ pub mod coordination_k8s_io {
         }
         impl Version {
             /// The informers of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer of `leases`.
+            #[inline]
             pub fn leases(&self) -> LeaseInformer {
                 LeaseInformer::new(self.factory.clone())
             }
@@ -981,10 +1100,12 @@ pub mod coordination_k8s_io {
         }
         impl LeaseInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -996,6 +1117,7 @@ pub mod coordination_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::coordination_k8s_io::v1::LeaseLister {
@@ -1015,10 +1137,12 @@ pub mod networking_k8s_io {
     }
     impl Group {
         /// The informers of `factory`.
+        #[inline]
         pub fn new(factory: crate::gentype::InformerFactory) -> Self {
             Self { factory }
         }
         /// Informers of `networking.k8s.io/v1`.
+        #[inline]
         pub fn v1(&self) -> v1::Version {
             v1::Version::new(self.factory.clone())
         }
@@ -1032,26 +1156,32 @@ pub mod networking_k8s_io {
         }
         impl Version {
             /// The informers of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer of `ipaddresses`.
+            #[inline]
             pub fn ip_addresses(&self) -> IPAddressInformer {
                 IPAddressInformer::new(self.factory.clone())
             }
             /// The shared informer of `ingresses`.
+            #[inline]
             pub fn ingresses(&self) -> IngressInformer {
                 IngressInformer::new(self.factory.clone())
             }
             /// The shared informer of `ingressclasses`.
+            #[inline]
             pub fn ingress_classes(&self) -> IngressClassInformer {
                 IngressClassInformer::new(self.factory.clone())
             }
             /// The shared informer of `networkpolicies`.
+            #[inline]
             pub fn network_policies(&self) -> NetworkPolicyInformer {
                 NetworkPolicyInformer::new(self.factory.clone())
             }
             /// The shared informer of `servicecidrs`.
+            #[inline]
             pub fn service_cidrs(&self) -> ServiceCIDRInformer {
                 ServiceCIDRInformer::new(self.factory.clone())
             }
@@ -1063,10 +1193,12 @@ pub mod networking_k8s_io {
         }
         impl IPAddressInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1078,6 +1210,7 @@ pub mod networking_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::networking_k8s_io::v1::IPAddressLister {
@@ -1093,10 +1226,12 @@ pub mod networking_k8s_io {
         }
         impl IngressInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1108,6 +1243,7 @@ pub mod networking_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::networking_k8s_io::v1::IngressLister {
@@ -1123,10 +1259,12 @@ pub mod networking_k8s_io {
         }
         impl IngressClassInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1138,6 +1276,7 @@ pub mod networking_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::networking_k8s_io::v1::IngressClassLister {
@@ -1153,10 +1292,12 @@ pub mod networking_k8s_io {
         }
         impl NetworkPolicyInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1168,6 +1309,7 @@ pub mod networking_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::networking_k8s_io::v1::NetworkPolicyLister {
@@ -1183,10 +1325,12 @@ pub mod networking_k8s_io {
         }
         impl ServiceCIDRInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1198,6 +1342,7 @@ pub mod networking_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::networking_k8s_io::v1::ServiceCIDRLister {
@@ -1217,10 +1362,12 @@ pub mod policy {
     }
     impl Group {
         /// The informers of `factory`.
+        #[inline]
         pub fn new(factory: crate::gentype::InformerFactory) -> Self {
             Self { factory }
         }
         /// Informers of `policy/v1`.
+        #[inline]
         pub fn v1(&self) -> v1::Version {
             v1::Version::new(self.factory.clone())
         }
@@ -1234,10 +1381,12 @@ pub mod policy {
         }
         impl Version {
             /// The informers of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer of `poddisruptionbudgets`.
+            #[inline]
             pub fn pod_disruption_budgets(&self) -> PodDisruptionBudgetInformer {
                 PodDisruptionBudgetInformer::new(self.factory.clone())
             }
@@ -1249,10 +1398,12 @@ pub mod policy {
         }
         impl PodDisruptionBudgetInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1264,6 +1415,7 @@ pub mod policy {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::policy::v1::PodDisruptionBudgetLister {
@@ -1283,10 +1435,12 @@ pub mod rbac_authorization_k8s_io {
     }
     impl Group {
         /// The informers of `factory`.
+        #[inline]
         pub fn new(factory: crate::gentype::InformerFactory) -> Self {
             Self { factory }
         }
         /// Informers of `rbac.authorization.k8s.io/v1`.
+        #[inline]
         pub fn v1(&self) -> v1::Version {
             v1::Version::new(self.factory.clone())
         }
@@ -1300,22 +1454,27 @@ pub mod rbac_authorization_k8s_io {
         }
         impl Version {
             /// The informers of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer of `clusterroles`.
+            #[inline]
             pub fn cluster_roles(&self) -> ClusterRoleInformer {
                 ClusterRoleInformer::new(self.factory.clone())
             }
             /// The shared informer of `clusterrolebindings`.
+            #[inline]
             pub fn cluster_role_bindings(&self) -> ClusterRoleBindingInformer {
                 ClusterRoleBindingInformer::new(self.factory.clone())
             }
             /// The shared informer of `roles`.
+            #[inline]
             pub fn roles(&self) -> RoleInformer {
                 RoleInformer::new(self.factory.clone())
             }
             /// The shared informer of `rolebindings`.
+            #[inline]
             pub fn role_bindings(&self) -> RoleBindingInformer {
                 RoleBindingInformer::new(self.factory.clone())
             }
@@ -1327,10 +1486,12 @@ pub mod rbac_authorization_k8s_io {
         }
         impl ClusterRoleInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1342,6 +1503,7 @@ pub mod rbac_authorization_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::rbac_authorization_k8s_io::v1::ClusterRoleLister {
@@ -1357,10 +1519,12 @@ pub mod rbac_authorization_k8s_io {
         }
         impl ClusterRoleBindingInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1372,6 +1536,7 @@ pub mod rbac_authorization_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::rbac_authorization_k8s_io::v1::ClusterRoleBindingLister {
@@ -1387,10 +1552,12 @@ pub mod rbac_authorization_k8s_io {
         }
         impl RoleInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1400,6 +1567,7 @@ pub mod rbac_authorization_k8s_io {
                     .informer::<crate::__private::k8s_openapi::api::rbac::v1::Role>()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::rbac_authorization_k8s_io::v1::RoleLister {
@@ -1415,10 +1583,12 @@ pub mod rbac_authorization_k8s_io {
         }
         impl RoleBindingInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1430,6 +1600,7 @@ pub mod rbac_authorization_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::rbac_authorization_k8s_io::v1::RoleBindingLister {
@@ -1449,10 +1620,12 @@ pub mod storage_k8s_io {
     }
     impl Group {
         /// The informers of `factory`.
+        #[inline]
         pub fn new(factory: crate::gentype::InformerFactory) -> Self {
             Self { factory }
         }
         /// Informers of `storage.k8s.io/v1`.
+        #[inline]
         pub fn v1(&self) -> v1::Version {
             v1::Version::new(self.factory.clone())
         }
@@ -1466,30 +1639,37 @@ pub mod storage_k8s_io {
         }
         impl Version {
             /// The informers of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer of `csidrivers`.
+            #[inline]
             pub fn csi_drivers(&self) -> CSIDriverInformer {
                 CSIDriverInformer::new(self.factory.clone())
             }
             /// The shared informer of `csinodes`.
+            #[inline]
             pub fn csi_nodes(&self) -> CSINodeInformer {
                 CSINodeInformer::new(self.factory.clone())
             }
             /// The shared informer of `csistoragecapacities`.
+            #[inline]
             pub fn csi_storage_capacities(&self) -> CSIStorageCapacityInformer {
                 CSIStorageCapacityInformer::new(self.factory.clone())
             }
             /// The shared informer of `storageclasses`.
+            #[inline]
             pub fn storage_classes(&self) -> StorageClassInformer {
                 StorageClassInformer::new(self.factory.clone())
             }
             /// The shared informer of `volumeattachments`.
+            #[inline]
             pub fn volume_attachments(&self) -> VolumeAttachmentInformer {
                 VolumeAttachmentInformer::new(self.factory.clone())
             }
             /// The shared informer of `volumeattributesclasses`.
+            #[inline]
             pub fn volume_attributes_classes(&self) -> VolumeAttributesClassInformer {
                 VolumeAttributesClassInformer::new(self.factory.clone())
             }
@@ -1501,10 +1681,12 @@ pub mod storage_k8s_io {
         }
         impl CSIDriverInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1516,6 +1698,7 @@ pub mod storage_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::storage_k8s_io::v1::CSIDriverLister {
@@ -1531,10 +1714,12 @@ pub mod storage_k8s_io {
         }
         impl CSINodeInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1546,6 +1731,7 @@ pub mod storage_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::storage_k8s_io::v1::CSINodeLister {
@@ -1561,10 +1747,12 @@ pub mod storage_k8s_io {
         }
         impl CSIStorageCapacityInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1576,6 +1764,7 @@ pub mod storage_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::storage_k8s_io::v1::CSIStorageCapacityLister {
@@ -1591,10 +1780,12 @@ pub mod storage_k8s_io {
         }
         impl StorageClassInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1606,6 +1797,7 @@ pub mod storage_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::storage_k8s_io::v1::StorageClassLister {
@@ -1621,10 +1813,12 @@ pub mod storage_k8s_io {
         }
         impl VolumeAttachmentInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1636,6 +1830,7 @@ pub mod storage_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::storage_k8s_io::v1::VolumeAttachmentLister {
@@ -1651,10 +1846,12 @@ pub mod storage_k8s_io {
         }
         impl VolumeAttributesClassInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: crate::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> crate::runtime::informer::SharedInformer<
@@ -1666,6 +1863,7 @@ pub mod storage_k8s_io {
                     >()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::storage_k8s_io::v1::VolumeAttributesClassLister {

@@ -14,6 +14,7 @@ pub mod core {
         );
         impl ConfigMapLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::ConfigMap,
@@ -22,6 +23,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `configmaps` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -31,6 +33,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `configmaps` of `namespace`.
+            #[inline]
             pub fn config_maps(
                 &self,
                 namespace: &str,
@@ -40,6 +43,7 @@ pub mod core {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -57,6 +61,7 @@ pub mod core {
         );
         impl EndpointsLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::Endpoints,
@@ -65,6 +70,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `endpoints` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -74,6 +80,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `endpoints` of `namespace`.
+            #[inline]
             pub fn endpoints(
                 &self,
                 namespace: &str,
@@ -83,6 +90,7 @@ pub mod core {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -100,6 +108,7 @@ pub mod core {
         );
         impl EventLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::Event,
@@ -108,6 +117,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `events` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -117,6 +127,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `events` of `namespace`.
+            #[inline]
             pub fn events(
                 &self,
                 namespace: &str,
@@ -126,6 +137,7 @@ pub mod core {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -143,6 +155,7 @@ pub mod core {
         );
         impl LimitRangeLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::LimitRange,
@@ -151,6 +164,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `limitranges` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -162,6 +176,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `limitranges` of `namespace`.
+            #[inline]
             pub fn limit_ranges(
                 &self,
                 namespace: &str,
@@ -171,6 +186,7 @@ pub mod core {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -188,6 +204,7 @@ pub mod core {
         );
         impl NamespaceLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::Namespace,
@@ -196,6 +213,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `namespaces` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -205,6 +223,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `namespaces` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -214,6 +233,7 @@ pub mod core {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -231,6 +251,7 @@ pub mod core {
         );
         impl NodeLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::Node,
@@ -239,6 +260,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `nodes` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -248,6 +270,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `nodes` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -257,6 +280,7 @@ pub mod core {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -274,6 +298,7 @@ pub mod core {
         );
         impl PersistentVolumeLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::PersistentVolume,
@@ -282,6 +307,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `persistentvolumes` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -293,6 +319,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `persistentvolumes` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -304,6 +331,7 @@ pub mod core {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -321,6 +349,7 @@ pub mod core {
         );
         impl PersistentVolumeClaimLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::PersistentVolumeClaim,
@@ -329,6 +358,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `persistentvolumeclaims` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -340,6 +370,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `persistentvolumeclaims` of `namespace`.
+            #[inline]
             pub fn persistent_volume_claims(
                 &self,
                 namespace: &str,
@@ -349,6 +380,7 @@ pub mod core {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -366,6 +398,7 @@ pub mod core {
         );
         impl PodLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::Pod,
@@ -374,6 +407,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `pods` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -383,6 +417,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `pods` of `namespace`.
+            #[inline]
             pub fn pods(
                 &self,
                 namespace: &str,
@@ -392,6 +427,7 @@ pub mod core {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -409,6 +445,7 @@ pub mod core {
         );
         impl PodTemplateLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::PodTemplate,
@@ -417,6 +454,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `podtemplates` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -428,6 +466,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `podtemplates` of `namespace`.
+            #[inline]
             pub fn pod_templates(
                 &self,
                 namespace: &str,
@@ -437,6 +476,7 @@ pub mod core {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -454,6 +494,7 @@ pub mod core {
         );
         impl ReplicationControllerLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::ReplicationController,
@@ -462,6 +503,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `replicationcontrollers` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -473,6 +515,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `replicationcontrollers` of `namespace`.
+            #[inline]
             pub fn replication_controllers(
                 &self,
                 namespace: &str,
@@ -482,6 +525,7 @@ pub mod core {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -499,6 +543,7 @@ pub mod core {
         );
         impl ResourceQuotaLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::ResourceQuota,
@@ -507,6 +552,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `resourcequotas` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -518,6 +564,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `resourcequotas` of `namespace`.
+            #[inline]
             pub fn resource_quotas(
                 &self,
                 namespace: &str,
@@ -527,6 +574,7 @@ pub mod core {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -544,6 +592,7 @@ pub mod core {
         );
         impl SecretLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::Secret,
@@ -552,6 +601,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `secrets` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -561,6 +611,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `secrets` of `namespace`.
+            #[inline]
             pub fn secrets(
                 &self,
                 namespace: &str,
@@ -570,6 +621,7 @@ pub mod core {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -587,6 +639,7 @@ pub mod core {
         );
         impl ServiceLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::Service,
@@ -595,6 +648,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `services` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -604,6 +658,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `services` of `namespace`.
+            #[inline]
             pub fn services(
                 &self,
                 namespace: &str,
@@ -613,6 +668,7 @@ pub mod core {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -630,6 +686,7 @@ pub mod core {
         );
         impl ServiceAccountLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::core::v1::ServiceAccount,
@@ -638,6 +695,7 @@ pub mod core {
                 Self(lister)
             }
             /// Every cached object of `serviceaccounts` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -649,6 +707,7 @@ pub mod core {
                 self.0.list(selector)
             }
             /// The cached `serviceaccounts` of `namespace`.
+            #[inline]
             pub fn service_accounts(
                 &self,
                 namespace: &str,
@@ -658,6 +717,7 @@ pub mod core {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -681,6 +741,7 @@ pub mod apps {
         );
         impl ControllerRevisionLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::apps::v1::ControllerRevision,
@@ -689,6 +750,7 @@ pub mod apps {
                 Self(lister)
             }
             /// Every cached object of `controllerrevisions` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -700,6 +762,7 @@ pub mod apps {
                 self.0.list(selector)
             }
             /// The cached `controllerrevisions` of `namespace`.
+            #[inline]
             pub fn controller_revisions(
                 &self,
                 namespace: &str,
@@ -709,6 +772,7 @@ pub mod apps {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -726,6 +790,7 @@ pub mod apps {
         );
         impl DaemonSetLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::apps::v1::DaemonSet,
@@ -734,6 +799,7 @@ pub mod apps {
                 Self(lister)
             }
             /// Every cached object of `daemonsets` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -743,6 +809,7 @@ pub mod apps {
                 self.0.list(selector)
             }
             /// The cached `daemonsets` of `namespace`.
+            #[inline]
             pub fn daemon_sets(
                 &self,
                 namespace: &str,
@@ -752,6 +819,7 @@ pub mod apps {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -769,6 +837,7 @@ pub mod apps {
         );
         impl DeploymentLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::apps::v1::Deployment,
@@ -777,6 +846,7 @@ pub mod apps {
                 Self(lister)
             }
             /// Every cached object of `deployments` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -788,6 +858,7 @@ pub mod apps {
                 self.0.list(selector)
             }
             /// The cached `deployments` of `namespace`.
+            #[inline]
             pub fn deployments(
                 &self,
                 namespace: &str,
@@ -797,6 +868,7 @@ pub mod apps {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -814,6 +886,7 @@ pub mod apps {
         );
         impl ReplicaSetLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::apps::v1::ReplicaSet,
@@ -822,6 +895,7 @@ pub mod apps {
                 Self(lister)
             }
             /// Every cached object of `replicasets` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -833,6 +907,7 @@ pub mod apps {
                 self.0.list(selector)
             }
             /// The cached `replicasets` of `namespace`.
+            #[inline]
             pub fn replica_sets(
                 &self,
                 namespace: &str,
@@ -842,6 +917,7 @@ pub mod apps {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -859,6 +935,7 @@ pub mod apps {
         );
         impl StatefulSetLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::apps::v1::StatefulSet,
@@ -867,6 +944,7 @@ pub mod apps {
                 Self(lister)
             }
             /// Every cached object of `statefulsets` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -878,6 +956,7 @@ pub mod apps {
                 self.0.list(selector)
             }
             /// The cached `statefulsets` of `namespace`.
+            #[inline]
             pub fn stateful_sets(
                 &self,
                 namespace: &str,
@@ -887,6 +966,7 @@ pub mod apps {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -910,6 +990,7 @@ pub mod autoscaling {
         );
         impl HorizontalPodAutoscalerLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler,
@@ -918,6 +999,7 @@ pub mod autoscaling {
                 Self(lister)
             }
             /// Every cached object of `horizontalpodautoscalers` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -929,6 +1011,7 @@ pub mod autoscaling {
                 self.0.list(selector)
             }
             /// The cached `horizontalpodautoscalers` of `namespace`.
+            #[inline]
             pub fn horizontal_pod_autoscalers(
                 &self,
                 namespace: &str,
@@ -938,6 +1021,7 @@ pub mod autoscaling {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -961,6 +1045,7 @@ pub mod batch {
         );
         impl CronJobLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::batch::v1::CronJob,
@@ -969,6 +1054,7 @@ pub mod batch {
                 Self(lister)
             }
             /// Every cached object of `cronjobs` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -978,6 +1064,7 @@ pub mod batch {
                 self.0.list(selector)
             }
             /// The cached `cronjobs` of `namespace`.
+            #[inline]
             pub fn cron_jobs(
                 &self,
                 namespace: &str,
@@ -987,6 +1074,7 @@ pub mod batch {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1004,6 +1092,7 @@ pub mod batch {
         );
         impl JobLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::batch::v1::Job,
@@ -1012,6 +1101,7 @@ pub mod batch {
                 Self(lister)
             }
             /// Every cached object of `jobs` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1021,6 +1111,7 @@ pub mod batch {
                 self.0.list(selector)
             }
             /// The cached `jobs` of `namespace`.
+            #[inline]
             pub fn jobs(
                 &self,
                 namespace: &str,
@@ -1030,6 +1121,7 @@ pub mod batch {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1053,6 +1145,7 @@ pub mod coordination_k8s_io {
         );
         impl LeaseLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::coordination::v1::Lease,
@@ -1061,6 +1154,7 @@ pub mod coordination_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `leases` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1072,6 +1166,7 @@ pub mod coordination_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `leases` of `namespace`.
+            #[inline]
             pub fn leases(
                 &self,
                 namespace: &str,
@@ -1081,6 +1176,7 @@ pub mod coordination_k8s_io {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1104,6 +1200,7 @@ pub mod networking_k8s_io {
         );
         impl IPAddressLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::networking::v1::IPAddress,
@@ -1112,6 +1209,7 @@ pub mod networking_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `ipaddresses` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1123,6 +1221,7 @@ pub mod networking_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `ipaddresses` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -1134,6 +1233,7 @@ pub mod networking_k8s_io {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1151,6 +1251,7 @@ pub mod networking_k8s_io {
         );
         impl IngressLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::networking::v1::Ingress,
@@ -1159,6 +1260,7 @@ pub mod networking_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `ingresses` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1170,6 +1272,7 @@ pub mod networking_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `ingresses` of `namespace`.
+            #[inline]
             pub fn ingresses(
                 &self,
                 namespace: &str,
@@ -1179,6 +1282,7 @@ pub mod networking_k8s_io {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1196,6 +1300,7 @@ pub mod networking_k8s_io {
         );
         impl IngressClassLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::networking::v1::IngressClass,
@@ -1204,6 +1309,7 @@ pub mod networking_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `ingressclasses` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1215,6 +1321,7 @@ pub mod networking_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `ingressclasses` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -1226,6 +1333,7 @@ pub mod networking_k8s_io {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1243,6 +1351,7 @@ pub mod networking_k8s_io {
         );
         impl NetworkPolicyLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::networking::v1::NetworkPolicy,
@@ -1251,6 +1360,7 @@ pub mod networking_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `networkpolicies` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1262,6 +1372,7 @@ pub mod networking_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `networkpolicies` of `namespace`.
+            #[inline]
             pub fn network_policies(
                 &self,
                 namespace: &str,
@@ -1271,6 +1382,7 @@ pub mod networking_k8s_io {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1288,6 +1400,7 @@ pub mod networking_k8s_io {
         );
         impl ServiceCIDRLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::networking::v1::ServiceCIDR,
@@ -1296,6 +1409,7 @@ pub mod networking_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `servicecidrs` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1307,6 +1421,7 @@ pub mod networking_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `servicecidrs` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -1318,6 +1433,7 @@ pub mod networking_k8s_io {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1341,6 +1457,7 @@ pub mod policy {
         );
         impl PodDisruptionBudgetLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::policy::v1::PodDisruptionBudget,
@@ -1349,6 +1466,7 @@ pub mod policy {
                 Self(lister)
             }
             /// Every cached object of `poddisruptionbudgets` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1360,6 +1478,7 @@ pub mod policy {
                 self.0.list(selector)
             }
             /// The cached `poddisruptionbudgets` of `namespace`.
+            #[inline]
             pub fn pod_disruption_budgets(
                 &self,
                 namespace: &str,
@@ -1369,6 +1488,7 @@ pub mod policy {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1392,6 +1512,7 @@ pub mod rbac_authorization_k8s_io {
         );
         impl ClusterRoleLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::rbac::v1::ClusterRole,
@@ -1400,6 +1521,7 @@ pub mod rbac_authorization_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `clusterroles` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1411,6 +1533,7 @@ pub mod rbac_authorization_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `clusterroles` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -1422,6 +1545,7 @@ pub mod rbac_authorization_k8s_io {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1439,6 +1563,7 @@ pub mod rbac_authorization_k8s_io {
         );
         impl ClusterRoleBindingLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::rbac::v1::ClusterRoleBinding,
@@ -1447,6 +1572,7 @@ pub mod rbac_authorization_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `clusterrolebindings` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1458,6 +1584,7 @@ pub mod rbac_authorization_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `clusterrolebindings` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -1469,6 +1596,7 @@ pub mod rbac_authorization_k8s_io {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1486,6 +1614,7 @@ pub mod rbac_authorization_k8s_io {
         );
         impl RoleLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::rbac::v1::Role,
@@ -1494,6 +1623,7 @@ pub mod rbac_authorization_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `roles` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1503,6 +1633,7 @@ pub mod rbac_authorization_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `roles` of `namespace`.
+            #[inline]
             pub fn roles(
                 &self,
                 namespace: &str,
@@ -1512,6 +1643,7 @@ pub mod rbac_authorization_k8s_io {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1529,6 +1661,7 @@ pub mod rbac_authorization_k8s_io {
         );
         impl RoleBindingLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::rbac::v1::RoleBinding,
@@ -1537,6 +1670,7 @@ pub mod rbac_authorization_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `rolebindings` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1548,6 +1682,7 @@ pub mod rbac_authorization_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `rolebindings` of `namespace`.
+            #[inline]
             pub fn role_bindings(
                 &self,
                 namespace: &str,
@@ -1557,6 +1692,7 @@ pub mod rbac_authorization_k8s_io {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1580,6 +1716,7 @@ pub mod storage_k8s_io {
         );
         impl CSIDriverLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::storage::v1::CSIDriver,
@@ -1588,6 +1725,7 @@ pub mod storage_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `csidrivers` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1599,6 +1737,7 @@ pub mod storage_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `csidrivers` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -1610,6 +1749,7 @@ pub mod storage_k8s_io {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1627,6 +1767,7 @@ pub mod storage_k8s_io {
         );
         impl CSINodeLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::storage::v1::CSINode,
@@ -1635,6 +1776,7 @@ pub mod storage_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `csinodes` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1646,6 +1788,7 @@ pub mod storage_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `csinodes` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -1657,6 +1800,7 @@ pub mod storage_k8s_io {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1674,6 +1818,7 @@ pub mod storage_k8s_io {
         );
         impl CSIStorageCapacityLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::storage::v1::CSIStorageCapacity,
@@ -1682,6 +1827,7 @@ pub mod storage_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `csistoragecapacities` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1693,6 +1839,7 @@ pub mod storage_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `csistoragecapacities` of `namespace`.
+            #[inline]
             pub fn csi_storage_capacities(
                 &self,
                 namespace: &str,
@@ -1702,6 +1849,7 @@ pub mod storage_k8s_io {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1719,6 +1867,7 @@ pub mod storage_k8s_io {
         );
         impl StorageClassLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::storage::v1::StorageClass,
@@ -1727,6 +1876,7 @@ pub mod storage_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `storageclasses` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1738,6 +1888,7 @@ pub mod storage_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `storageclasses` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -1749,6 +1900,7 @@ pub mod storage_k8s_io {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1766,6 +1918,7 @@ pub mod storage_k8s_io {
         );
         impl VolumeAttachmentLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::storage::v1::VolumeAttachment,
@@ -1774,6 +1927,7 @@ pub mod storage_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `volumeattachments` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1785,6 +1939,7 @@ pub mod storage_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `volumeattachments` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -1796,6 +1951,7 @@ pub mod storage_k8s_io {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<
@@ -1813,6 +1969,7 @@ pub mod storage_k8s_io {
         );
         impl VolumeAttributesClassLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: crate::runtime::lister::Lister<
                     crate::__private::k8s_openapi::api::storage::v1::VolumeAttributesClass,
@@ -1821,6 +1978,7 @@ pub mod storage_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `volumeattributesclasses` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &crate::runtime::lister::Selector,
@@ -1832,6 +1990,7 @@ pub mod storage_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `volumeattributesclasses` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -1843,6 +2002,7 @@ pub mod storage_k8s_io {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &crate::runtime::lister::Lister<

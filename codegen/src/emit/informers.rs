@@ -23,6 +23,7 @@ pub fn informers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile
         let doc = format!(" Informers of API group `{}`.", group.name);
         quote! {
             #[doc = #doc]
+            #[inline]
             pub fn #name(&self) -> #module::Group {
                 #module::Group::new(self.factory.clone())
             }
@@ -43,6 +44,7 @@ pub fn informers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile
                 let doc = format!(" The shared informer of `{plural}`.");
                 accessors.extend(quote! {
                     #[doc = #doc]
+                    #[inline]
                     pub fn #method(&self) -> #informer {
                         #informer::new(self.factory.clone())
                     }
@@ -56,16 +58,19 @@ pub fn informers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile
 
                     impl #informer {
                         /// The informer of `factory`.
+                        #[inline]
                         pub fn new(factory: #factory) -> Self {
                             Self { factory }
                         }
 
                         /// The shared informer (created on first use, shared afterwards).
+                        #[inline]
                         pub fn informer(&self) -> #facade::runtime::informer::SharedInformer<#ty> {
                             self.factory.informer::<#ty>()
                         }
 
                         /// A lister over the shared informer's cache.
+                        #[inline]
                         pub fn lister(&self) -> super::super::super::listers::#listers::#lister {
                             super::super::super::listers::#listers::#lister::new(self.informer().lister())
                         }
@@ -82,6 +87,7 @@ pub fn informers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile
 
                 impl Version {
                     /// The informers of `factory`.
+                    #[inline]
                     pub fn new(factory: #factory) -> Self {
                         Self { factory }
                     }
@@ -103,6 +109,7 @@ pub fn informers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile
                     let doc = format!(" Informers of `{}/{}`.", group.name, v.name);
                     quote! {
                         #[doc = #doc]
+                        #[inline]
                         pub fn #name(&self) -> #name::Version {
                             #name::Version::new(self.factory.clone())
                         }
@@ -117,6 +124,7 @@ pub fn informers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile
 
                 impl Group {
                     /// The informers of `factory`.
+                    #[inline]
                     pub fn new(factory: #factory) -> Self {
                         Self { factory }
                     }
@@ -137,11 +145,13 @@ pub fn informers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile
 
         impl InformerFactory {
             /// Informers from `factory` (its namespace, selectors and tweak apply to all).
+            #[inline]
             pub fn new(factory: #factory) -> Self {
                 Self { factory }
             }
 
             /// The underlying factory: `start()`, `wait_for_cache_sync()`, `shutdown()`.
+            #[inline]
             pub fn factory(&self) -> &#factory {
                 &self.factory
             }

@@ -29,6 +29,7 @@ pub fn listers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile, 
                         let doc = format!(" The cached `{plural}` of `namespace`.");
                         quote! {
                             #[doc = #doc]
+                            #[inline]
                             pub fn #method(&self, namespace: &str) -> #lister::NamespaceLister<#ty> {
                                 self.0.namespace(namespace)
                             }
@@ -38,6 +39,7 @@ pub fn listers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile, 
                         let doc = format!(" The cached `{plural}` object called `name`.");
                         quote! {
                             #[doc = #doc]
+                            #[inline]
                             pub fn get(&self, name: &str) -> ::core::option::Option<::std::sync::Arc<#ty>> {
                                 self.0.get(name)
                             }
@@ -54,11 +56,13 @@ pub fn listers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile, 
 
                     impl #name {
                         /// A lister over a cache.
+                        #[inline]
                         pub fn new(lister: #lister::Lister<#ty>) -> Self {
                             Self(lister)
                         }
 
                         #[doc = #list_doc]
+                        #[inline]
                         pub fn list(&self, selector: &#lister::Selector) -> ::std::vec::Vec<::std::sync::Arc<#ty>> {
                             self.0.list(selector)
                         }
@@ -66,6 +70,7 @@ pub fn listers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile, 
                         #scoped
 
                         /// The generic lister (keys, indexes).
+                        #[inline]
                         pub fn lister(&self) -> &#lister::Lister<#ty> {
                             &self.0
                         }

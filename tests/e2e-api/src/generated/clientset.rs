@@ -8,14 +8,17 @@ pub struct Clientset {
 }
 impl Clientset {
     /// A clientset over `client`.
+    #[inline]
     pub fn new(client: ::kubegen::__private::kube::Client) -> Self {
         Self { client }
     }
     /// The client of `example.com/v1`.
+    #[inline]
     pub fn example_v1(&self) -> example_com::v1::Client {
         example_com::v1::Client::new(self.client.clone())
     }
     /// The client of `samplecontroller.k8s.io/v1alpha1`.
+    #[inline]
     pub fn samplecontroller_v1alpha1(
         &self,
     ) -> samplecontroller_k8s_io::v1alpha1::Client {
@@ -33,10 +36,12 @@ pub mod example_com {
         }
         impl Client {
             /// A client over `client`.
+            #[inline]
             pub fn new(client: ::kubegen::__private::kube::Client) -> Self {
                 Self { client }
             }
             /// `settings` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn settings(&self, namespace: &str) -> SettingClient {
                 SettingClient::namespaced(self.client.clone(), namespace)
             }
@@ -59,14 +64,17 @@ pub mod samplecontroller_k8s_io {
         }
         impl Client {
             /// A client over `client`.
+            #[inline]
             pub fn new(client: ::kubegen::__private::kube::Client) -> Self {
                 Self { client }
             }
             /// `foos` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn foos(&self, namespace: &str) -> FooClient {
                 FooClient::namespaced(self.client.clone(), namespace)
             }
             /// `zones` (cluster-scoped).
+            #[inline]
             pub fn zones(&self) -> ZoneClient {
                 ZoneClient::cluster(self.client.clone())
             }

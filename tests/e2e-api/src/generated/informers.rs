@@ -8,18 +8,22 @@ pub struct InformerFactory {
 }
 impl InformerFactory {
     /// Informers from `factory` (its namespace, selectors and tweak apply to all).
+    #[inline]
     pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
         Self { factory }
     }
     /// The underlying factory: `start()`, `wait_for_cache_sync()`, `shutdown()`.
+    #[inline]
     pub fn factory(&self) -> &::kubegen::gentype::InformerFactory {
         &self.factory
     }
     /// Informers of API group `example.com`.
+    #[inline]
     pub fn example(&self) -> example_com::Group {
         example_com::Group::new(self.factory.clone())
     }
     /// Informers of API group `samplecontroller.k8s.io`.
+    #[inline]
     pub fn samplecontroller(&self) -> samplecontroller_k8s_io::Group {
         samplecontroller_k8s_io::Group::new(self.factory.clone())
     }
@@ -33,10 +37,12 @@ pub mod example_com {
     }
     impl Group {
         /// The informers of `factory`.
+        #[inline]
         pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
             Self { factory }
         }
         /// Informers of `example.com/v1`.
+        #[inline]
         pub fn v1(&self) -> v1::Version {
             v1::Version::new(self.factory.clone())
         }
@@ -50,10 +56,12 @@ pub mod example_com {
         }
         impl Version {
             /// The informers of `factory`.
+            #[inline]
             pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer of `settings`.
+            #[inline]
             pub fn settings(&self) -> SettingInformer {
                 SettingInformer::new(self.factory.clone())
             }
@@ -65,10 +73,12 @@ pub mod example_com {
         }
         impl SettingInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> ::kubegen::runtime::informer::SharedInformer<
@@ -77,6 +87,7 @@ pub mod example_com {
                 self.factory.informer::<crate::apis::example::v1::Setting>()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::example_com::v1::SettingLister {
@@ -96,10 +107,12 @@ pub mod samplecontroller_k8s_io {
     }
     impl Group {
         /// The informers of `factory`.
+        #[inline]
         pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
             Self { factory }
         }
         /// Informers of `samplecontroller.k8s.io/v1alpha1`.
+        #[inline]
         pub fn v1alpha1(&self) -> v1alpha1::Version {
             v1alpha1::Version::new(self.factory.clone())
         }
@@ -113,14 +126,17 @@ pub mod samplecontroller_k8s_io {
         }
         impl Version {
             /// The informers of `factory`.
+            #[inline]
             pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer of `foos`.
+            #[inline]
             pub fn foos(&self) -> FooInformer {
                 FooInformer::new(self.factory.clone())
             }
             /// The shared informer of `zones`.
+            #[inline]
             pub fn zones(&self) -> ZoneInformer {
                 ZoneInformer::new(self.factory.clone())
             }
@@ -132,10 +148,12 @@ pub mod samplecontroller_k8s_io {
         }
         impl FooInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> ::kubegen::runtime::informer::SharedInformer<
@@ -144,6 +162,7 @@ pub mod samplecontroller_k8s_io {
                 self.factory.informer::<crate::apis::samplecontroller::v1alpha1::Foo>()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::samplecontroller_k8s_io::v1alpha1::FooLister {
@@ -159,10 +178,12 @@ pub mod samplecontroller_k8s_io {
         }
         impl ZoneInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> ::kubegen::runtime::informer::SharedInformer<
@@ -171,6 +192,7 @@ pub mod samplecontroller_k8s_io {
                 self.factory.informer::<crate::apis::samplecontroller::v1alpha1::Zone>()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::samplecontroller_k8s_io::v1alpha1::ZoneLister {

@@ -12,6 +12,7 @@ pub mod example_com {
         );
         impl SettingLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: ::kubegen::runtime::lister::Lister<
                     crate::apis::example::v1::Setting,
@@ -20,6 +21,7 @@ pub mod example_com {
                 Self(lister)
             }
             /// Every cached object of `settings` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &::kubegen::runtime::lister::Selector,
@@ -27,6 +29,7 @@ pub mod example_com {
                 self.0.list(selector)
             }
             /// The cached `settings` of `namespace`.
+            #[inline]
             pub fn settings(
                 &self,
                 namespace: &str,
@@ -36,6 +39,7 @@ pub mod example_com {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &::kubegen::runtime::lister::Lister<crate::apis::example::v1::Setting> {
@@ -57,6 +61,7 @@ pub mod samplecontroller_k8s_io {
         );
         impl FooLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: ::kubegen::runtime::lister::Lister<
                     crate::apis::samplecontroller::v1alpha1::Foo,
@@ -65,6 +70,7 @@ pub mod samplecontroller_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `foos` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &::kubegen::runtime::lister::Selector,
@@ -74,6 +80,7 @@ pub mod samplecontroller_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `foos` of `namespace`.
+            #[inline]
             pub fn foos(
                 &self,
                 namespace: &str,
@@ -83,6 +90,7 @@ pub mod samplecontroller_k8s_io {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &::kubegen::runtime::lister::Lister<
@@ -100,6 +108,7 @@ pub mod samplecontroller_k8s_io {
         );
         impl ZoneLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: ::kubegen::runtime::lister::Lister<
                     crate::apis::samplecontroller::v1alpha1::Zone,
@@ -108,6 +117,7 @@ pub mod samplecontroller_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `zones` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &::kubegen::runtime::lister::Selector,
@@ -117,6 +127,7 @@ pub mod samplecontroller_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `zones` object called `name`.
+            #[inline]
             pub fn get(
                 &self,
                 name: &str,
@@ -126,6 +137,7 @@ pub mod samplecontroller_k8s_io {
                 self.0.get(name)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &::kubegen::runtime::lister::Lister<
