@@ -8,10 +8,12 @@ pub struct Clientset {
 }
 impl Clientset {
     /// A clientset over `client`.
+    #[inline]
     pub fn new(client: ::kubegen::__private::kube::Client) -> Self {
         Self { client }
     }
     /// The client of `icecream.example.com/v1`.
+    #[inline]
     pub fn icecream_v1(&self) -> icecream_example_com::v1::Client {
         icecream_example_com::v1::Client::new(self.client.clone())
     }
@@ -27,10 +29,12 @@ pub mod icecream_example_com {
         }
         impl Client {
             /// A client over `client`.
+            #[inline]
             pub fn new(client: ::kubegen::__private::kube::Client) -> Self {
                 Self { client }
             }
             /// `icecreams` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn icecreams(&self, namespace: &str) -> IcecreamClient {
                 IcecreamClient::namespaced(self.client.clone(), namespace)
             }

@@ -8,14 +8,17 @@ pub struct InformerFactory {
 }
 impl InformerFactory {
     /// Informers from `factory` (its namespace, selectors and tweak apply to all).
+    #[inline]
     pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
         Self { factory }
     }
     /// The underlying factory: `start()`, `wait_for_cache_sync()`, `shutdown()`.
+    #[inline]
     pub fn factory(&self) -> &::kubegen::gentype::InformerFactory {
         &self.factory
     }
     /// Informers of API group `icecream.example.com`.
+    #[inline]
     pub fn icecream(&self) -> icecream_example_com::Group {
         icecream_example_com::Group::new(self.factory.clone())
     }
@@ -29,10 +32,12 @@ pub mod icecream_example_com {
     }
     impl Group {
         /// The informers of `factory`.
+        #[inline]
         pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
             Self { factory }
         }
         /// Informers of `icecream.example.com/v1`.
+        #[inline]
         pub fn v1(&self) -> v1::Version {
             v1::Version::new(self.factory.clone())
         }
@@ -46,10 +51,12 @@ pub mod icecream_example_com {
         }
         impl Version {
             /// The informers of `factory`.
+            #[inline]
             pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer of `icecreams`.
+            #[inline]
             pub fn icecreams(&self) -> IcecreamInformer {
                 IcecreamInformer::new(self.factory.clone())
             }
@@ -61,10 +68,12 @@ pub mod icecream_example_com {
         }
         impl IcecreamInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> ::kubegen::runtime::informer::SharedInformer<
@@ -73,6 +82,7 @@ pub mod icecream_example_com {
                 self.factory.informer::<crate::apis::icecream::v1::Icecream>()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::icecream_example_com::v1::IcecreamLister {

@@ -12,6 +12,7 @@ pub mod icecream_example_com {
         );
         impl IcecreamLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: ::kubegen::runtime::lister::Lister<
                     crate::apis::icecream::v1::Icecream,
@@ -20,6 +21,7 @@ pub mod icecream_example_com {
                 Self(lister)
             }
             /// Every cached object of `icecreams` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &::kubegen::runtime::lister::Selector,
@@ -27,6 +29,7 @@ pub mod icecream_example_com {
                 self.0.list(selector)
             }
             /// The cached `icecreams` of `namespace`.
+            #[inline]
             pub fn icecreams(
                 &self,
                 namespace: &str,
@@ -36,6 +39,7 @@ pub mod icecream_example_com {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &::kubegen::runtime::lister::Lister<

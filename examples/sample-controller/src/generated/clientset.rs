@@ -8,10 +8,12 @@ pub struct Clientset {
 }
 impl Clientset {
     /// A clientset over `client`.
+    #[inline]
     pub fn new(client: ::kubegen::__private::kube::Client) -> Self {
         Self { client }
     }
     /// The client of `samplecontroller.k8s.io/v1alpha1`.
+    #[inline]
     pub fn samplecontroller_v1alpha1(
         &self,
     ) -> samplecontroller_k8s_io::v1alpha1::Client {
@@ -29,10 +31,12 @@ pub mod samplecontroller_k8s_io {
         }
         impl Client {
             /// A client over `client`.
+            #[inline]
             pub fn new(client: ::kubegen::__private::kube::Client) -> Self {
                 Self { client }
             }
             /// `foos` in `namespace` (`""`: all namespaces).
+            #[inline]
             pub fn foos(&self, namespace: &str) -> FooClient {
                 FooClient::namespaced(self.client.clone(), namespace)
             }

@@ -8,14 +8,17 @@ pub struct InformerFactory {
 }
 impl InformerFactory {
     /// Informers from `factory` (its namespace, selectors and tweak apply to all).
+    #[inline]
     pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
         Self { factory }
     }
     /// The underlying factory: `start()`, `wait_for_cache_sync()`, `shutdown()`.
+    #[inline]
     pub fn factory(&self) -> &::kubegen::gentype::InformerFactory {
         &self.factory
     }
     /// Informers of API group `samplecontroller.k8s.io`.
+    #[inline]
     pub fn samplecontroller(&self) -> samplecontroller_k8s_io::Group {
         samplecontroller_k8s_io::Group::new(self.factory.clone())
     }
@@ -29,10 +32,12 @@ pub mod samplecontroller_k8s_io {
     }
     impl Group {
         /// The informers of `factory`.
+        #[inline]
         pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
             Self { factory }
         }
         /// Informers of `samplecontroller.k8s.io/v1alpha1`.
+        #[inline]
         pub fn v1alpha1(&self) -> v1alpha1::Version {
             v1alpha1::Version::new(self.factory.clone())
         }
@@ -46,10 +51,12 @@ pub mod samplecontroller_k8s_io {
         }
         impl Version {
             /// The informers of `factory`.
+            #[inline]
             pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer of `foos`.
+            #[inline]
             pub fn foos(&self) -> FooInformer {
                 FooInformer::new(self.factory.clone())
             }
@@ -61,10 +68,12 @@ pub mod samplecontroller_k8s_io {
         }
         impl FooInformer {
             /// The informer of `factory`.
+            #[inline]
             pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
             /// The shared informer (created on first use, shared afterwards).
+            #[inline]
             pub fn informer(
                 &self,
             ) -> ::kubegen::runtime::informer::SharedInformer<
@@ -73,6 +82,7 @@ pub mod samplecontroller_k8s_io {
                 self.factory.informer::<crate::apis::samplecontroller::v1alpha1::Foo>()
             }
             /// A lister over the shared informer's cache.
+            #[inline]
             pub fn lister(
                 &self,
             ) -> super::super::super::listers::samplecontroller_k8s_io::v1alpha1::FooLister {

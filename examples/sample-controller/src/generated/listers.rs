@@ -14,6 +14,7 @@ pub mod samplecontroller_k8s_io {
         );
         impl FooLister {
             /// A lister over a cache.
+            #[inline]
             pub fn new(
                 lister: ::kubegen::runtime::lister::Lister<
                     crate::apis::samplecontroller::v1alpha1::Foo,
@@ -22,6 +23,7 @@ pub mod samplecontroller_k8s_io {
                 Self(lister)
             }
             /// Every cached object of `foos` that `selector` matches.
+            #[inline]
             pub fn list(
                 &self,
                 selector: &::kubegen::runtime::lister::Selector,
@@ -31,6 +33,7 @@ pub mod samplecontroller_k8s_io {
                 self.0.list(selector)
             }
             /// The cached `foos` of `namespace`.
+            #[inline]
             pub fn foos(
                 &self,
                 namespace: &str,
@@ -40,6 +43,7 @@ pub mod samplecontroller_k8s_io {
                 self.0.namespace(namespace)
             }
             /// The generic lister (keys, indexes).
+            #[inline]
             pub fn lister(
                 &self,
             ) -> &::kubegen::runtime::lister::Lister<
