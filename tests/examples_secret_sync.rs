@@ -9,7 +9,9 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kubegen_runtime::testkit::ApiServer;
-use secret_sync::controller::{MANAGED_BY_LABEL, SOURCE_ANNOTATION, Scope, is_managed};
+use secret_sync::controller::{
+    MANAGED_BY_LABEL, SERVICE_ACCOUNT_TOKEN, SOURCE_ANNOTATION, Scope, is_managed,
+};
 use secret_sync::demo::{self, DEMO_SOURCE, Report};
 use secret_sync::{App, Options};
 use serde_json::json;
@@ -247,5 +249,49 @@ async fn converges_through_dropped_watches_and_after_a_restart() {
         );
     }
     restarted.shutdown().await.unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn skips_service_account_tokens_and_a_custom_exclusion() {
+    let server = ApiServer::start().await.unwrap();
+    demo::seed(&server.client(), DEMO_SOURCE).await.unwrap();
+    let mut token = demo::secret(DEMO_SOURCE, "builder-token", &[("token", "t")]);
+    token.type_ = Some(SERVICE_ACCOUNT_TOKEN.to_owned());
+    token.metadata.annotations = Some(
+        [(
+            "kubernetes.io/service-account.name".to_owned(),
+            "builder".to_owned(),
+        )]
+        .into(),
+    );
+    secrets(&server, DEMO_SOURCE)
+        .create(&PostParams::default(), &token)
+        .await
+        .unwrap();
+    let mut scope = Scope::new(DEMO_SOURCE);
+    scope.excluded.insert("team-b".to_owned());
+    let app = App::start(server.client(), Options::new(scope));
+    let report = converge(&app).await;
+    assert!(report.namespace("team-b").is_none());
+    assert_eq!(
+        report.namespace("team-a").unwrap().in_step,
+        ["registry-credentials", "tls-ca"]
+    );
+    assert!(
+        secrets(&server, "team-b")
+            .get_opt("tls-ca")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        secrets(&server, "team-a")
+            .get_opt("builder-token")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    app.shutdown().await.unwrap();
     server.shutdown().await;
 }
