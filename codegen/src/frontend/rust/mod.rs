@@ -317,4 +317,5 @@ fn docs(attrs: &[syn::Attribute]) -> Option<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests;
