@@ -415,6 +415,7 @@ pub fn assign(wires: &[&str], convert: fn(&str) -> String, names: &mut UniqueNam
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
