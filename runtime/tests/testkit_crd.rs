@@ -585,4 +585,15 @@ async fn updating_a_crd_changes_what_is_served() {
         .expect("v2 preserves unknown fields");
     assert_eq!(created.data["spec"]["anything"]["goes"], true);
     assert_eq!(created.data["extra"], 1);
+
+    // Serving no version at all removes the group from discovery.
+    let mut unserved = updated.clone();
+    for version in &mut unserved.spec.versions {
+        version.served = false;
+    }
+    crds.replace("foos.example.com", &PostParams::default(), &unserved)
+        .await
+        .expect("unserve");
+    assert_eq!(get(&server, "/apis/example.com").await.status, 404);
+    assert_eq!(api_error(v2.get("kept").await).0, 404);
 }

@@ -341,3 +341,23 @@ async fn kube_aggregated_discovery_matches_the_legacy_documents() {
         "plain JSON without the aggregated Accept header"
     );
 }
+
+#[tokio::test]
+async fn yaml_request_bodies_are_accepted() {
+    let server = ApiServer::start().await.expect("start");
+    let yaml =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  key: value\n";
+    let created = raw(&server, "POST", CM_PATH, Some("application/yaml"), yaml).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    assert_eq!(created.json()["data"]["key"], "value");
+    let broken = raw(
+        &server,
+        "POST",
+        CM_PATH,
+        Some("application/yaml"),
+        "a: [unclosed",
+    )
+    .await;
+    assert_eq!(broken.status, 400);
+    assert_status(&broken.json(), 400, "BadRequest");
+}

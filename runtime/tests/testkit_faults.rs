@@ -85,6 +85,21 @@ async fn failures_hit_only_the_next_matching_requests() {
 }
 
 #[tokio::test]
+async fn watches_can_be_failed_too() {
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    server
+        .faults()
+        .fail(Failure::status(500).matching(Matcher::any().verb(Verb::Watch)));
+    let failed = api.watch(&WatchParams::default(), "0").await.map(|_| ());
+    assert_eq!(api_error(failed), (500, "InternalError".into()));
+    assert!(
+        api.watch(&WatchParams::default(), "0").await.is_ok(),
+        "the next watch works"
+    );
+}
+
+#[tokio::test]
 async fn kube_retries_see_real_503s() {
     let server = ApiServer::start().await.expect("start");
     let retrying = kube::Client::try_from(server.kube_config()).expect("client with retries");

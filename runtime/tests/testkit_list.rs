@@ -389,3 +389,48 @@ async fn core_and_events_k8s_io_events_with_their_field_selectors() {
         0
     );
 }
+
+#[tokio::test]
+async fn metadata_only_get_list_and_watch() {
+    use futures::{StreamExt, TryStreamExt};
+    use kube::api::{WatchEvent, WatchParams};
+
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    api.create(&PostParams::default(), &configmap("a", "1"))
+        .await
+        .expect("create");
+    let meta = api.get_metadata("a").await.expect("get metadata");
+    assert_eq!(meta.metadata.name.as_deref(), Some("a"));
+    assert_eq!(meta.types.expect("types").kind, "PartialObjectMetadata");
+    let list = api
+        .list_metadata(&ListParams::default())
+        .await
+        .expect("list metadata");
+    assert_eq!(list.items.len(), 1);
+    assert!(list.metadata.resource_version.is_some());
+    let mut stream = api
+        .watch_metadata(&WatchParams::default(), "0")
+        .await
+        .expect("watch metadata")
+        .boxed();
+    match stream.try_next().await.expect("event").expect("some") {
+        WatchEvent::Added(object) => {
+            assert_eq!(object.metadata.name.as_deref(), Some("a"));
+            assert_eq!(object.types.expect("types").api_version, "meta.k8s.io/v1");
+        }
+        other => panic!("expected ADDED, got {other:?}"),
+    }
+    let raw = testkit_support::raw(
+        &server,
+        "GET",
+        "/api/v1/namespaces/default/configmaps/a",
+        None,
+        "",
+    )
+    .await;
+    assert!(
+        raw.json().get("data").is_some(),
+        "a plain request still gets the whole object"
+    );
+}

@@ -374,3 +374,88 @@ async fn cluster_scoped_objects_have_no_namespace() {
         Some("Active")
     );
 }
+
+#[tokio::test]
+async fn invalid_labels_and_annotations_are_rejected() {
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let mut bad_value = configmap("a", "1");
+    bad_value.metadata.labels = Some([("app".to_owned(), "not valid!".to_owned())].into());
+    assert_eq!(
+        api_error(api.create(&PostParams::default(), &bad_value).await),
+        (422, "Invalid".into())
+    );
+    let mut bad_key = configmap("a", "1");
+    bad_key.metadata.annotations = Some([("bad key".to_owned(), "x".to_owned())].into());
+    assert_eq!(
+        api_error(api.create(&PostParams::default(), &bad_key).await).0,
+        422
+    );
+    let mut good = configmap("a", "1");
+    good.metadata.labels = Some([("app.kubernetes.io/name".to_owned(), "web-1".to_owned())].into());
+    api.create(&PostParams::default(), &good)
+        .await
+        .expect("valid labels");
+    let relabel =
+        Patch::Merge(json!({"metadata": {"labels": {"app.kubernetes.io/name": "-bad-"}}}));
+    assert_eq!(
+        api_error(api.patch("a", &PatchParams::default(), &relabel).await).0,
+        422,
+        "updates are validated too"
+    );
+}
+
+#[tokio::test]
+async fn dry_run_writes_are_validated_but_not_stored() {
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let dry = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    let before = server.resource_version();
+    let would_be = api
+        .create(&dry, &configmap("a", "1"))
+        .await
+        .expect("dry-run create");
+    assert_eq!(would_be.metadata.name.as_deref(), Some("a"));
+    assert_eq!(api_error(api.get("a").await).0, 404, "nothing was stored");
+    assert_eq!(server.resource_version(), before);
+    assert_eq!(
+        api_error(api.create(&dry, &configmap("Bad_Name", "1")).await).0,
+        422,
+        "still validated"
+    );
+
+    api.create(&PostParams::default(), &configmap("a", "1"))
+        .await
+        .expect("create");
+    let patch = Patch::Merge(json!({"data": {"value": "2"}}));
+    let patched = api
+        .patch("a", &PatchParams::default().dry_run(), &patch)
+        .await
+        .expect("dry-run patch");
+    assert_eq!(patched.data.expect("data")["value"], "2");
+    assert_eq!(
+        api.get("a").await.expect("get").data.expect("data")["value"],
+        "1"
+    );
+    let delete = DeleteParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    api.delete("a", &delete).await.expect("dry-run delete");
+    assert!(
+        api.get("a").await.is_ok(),
+        "still there after a dry-run delete"
+    );
+    let bogus = testkit_support::raw(
+        &server,
+        "DELETE",
+        "/api/v1/namespaces/default/configmaps/a?dryRun=Some",
+        None,
+        "",
+    )
+    .await;
+    assert_eq!(bogus.status, 422);
+}

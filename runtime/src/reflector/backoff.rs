@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-/// The parameters of a [`BackoffManager`].
+/// The reflector's backoff parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BackoffConfig {
     /// The first delay.

@@ -92,8 +92,9 @@ where
     K: Resource + Clone + Send + Sync + 'static,
     S: DeltaSink<K>,
 {
-    /// Performs one transition. Each call awaits at most one network call, one watch
-    /// event or one backoff.
+    /// Performs one transition: one whole (paginated) list, one watch opening, one watch
+    /// event or one backoff. The sink is changed only between awaits, so dropping the
+    /// future at any await point leaves it consistent.
     pub async fn step(&mut self, state: State<K>) -> State<K> {
         match state {
             State::Empty if self.streaming => self.start_streaming_list().await,
@@ -249,8 +250,12 @@ where
             }
         };
         match event {
-            WatchEvent::Added(object) | WatchEvent::Modified(object) => {
+            WatchEvent::Added(object) => {
                 self.config.metrics.watch_event(WatchEventKind::Added);
+                objects.insert(ObjectKey::of(&object), self.transform(object));
+            }
+            WatchEvent::Modified(object) => {
+                self.config.metrics.watch_event(WatchEventKind::Modified);
                 objects.insert(ObjectKey::of(&object), self.transform(object));
             }
             WatchEvent::Deleted(object) => {

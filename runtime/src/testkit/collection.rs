@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::objects::render;
+use super::objects::{Representation, render};
 use super::registry::ResourceType;
 use super::selectors::{FieldSelector, LabelSelector};
 use super::server::Shared;
@@ -210,6 +210,7 @@ pub(crate) fn watch(
     namespace: Option<&str>,
     query: &Query,
     defaults: WatchDefaults,
+    representation: Representation,
 ) -> ApiResult<WatchStream> {
     let filter = filter(&rt, namespace, query)?;
     let bookmarks = flag(query, "allowWatchBookmarks");
@@ -282,7 +283,7 @@ pub(crate) fn watch(
             Err(error) => {
                 drop(cluster);
                 let rx = expired_channel(error);
-                return Ok(stream(shared, rt, None, rx, timeout, None));
+                return Ok(stream(shared, rt, None, rx, timeout, None, representation));
             }
         },
     };
@@ -291,7 +292,15 @@ pub(crate) fn watch(
         .register(storage.clone(), filter, bookmarks, initial);
     drop(cluster);
     let interval = bookmarks.then(|| WatchStream::bookmark_interval(defaults.bookmark_interval));
-    Ok(stream(shared, rt, Some(id), rx, timeout, interval))
+    Ok(stream(
+        shared,
+        rt,
+        Some(id),
+        rx,
+        timeout,
+        interval,
+        representation,
+    ))
 }
 
 /// A channel holding only an ERROR event (the stream then ends).
@@ -309,6 +318,7 @@ fn stream(
     rx: tokio::sync::mpsc::UnboundedReceiver<WatchItem>,
     timeout: Duration,
     bookmarks: Option<tokio::time::Interval>,
+    representation: Representation,
 ) -> WatchStream {
     WatchStream {
         shared: shared.clone(),
@@ -318,6 +328,7 @@ fn stream(
         deadline: Instant::now() + timeout,
         bookmarks,
         rt,
+        representation,
         finished: false,
     }
 }

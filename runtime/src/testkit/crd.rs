@@ -53,9 +53,17 @@ fn condition(kind: &str, reason: &str, message: &str, old: Option<&Value>) -> Va
     })
 }
 
+/// The resource types a CRD serves (possibly none, when no version is served).
+#[derive(Debug, Clone)]
+pub(crate) struct Served {
+    group: String,
+    plural: String,
+    types: Vec<ResourceType>,
+}
+
 /// Validates a CRD, fills its status (NamesAccepted, Established, acceptedNames,
 /// storedVersions) and returns the resource types of its served versions.
-pub(crate) fn prepare(crd: &mut Value, old: Option<&Value>) -> ApiResult<Vec<ResourceType>> {
+pub(crate) fn prepare(crd: &mut Value, old: Option<&Value>) -> ApiResult<Served> {
     let name = meta::meta_str(crd, "name").unwrap_or_default().to_owned();
     let mut causes = Vec::new();
     let group = string_at(crd, "spec.group").unwrap_or_default().to_owned();
@@ -165,7 +173,7 @@ pub(crate) fn prepare(crd: &mut Value, old: Option<&Value>) -> ApiResult<Vec<Res
     let served = versions
         .iter()
         .filter(|v| v.get("served").and_then(Value::as_bool) == Some(true));
-    Ok(served
+    let types = served
         .map(|version| {
             let scale = meta::get_path(version, "subresources.scale")
                 .filter(|s| s.is_object())
@@ -205,16 +213,23 @@ pub(crate) fn prepare(crd: &mut Value, old: Option<&Value>) -> ApiResult<Vec<Res
                 custom: true,
             }
         })
-        .collect())
+        .collect();
+    Ok(Served {
+        group,
+        plural,
+        types,
+    })
 }
 
 /// Serves the given types (replacing every version a previous CRD write registered).
-pub(crate) fn register(cluster: &mut Cluster, types: Vec<ResourceType>) {
-    if let Some(first) = types.first() {
-        let (group, plural) = (first.group.clone(), first.plural.clone());
-        cluster.registry.remove_custom(&group, &plural);
+pub(crate) fn register(cluster: &mut Cluster, served: Served) {
+    if cluster.dry_run() {
+        return;
     }
-    for rt in types {
+    cluster
+        .registry
+        .remove_custom(&served.group, &served.plural);
+    for rt in served.types {
         cluster.registry.insert(rt);
     }
 }
@@ -222,6 +237,9 @@ pub(crate) fn register(cluster: &mut Cluster, types: Vec<ResourceType>) {
 /// Stops serving a deleted CRD's resources and deletes their objects (watchers see
 /// DELETED events, then their streams end).
 pub(crate) fn unregister(cluster: &mut Cluster, crd: &Arc<Value>) {
+    if cluster.dry_run() {
+        return;
+    }
     let group = string_at(crd, "spec.group").unwrap_or_default().to_owned();
     let plural = string_at(crd, "spec.names.plural")
         .unwrap_or_default()

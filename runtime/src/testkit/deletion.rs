@@ -29,6 +29,8 @@ pub(crate) struct DeleteOptions {
     uid: Option<String>,
     resource_version: Option<String>,
     pub(crate) propagation: Propagation,
+    /// `dryRun: ["All"]` in the body.
+    pub(crate) dry_run: bool,
 }
 
 impl DeleteOptions {
@@ -72,6 +74,10 @@ impl DeleteOptions {
         Ok(Self {
             uid: precondition("uid"),
             resource_version: precondition("resourceVersion"),
+            dry_run: body
+                .get("dryRun")
+                .and_then(Value::as_array)
+                .is_some_and(|modes| modes.iter().any(|m| m == "All")),
             propagation: if orphan {
                 Propagation::Orphan
             } else {

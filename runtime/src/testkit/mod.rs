@@ -85,8 +85,9 @@
 //!   finalizers are not waited for). Garbage collection is synchronous: deleting an
 //!   owner deletes the objects whose ownerReferences name its uid (recursively), or with
 //!   `propagationPolicy: Orphan` removes those references instead; `Foreground` is
-//!   served like `Background`. `managedFields` are not maintained and `dryRun` is
-//!   rejected with 400.
+//!   served like `Background`. `dryRun=All` computes and validates a write and returns
+//!   its result without storing it (no new resourceVersion, no event). `managedFields`
+//!   are not maintained.
 //! - **Status subresource**: spec changes are ignored on `/status` and status changes
 //!   on the main resource; status is cleared on create (pods start `Pending`).
 //! - **Patch**: `application/merge-patch+json`, `application/json-patch+json` and
@@ -115,8 +116,10 @@
 //!   `x-kubernetes-int-or-string`, required fields, enums, nullable and numeric, length
 //!   and count bounds; failures are 422 Invalid listing every field path.
 //! - **Discovery**: legacy documents, and aggregated discovery (`apidiscovery.k8s.io/v2`)
-//!   when the Accept header asks for it. Only JSON is spoken (no protobuf,
-//!   no Table output) over HTTP/1.1 without TLS or authentication.
+//!   when the Accept header asks for it; likewise get, list and watch answer with
+//!   `meta.k8s.io/v1` PartialObjectMetadata(List) when asked (kube's `*_metadata` calls).
+//!   Only JSON is spoken (no protobuf, no Table output) over HTTP/1.1 without TLS or
+//!   authentication.
 //! - **Simplifications**: CRD status (Established, NamesAccepted) is set in the same
 //!   write that creates the CRD; pods are deleted at once (no kubelet, no grace
 //!   period); core and `events.k8s.io` Events are separate stores; list items carry

@@ -52,6 +52,54 @@ pub(crate) fn render(object: &Value, rt: &ResourceType) -> Value {
     object
 }
 
+/// How objects are sent back: whole, or as `meta.k8s.io/v1` PartialObjectMetadata when
+/// the Accept header asks for it (kube's `get_metadata`, `list_metadata`, `watch_metadata`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Representation {
+    Full,
+    Metadata,
+}
+
+impl Representation {
+    /// The representation an Accept header asks for.
+    pub(crate) fn from_accept(accept: &str) -> Self {
+        let metadata = accept.split(',').any(|media| {
+            let params: Vec<&str> = media.split(';').map(str::trim).collect();
+            params.contains(&"g=meta.k8s.io")
+                && (params.contains(&"as=PartialObjectMetadata")
+                    || params.contains(&"as=PartialObjectMetadataList"))
+        });
+        if metadata { Self::Metadata } else { Self::Full }
+    }
+
+    /// One object in this representation, in `rt`'s version.
+    pub(crate) fn object(self, object: &Value, rt: &ResourceType) -> Value {
+        match self {
+            Self::Full => render(object, rt),
+            Self::Metadata => json!({
+                "kind": "PartialObjectMetadata",
+                "apiVersion": "meta.k8s.io/v1",
+                "metadata": object.get("metadata").cloned().unwrap_or_else(|| json!({})),
+            }),
+        }
+    }
+
+    /// A list response (built with full items) in this representation.
+    pub(crate) fn list(self, mut list: Value) -> Value {
+        if self == Self::Metadata {
+            list["kind"] = json!("PartialObjectMetadataList");
+            list["apiVersion"] = json!("meta.k8s.io/v1");
+            if let Some(items) = list["items"].as_array_mut() {
+                for item in items {
+                    let metadata = item.get("metadata").cloned().unwrap_or_else(|| json!({}));
+                    *item = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": metadata});
+                }
+            }
+        }
+        list
+    }
+}
+
 /// Checks the shape of a request body before it is used as an object.
 fn check_body(place: &Place<'_>, body: &Value) -> ApiResult<()> {
     let Some(map) = body.as_object() else {
@@ -125,6 +173,48 @@ fn default_built_in(rt: &ResourceType, object: &mut Value, creating: bool) {
     }
 }
 
+/// Label and annotation checks every write gets, as ObjectMeta validation does.
+fn validate_metadata(place: &Place<'_>, name: &str, object: &Value) -> ApiResult<()> {
+    let mut causes = Vec::new();
+    if let Some(labels) = object
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+    {
+        for (key, value) in labels {
+            if let Some(why) = meta::qualified_name_error(key) {
+                causes.push(Cause::invalid("metadata.labels", &json!(key), why));
+            }
+            match value.as_str() {
+                Some(text) => {
+                    if let Some(why) = meta::label_value_error(text) {
+                        causes.push(Cause::invalid("metadata.labels", value, why));
+                    }
+                }
+                None => causes.push(Cause::invalid(
+                    "metadata.labels",
+                    value,
+                    "label values must be strings",
+                )),
+            }
+        }
+    }
+    if let Some(annotations) = object
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+    {
+        for key in annotations.keys() {
+            if let Some(why) = meta::qualified_name_error(key) {
+                causes.push(Cause::invalid("metadata.annotations", &json!(key), why));
+            }
+        }
+    }
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(place.invalid(name, causes))
+    }
+}
+
 /// Schema validation and pruning for custom resources.
 fn validate(place: &Place<'_>, name: &str, object: &mut Value) -> ApiResult<()> {
     if let Some(schema) = &place.rt.schema {
@@ -165,6 +255,14 @@ pub(crate) fn create(
 ) -> ApiResult<Arc<Value>> {
     check_body(place, &object)?;
     let rt = place.rt;
+    // The type may have gone (its CRD deleted) since the request was routed.
+    if cluster
+        .registry
+        .get(&rt.group, &rt.version, &rt.plural)
+        .is_none()
+    {
+        return Err(ApiError::no_route());
+    }
     object["apiVersion"] = json!(rt.api_version());
     object["kind"] = json!(rt.kind);
     if object.get("metadata").is_none_or(Value::is_null) {
@@ -231,6 +329,7 @@ pub(crate) fn create(
         map.remove("status");
     }
     default_built_in(rt, &mut object, true);
+    validate_metadata(place, &name, &object)?;
     validate(place, &name, &mut object)?;
     let new_types = if crd::is_crd(rt) {
         Some(crd::prepare(&mut object, None)?)
@@ -397,6 +496,7 @@ pub(crate) fn write(
     new["apiVersion"] = json!(rt.api_version());
     new["kind"] = json!(rt.kind);
     default_built_in(rt, &mut new, false);
+    validate_metadata(place, name, &new)?;
     validate(place, name, &mut new)?;
     let new_types = if crd::is_crd(rt) {
         Some(crd::prepare(&mut new, Some(&old))?)

@@ -12,7 +12,7 @@ use super::collection::{self, Query, WatchDefaults};
 use super::deletion::{self, DeleteOptions};
 use super::discovery;
 use super::faults::Verb;
-use super::objects::{self, Part, Place, render};
+use super::objects::{self, Part, Place, Representation, render};
 use super::patch::{self, PatchKind};
 use super::registry::ResourceType;
 use super::scale;
@@ -246,29 +246,34 @@ async fn resource(
     if let Some(failure) = failure {
         return Err(failure);
     }
-    if matches!(
-        verb,
-        Verb::Create | Verb::Update | Verb::Patch | Verb::Delete | Verb::DeleteCollection
-    ) && query.get("dryRun").is_some_and(|v| !v.is_empty())
-    {
-        return Err(ApiError::bad_request(
-            "dryRun is not supported by the kubegen testkit API server",
-        ));
-    }
+    let dry_run = match query.get("dryRun").map(String::as_str) {
+        None | Some("") => false,
+        Some("All") => true,
+        Some(other) => {
+            let cause = Cause::new(
+                "FieldValueNotSupported",
+                "dryRun",
+                format!("Unsupported value: {other:?}: supported values: \"All\""),
+            );
+            return Err(ApiError::invalid(
+                "meta.k8s.io",
+                "CreateOptions",
+                "",
+                vec![cause],
+            ));
+        }
+    };
 
     let namespace = request.namespace.as_deref().unwrap_or_default();
     let place = Place { rt: &rt, namespace };
     let name = request.name.as_deref().unwrap_or_default();
     let scale = request.subresource.as_deref() == Some("scale");
+    let representation = Representation::from_accept(accept(headers));
     match verb {
         Verb::List => {
             let cluster = shared.lock();
-            Ok(ok(&collection::list(
-                &cluster,
-                &rt,
-                request.namespace.as_deref(),
-                query,
-            )?))
+            let list = collection::list(&cluster, &rt, request.namespace.as_deref(), query)?;
+            Ok(ok(&representation.list(list)))
         }
         Verb::Watch => {
             let defaults = WatchDefaults {
@@ -281,6 +286,7 @@ async fn resource(
                 request.namespace.as_deref(),
                 query,
                 defaults,
+                representation,
             )?;
             let mut response = Response::new(stream.into_body());
             response.headers_mut().insert(
@@ -295,17 +301,17 @@ async fn resource(
             if scale {
                 Ok(ok(&scale::to_scale(&rt, &object)?))
             } else {
-                Ok(ok(&render(&object, &rt)))
+                Ok(ok(&representation.object(&object, &rt)))
             }
         }
         Verb::Create => {
             let object = decode_object(headers, &body)?;
-            let created = objects::create(&mut shared.lock(), &place, object)?;
+            let created = objects::create(&mut shared.write(dry_run), &place, object)?;
             Ok(json(StatusCode::CREATED, &render(&created, &rt)))
         }
         Verb::Update => {
             let object = decode_object(headers, &body)?;
-            let mut cluster = shared.lock();
+            let mut cluster = shared.write(dry_run);
             if scale {
                 let old = objects::existing(&cluster, &place, name)?;
                 check_scale_rv(&place, name, &old, &object)?;
@@ -320,14 +326,15 @@ async fn resource(
         Verb::Delete => {
             let options =
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
-            let deleted = deletion::delete(&mut shared.lock(), &place, name, &options)?;
+            let mut cluster = shared.write(dry_run || options.dry_run);
+            let deleted = deletion::delete(&mut cluster, &place, name, &options)?;
             Ok(ok(&render(&deleted, &rt)))
         }
         Verb::DeleteCollection => {
             let options =
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let filter = collection::filter(&rt, request.namespace.as_deref(), query)?;
-            let mut cluster = shared.lock();
+            let mut cluster = shared.write(dry_run || options.dry_run);
             let deleted = deletion::delete_collection(
                 &mut cluster,
                 &rt,
@@ -404,7 +411,9 @@ fn patch_object(
             )));
         }
     }
-    let mut cluster = shared.lock();
+    // `dryRun` was validated by the caller: only "All" gets here.
+    let dry_run = query.get("dryRun").is_some_and(|v| v == "All");
+    let mut cluster = shared.write(dry_run);
     let old = match objects::existing(&cluster, place, name) {
         Ok(old) => old,
         Err(_) if kind == PatchKind::Apply && part == Part::Main && !scale => {

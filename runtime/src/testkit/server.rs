@@ -136,6 +136,13 @@ impl Shared {
         self.cluster.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The cluster state for a write; with `dry_run` the write is computed, not stored.
+    pub(crate) fn write(&self, dry_run: bool) -> WriteGuard<'_> {
+        let mut guard = self.lock();
+        guard.set_dry_run(dry_run);
+        WriteGuard(guard)
+    }
+
     pub(crate) fn faults(&self) -> MutexGuard<'_, FaultState> {
         self.faults.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -147,6 +154,29 @@ impl Shared {
 
     pub(crate) fn kill_receiver(&self) -> watch::Receiver<u64> {
         self.kill.subscribe()
+    }
+}
+
+/// The locked cluster during one write; leaves dry-run mode when dropped.
+pub(crate) struct WriteGuard<'a>(MutexGuard<'a, Cluster>);
+
+impl std::ops::Deref for WriteGuard<'_> {
+    type Target = Cluster;
+
+    fn deref(&self) -> &Cluster {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for WriteGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Cluster {
+        &mut self.0
+    }
+}
+
+impl Drop for WriteGuard<'_> {
+    fn drop(&mut self) {
+        self.0.set_dry_run(false);
     }
 }
 

@@ -60,6 +60,8 @@ pub(crate) struct Cluster {
     window: usize,
     /// Events with a resourceVersion up to this one are gone.
     compacted: u64,
+    /// While set, writes are computed but not stored (`dryRun=All`).
+    dry_run: bool,
 }
 
 /// The key of an object in its store.
@@ -101,6 +103,7 @@ impl Cluster {
             history: VecDeque::new(),
             window: window.max(1),
             compacted: 1,
+            dry_run: false,
         }
     }
 
@@ -176,6 +179,16 @@ impl Cluster {
             .collect())
     }
 
+    /// Whether writes are only computed, not stored (`dryRun=All`).
+    pub(crate) fn dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    /// Turns dry-run mode on or off.
+    pub(crate) fn set_dry_run(&mut self, dry_run: bool) {
+        self.dry_run = dry_run;
+    }
+
     fn commit(
         &mut self,
         storage: &StorageKey,
@@ -183,6 +196,10 @@ impl Cluster {
         mut object: Value,
         previous: Option<Arc<Value>>,
     ) -> Arc<Value> {
+        if self.dry_run {
+            // The object as it would be stored; nothing changes and nobody is told.
+            return Arc::new(object);
+        }
         self.rv += 1;
         set_rv(&mut object, self.rv);
         let object = Arc::new(object);
@@ -338,6 +355,18 @@ mod tests {
             snapshot[&("default".to_owned(), "a".to_owned())]["data"]["v"],
             "1"
         );
+    }
+
+    #[test]
+    fn dry_run_writes_change_nothing() {
+        let mut cluster = Cluster::new(100);
+        let start = cluster.current_rv();
+        cluster.set_dry_run(true);
+        let would_be = cluster.create(&key(), cm("a", "1"));
+        assert_eq!(would_be["data"]["v"], "1");
+        cluster.set_dry_run(false);
+        assert_eq!(cluster.current_rv(), start);
+        assert!(cluster.get(&key(), "default", "a").is_none());
     }
 
     #[test]

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, Interval};
 
+use super::objects::Representation;
 use super::registry::{ResourceType, StorageKey};
 use super::selectors::{FieldSelector, LabelSelector};
 use super::server::Shared;
@@ -213,9 +214,12 @@ struct Line<'a> {
 }
 
 /// Serializes one watch event line, with `apiVersion` set to the watched version.
-pub(crate) fn render(item: &WatchItem, rt: &ResourceType) -> Bytes {
+pub(crate) fn render(item: &WatchItem, rt: &ResourceType, representation: Representation) -> Bytes {
     let api_version = rt.api_version();
     let (kind, object): (&str, Value) = match item {
+        WatchItem::Event(kind, object) if representation == Representation::Metadata => {
+            (kind.as_str(), representation.object(object, rt))
+        }
         WatchItem::Event(kind, object) => {
             if object.get("apiVersion").and_then(Value::as_str) == Some(api_version.as_str()) {
                 return line(kind.as_str(), object);
@@ -255,6 +259,7 @@ pub(crate) struct WatchStream {
     pub(crate) deadline: Instant,
     pub(crate) bookmarks: Option<Interval>,
     pub(crate) rt: Arc<ResourceType>,
+    pub(crate) representation: Representation,
     pub(crate) finished: bool,
 }
 
@@ -297,7 +302,7 @@ impl WatchStream {
                     if matches!(item, WatchItem::Error(_)) {
                         self.finished = true;
                     }
-                    return Some(render(&item, &self.rt));
+                    return Some(render(&item, &self.rt, self.representation));
                 }
                 _ = tick(&mut self.bookmarks) => {
                     if let Some(id) = self.id {
