@@ -239,10 +239,10 @@ pub fn plural(kind: &str) -> String {
     {
         return lower + "es";
     }
-    if let Some(stem) = lower.strip_suffix('y') {
-        if !stem.ends_with(['a', 'e', 'i', 'o', 'u']) {
-            return format!("{stem}ies");
-        }
+    if let Some(stem) = lower.strip_suffix('y')
+        && !stem.ends_with(['a', 'e', 'i', 'o', 'u'])
+    {
+        return format!("{stem}ies");
     }
     lower + "s"
 }
@@ -415,6 +415,7 @@ pub fn assign(wires: &[&str], convert: fn(&str) -> String, names: &mut UniqueNam
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

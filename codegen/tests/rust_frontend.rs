@@ -2,6 +2,8 @@
 //! and the same kind generated from its CRD yield the same clientset, listers and
 //! informers, byte for byte.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use kubegen_codegen::SAMPLE_CRD;
 use kubegen_codegen::emit::clientset::{ClientOptions, TypeSource, generate_clients};
 use kubegen_codegen::frontend::{Source, crd, rust};

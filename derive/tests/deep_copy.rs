@@ -1,5 +1,7 @@
 //! `#[derive(DeepCopy)]`: equality after `clone`/`clone_from`, and buffers reused.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
 

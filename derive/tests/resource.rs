@@ -1,5 +1,7 @@
 //! `#[derive(Resource)]`: resource traits, serde with apiVersion/kind, and the CRD.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;

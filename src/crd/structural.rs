@@ -318,6 +318,7 @@ fn additional_properties(map: &mut Map<String, Value>) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -79,6 +79,15 @@ kubegen generate --crd deploy/crds/ --out src/generated --verify"
         /// storage) over k8s-openapi's types.
         #[arg(long, conflicts_with = "rust")]
         kubernetes: bool,
+        /// With --crd: also generate clients, listers and informers for the CRDs' kinds
+        /// into this directory (replaced as a whole), naming the types under
+        /// --types-module.
+        #[arg(long, value_name = "DIR")]
+        clients_out: Option<PathBuf>,
+        /// With --clients-out: the Rust module path of --out (where the generated types
+        /// live), e.g. `crate::generated`.
+        #[arg(long, value_name = "PATH", default_value = "crate::generated")]
+        types_module: String,
         /// Path of the `kubegen` facade in generated clients (`crate` inside kubegen).
         #[arg(long, value_name = "PATH", default_value = "::kubegen")]
         facade_path: String,
@@ -133,6 +142,9 @@ fn main() -> ExitCode {
             out,
             verify,
             k8s_openapi_path,
+            clients_out,
+            types_module,
+            facade_path,
             ..
         } => {
             let sources = match frontend::read_sources(&crds) {
@@ -143,10 +155,32 @@ fn main() -> ExitCode {
                 k8s_openapi: k8s_openapi_path,
                 ..emit::Options::default()
             };
-            match generate(&sources, &options) {
-                Ok(files) if verify => check(&out, &files),
-                Ok(files) => write(&out, &files),
-                Err(code) => code,
+            let files = match generate(&sources, &options) {
+                Ok(files) => files,
+                Err(code) => return code,
+            };
+            // Everything is generated before anything is written.
+            let clients = match &clients_out {
+                Some(dir) => match crd_clients(&sources, &types_module, &facade_path) {
+                    Ok(clients) => Some((dir, clients)),
+                    Err(code) => return code,
+                },
+                None => None,
+            };
+            let types = if verify {
+                check(&out, &files)
+            } else {
+                write(&out, &files)
+            };
+            match clients {
+                Some((dir, clients)) if types == ExitCode::SUCCESS => {
+                    if verify {
+                        check(dir, &clients)
+                    } else {
+                        write(dir, &clients)
+                    }
+                }
+                _ => types,
             }
         }
         Command::Demo { out } => {
@@ -195,6 +229,22 @@ fn rust_clients(
         types: TypeSource::Paths(apis.type_paths),
     };
     generate_clients(&apis.model, &options).map_err(|e| fail(EXIT_FAILED, &e))
+}
+
+/// Clients, listers and informers for the kinds of CRD sources, over generated types.
+fn crd_clients(
+    sources: &[Source],
+    types_module: &str,
+    facade: &str,
+) -> Result<Vec<GeneratedFile>, ExitCode> {
+    use kubegen_codegen::emit::clientset::{ClientOptions, TypeSource, generate_clients};
+    let mut model = kubegen_codegen::model::Model::default();
+    frontend::crd::load(&mut model, sources).map_err(|e| fail(EXIT_INPUT, &e))?;
+    let options = ClientOptions {
+        facade: facade.to_owned(),
+        types: TypeSource::Generated(types_module.to_owned()),
+    };
+    generate_clients(&model, &options).map_err(|e| fail(EXIT_FAILED, &e))
 }
 
 /// Clients, listers and informers of the built-in groups over k8s-openapi.

@@ -230,6 +230,7 @@ fn enum_bodies(variants: &[(String, CopyFields)]) -> (TokenStream, TokenStream) 
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

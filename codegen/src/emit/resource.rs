@@ -255,9 +255,8 @@ fn deserialize_impl(def: &ResourceDef, paths: &Paths) -> TokenStream {
     let rust: Vec<_> = def.fields.iter().map(|f| any_ident(&f.rust_name)).collect();
     let finish = def.fields.iter().zip(&locals).map(|(field, local)| {
         let wire = &field.wire_name;
-        if field.optional {
-            quote! { #local.unwrap_or_default() }
-        } else if field.wire_name == "metadata" {
+        // Optional fields flatten `Option<Option<T>>`; a missing `metadata` defaults.
+        if field.optional || field.wire_name == "metadata" {
             quote! { #local.unwrap_or_default() }
         } else {
             quote! {

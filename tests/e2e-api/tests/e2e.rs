@@ -2,6 +2,8 @@
 //! generated clientset, listers and informers (committed, compiled here) exercised verb by
 //! verb; plus the generated `kubernetes` clientset and informers of the built-in groups.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 

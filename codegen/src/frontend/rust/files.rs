@@ -304,6 +304,7 @@ fn type_ref(ty: &Type) -> TypeRef {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -3,11 +3,11 @@
 //! Two callers share it:
 //!
 //! - the derives in `kubegen-derive`: [`deep_copy`] turns a `#[derive(DeepCopy)]` input
-//!   into a [`CopyDef`](crate::emit::deepcopy::CopyDef), and [`resource`] turns a
+//!   into a [`CopyDef`], and [`resource`] turns a
 //!   `#[derive(Resource)]` struct and its `#[resource(...)]` attributes into a
-//!   [`ResourceDef`](crate::emit::resource::ResourceDef) holding the model's [`Kind`];
+//!   [`ResourceDef`] holding the model's [`Kind`];
 //! - `kubegen generate --rust <dir>`: [`load`] finds the `#[derive(Resource)]` structs of
-//!   every `.rs` file and adds their groups, versions and kinds to a [`Model`], the same
+//!   every `.rs` file and adds their groups, versions and kinds to a [`Model`](crate::model::Model), the same
 //!   model the CRD front-end builds for the same kinds.
 //!
 //! ```
@@ -317,4 +317,5 @@ fn docs(attrs: &[syn::Attribute]) -> Option<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests;

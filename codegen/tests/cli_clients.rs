@@ -1,0 +1,131 @@
+//! `kubegen generate` producing clients: `--crd ... --clients-out`, `--rust`, `--kubernetes`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn kubegen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kubegen"))
+        .args(args)
+        .output()
+        .expect("kubegen runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("kubegen-cli-clients-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn crd_types_and_clients_then_verify() {
+    let dir = scratch("crd");
+    let crd = dir.join("foo.yaml");
+    std::fs::write(&crd, kubegen_codegen::SAMPLE_CRD).unwrap();
+    let (types, clients) = (dir.join("types"), dir.join("clients"));
+    let args = |verify: bool| {
+        let mut args = vec![
+            "generate".to_owned(),
+            "--crd".to_owned(),
+            crd.display().to_string(),
+            "--out".to_owned(),
+            types.display().to_string(),
+            "--clients-out".to_owned(),
+            clients.display().to_string(),
+            "--types-module".to_owned(),
+            "crate::types".to_owned(),
+        ];
+        if verify {
+            args.push("--verify".to_owned());
+        }
+        args
+    };
+    let run = |verify| {
+        let args = args(verify);
+        kubegen(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let output = run(false);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        files(&clients),
+        ["clientset.rs", "informers.rs", "listers.rs", "mod.rs"]
+    );
+    let clientset = std::fs::read_to_string(clients.join("clientset.rs")).unwrap();
+    assert!(clientset.contains("crate::types::samplecontroller_k8s_io::v1alpha1::Foo"));
+    assert!(run(true).status.success());
+
+    std::fs::write(clients.join("listers.rs"), "// edited\n").unwrap();
+    let stale = run(true);
+    assert_eq!(stale.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&stale.stdout).contains("-// edited"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rust_errors_name_file_line_column_and_write_nothing() {
+    let dir = scratch("rust");
+    let apis = dir.join("apis");
+    std::fs::create_dir_all(apis.join("v1")).unwrap();
+    std::fs::write(
+        apis.join("v1/mod.rs"),
+        "#[derive(Resource)]\n#[resource(group = \"example.com\", verison = \"v1\")]\npub struct Foo { metadata: ObjectMeta }\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let output = kubegen(&[
+        "generate",
+        "--rust",
+        apis.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "v1/mod.rs:2:35: unknown resource attribute `verison`; did you mean `version`?"
+        ),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing written on error");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn kubernetes_clients() {
+    let dir = scratch("kubernetes");
+    let out = dir.join("kubernetes");
+    let output = kubegen(&["generate", "--kubernetes", "--out", out.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let clientset = std::fs::read_to_string(out.join("clientset.rs")).unwrap();
+    for accessor in [
+        "pub fn core_v1(",
+        "pub fn apps_v1(",
+        "pub fn rbac_v1(",
+        "pub fn storage_v1(",
+    ] {
+        assert!(clientset.contains(accessor), "{accessor}");
+    }
+    assert!(clientset.contains("::kubegen::__private::k8s_openapi::api::apps::v1::Deployment"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
