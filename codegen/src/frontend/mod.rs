@@ -1,11 +1,13 @@
 //! Front-ends: read inputs and build the [model](crate::model).
 //!
 //! - [`crd`]: CustomResourceDefinition YAML or JSON (`apiextensions.k8s.io/v1`).
+//! - [`openapi`]: Kubernetes OpenAPI v3 and v2 (swagger) documents, for whole API groups.
 //!
 //! Inputs are [`Source`]s (a display name and the text), so front-ends never touch the
 //! file system themselves; [`read_sources`] expands files and directories for the CLI.
 
 pub mod crd;
+pub mod openapi;
 
 use std::path::{Path, PathBuf};
 

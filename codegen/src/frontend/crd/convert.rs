@@ -14,8 +14,14 @@
 //! 4. Arrays -> `Vec`; strings -> `String`, a string enum, `ByteString`, `Time` or
 //!    `Quantity` by `enum`/`format`; integers -> `i32`/`i64`; numbers -> `f64`.
 //! 5. Nodes with no type information -> `serde_json::Value`.
+//!
+//! The OpenAPI front-end shares this builder ([`Dialect::OpenApi`]): there a `$ref` (also
+//! wrapped in a one-branch `allOf`) resolves through [`Refs`] to a named type or to a
+//! k8s-openapi type, objects are never matched to k8s-openapi types by shape (names are
+//! authoritative), and list/map semantics (`x-kubernetes-list-type`...) go to the docs.
 
 use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_saphyr::Spanned;
 
@@ -40,11 +46,62 @@ pub(crate) struct TypeBuilder<'a> {
     pub(crate) names: &'a mut UniqueNames,
     /// Types built so far, in emission order.
     pub(crate) types: Vec<TypeDef>,
+    /// Which kind of document the schemas come from.
+    pub(crate) dialect: Dialect,
+    /// How `$ref`s resolve (OpenAPI documents only).
+    pub(crate) refs: Option<Refs<'a>>,
+    /// The name the next named type takes instead of one derived from its path (a
+    /// definition's own name).
+    pub(crate) fixed_name: Option<String>,
+}
+
+/// Which kind of document schemas come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// A CRD's `openAPIV3Schema`: self-contained; objects shaped exactly like a k8s-openapi
+    /// type become that type.
+    Crd,
+    /// An OpenAPI document's definitions: `$ref`s between named schemas.
+    OpenApi,
+}
+
+/// The named schemas `$ref`s point at, and what each resolves to.
+pub(crate) struct Refs<'a> {
+    /// The prefix of every `$ref` (`#/components/schemas/` or `#/definitions/`).
+    pub(crate) prefix: &'static str,
+    /// Every named schema of the document.
+    pub(crate) definitions: &'a BTreeMap<String, Spanned<Schema>>,
+    /// Definition name -> its type: seeded with the definitions that map to existing
+    /// (k8s-openapi) types, completed as definitions are built.
+    pub(crate) resolved: BTreeMap<String, TypeRef>,
+    /// Definition name -> the Rust name reserved for it (the group's own definitions).
+    pub(crate) reserved: BTreeMap<String, String>,
+    /// Definitions being built, with their Rust names (a `$ref` back to one is recursion).
+    in_progress: BTreeMap<String, String>,
+    /// Definitions referred to while being built.
+    recursive: BTreeSet<String>,
+}
+
+impl<'a> Refs<'a> {
+    /// Refs into `definitions`, all of which are still to build.
+    pub(crate) fn new(
+        prefix: &'static str,
+        definitions: &'a BTreeMap<String, Spanned<Schema>>,
+    ) -> Self {
+        Self {
+            prefix,
+            definitions,
+            resolved: BTreeMap::new(),
+            reserved: BTreeMap::new(),
+            in_progress: BTreeMap::new(),
+            recursive: BTreeSet::new(),
+        }
+    }
 }
 
 /// Where a schema node is, for errors: its source location.
 #[derive(Clone, Copy)]
-struct At {
+pub(crate) struct At {
     line: u64,
     column: u64,
 }
@@ -55,7 +112,7 @@ impl TypeBuilder<'_> {
     pub(crate) fn root(&mut self, kind: &str, schema: &Spanned<Schema>) -> Result<String, Error> {
         let at = self.at(&schema.referenced);
         let node = merged(&schema.value);
-        let name = self.names.claim(naming::type_name(&[kind]));
+        let name = self.claim(&[kind]);
         // Reserve the slot so the root is emitted first.
         let slot = self.types.len();
         self.types.push(placeholder(&name, &self.module));
@@ -104,7 +161,96 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
         Ok(name)
     }
 
-    fn at(&self, location: &serde_saphyr::Location) -> At {
+    /// Builds the definition `name` (a key of [`Refs::definitions`]) unless it is built or
+    /// mapped already, and returns its type: a named type called after the definition, or
+    /// what the schema is when it names no type of its own (`type: string`...).
+    pub(crate) fn definition(&mut self, name: &str, at: At) -> Result<TypeRef, Error> {
+        let Some(refs) = self.refs.as_mut() else {
+            return Err(self.error(
+                at,
+                format!("expected a self-contained schema, found `$ref` to `{name}`"),
+            ));
+        };
+        if let Some(ty) = refs.resolved.get(name) {
+            return Ok(ty.clone());
+        }
+        if let Some(rust_name) = refs.in_progress.get(name) {
+            let ty = TypeRef::Named(rust_name.clone());
+            refs.recursive.insert(name.to_owned());
+            return Ok(ty);
+        }
+        let definitions = refs.definitions;
+        let reserved = refs.reserved.get(name).cloned();
+        let Some(schema) = definitions.get(name) else {
+            return Err(self.error(
+                at,
+                format!("expected `$ref` to a schema of the document, found `{name}`"),
+            ));
+        };
+        let short = naming::definition_short_name(name);
+        let rust_name = match reserved {
+            Some(reserved) => reserved,
+            None => self.names.claim(naming::type_name(&[short])),
+        };
+        if let Some(refs) = self.refs.as_mut() {
+            refs.in_progress.insert(name.to_owned(), rust_name.clone());
+        }
+        let def_at = self.at(&schema.referenced);
+        let node = merged(&schema.value);
+        self.fixed_name = Some(rust_name.clone());
+        let built = self.type_ref(&node, &[short.to_owned()], def_at);
+        self.fixed_name = None;
+        let ty = built?;
+        let Some(refs) = self.refs.as_mut() else {
+            return Ok(ty);
+        };
+        refs.in_progress.remove(name);
+        if refs.recursive.contains(name) && ty != TypeRef::Named(rust_name) {
+            return Err(self.error(
+                def_at,
+                format!(
+                    "expected schema `{name}` to be an object, enum or union where it refers to \
+itself"
+                ),
+            ));
+        }
+        refs.resolved.insert(name.to_owned(), ty.clone());
+        Ok(ty)
+    }
+
+    /// Builds the root struct of `kind` from the definition `name`, recording that `$ref`s
+    /// to it mean the root type.
+    pub(crate) fn root_definition(
+        &mut self,
+        kind: &str,
+        name: &str,
+        schema: &Spanned<Schema>,
+    ) -> Result<String, Error> {
+        let reserved = self
+            .refs
+            .as_ref()
+            .and_then(|r| r.reserved.get(name).cloned());
+        if let (Some(rust_name), Some(refs)) = (&reserved, self.refs.as_mut()) {
+            refs.resolved
+                .insert(name.to_owned(), TypeRef::Named(rust_name.clone()));
+        }
+        self.fixed_name = reserved;
+        let root = self.root(kind, schema);
+        self.fixed_name = None;
+        root
+    }
+
+    /// A name for the type at `path`: the fixed name if one is pending, otherwise one
+    /// derived from the path.
+    fn claim(&mut self, path: &[&str]) -> String {
+        match self.fixed_name.take() {
+            Some(name) => name,
+            None => self.names.claim(naming::type_name(path)),
+        }
+    }
+
+    /// Where a location of the current document is.
+    pub(crate) fn at(&self, location: &serde_saphyr::Location) -> At {
         At {
             line: location.line() + self.line_offset,
             column: location.column(),
@@ -137,7 +283,10 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
             required: parent.required.iter().any(|r| r == wire),
             nullable: node.nullable,
             default: node.default.clone(),
-            docs: docs_with_values(&node),
+            docs: match self.dialect {
+                Dialect::Crd => docs_with_values(&node),
+                Dialect::OpenApi => with_list_semantics(docs_with_values(&node), &node),
+            },
         })
     }
 
@@ -173,6 +322,21 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
     fn type_ref(&mut self, node: &Schema, path: &[String], at: At) -> Result<TypeRef, Error> {
         if node.int_or_string {
             return Ok(TypeRef::IntOrString);
+        }
+        if let Some(reference) = &node.reference {
+            let name = match &self.refs {
+                Some(refs) => reference.strip_prefix(refs.prefix).ok_or_else(|| {
+                    self.error(
+                        at,
+                        format!(
+                            "expected `$ref` to start with `{}`, found `{reference}`",
+                            refs.prefix
+                        ),
+                    )
+                })?,
+                None => reference.as_str(),
+            };
+            return self.definition(name, at);
         }
         if let Some(union) = self.union(node, path, at)? {
             return Ok(union);
@@ -219,8 +383,10 @@ boolean, found `{other}`"
     }
 
     fn object(&mut self, node: &Schema, path: &[String], at: At) -> Result<TypeRef, Error> {
-        if let Some(external) = wellknown::external_for(node) {
-            return Ok(TypeRef::External(external));
+        if self.dialect == Dialect::Crd {
+            if let Some(external) = wellknown::external_for(node) {
+                return Ok(TypeRef::External(external));
+            }
         }
         let embedded;
         let node =
@@ -247,7 +413,7 @@ boolean, found `{other}`"
             });
         };
         let parts: Vec<&str> = path.iter().map(String::as_str).collect();
-        let name = self.names.claim(naming::type_name(&parts));
+        let name = self.claim(&parts);
         let slot = self.types.len();
         self.types.push(placeholder(&name, &self.module));
         let mut field_names = UniqueNames::snake();
@@ -281,7 +447,7 @@ boolean, found `{other}`"
         });
         if let Some(values) = values.filter(|v| !v.is_empty()) {
             let parts: Vec<&str> = path.iter().map(String::as_str).collect();
-            let name = self.names.claim(naming::type_name(&parts));
+            let name = self.claim(&parts);
             let mut unique: Vec<&str> = Vec::with_capacity(values.len());
             for value in values {
                 if !unique.contains(&value) {
@@ -331,7 +497,7 @@ boolean, found `{other}`"
             return Ok(Some(TypeRef::IntOrString));
         }
         let parts: Vec<&str> = path.iter().map(String::as_str).collect();
-        let name = self.names.claim(naming::type_name(&parts));
+        let name = self.claim(&parts);
         let slot = self.types.len();
         self.types.push(placeholder(&name, &self.module));
         let mut variant_names = UniqueNames::camel();
@@ -369,6 +535,34 @@ fn docs_with_values(node: &Schema) -> Option<String> {
     match (node.description.clone(), values) {
         (Some(d), Some(v)) => Some(format!("{d}\n\n{v}")),
         (d, v) => d.or(v),
+    }
+}
+
+/// Appends what `x-kubernetes-list-type`, `x-kubernetes-list-map-keys` and
+/// `x-kubernetes-map-type` say about merging (server-side apply) to a field's docs.
+fn with_list_semantics(docs: Option<String>, node: &Schema) -> Option<String> {
+    let note = match (node.list_type.as_deref(), node.map_type.as_deref()) {
+        (Some("map"), _) if !node.list_map_keys.is_empty() => {
+            let keys: Vec<String> = node
+                .list_map_keys
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect();
+            Some(format!(
+                "List type `map`: entries are merged by key ({}).",
+                keys.join(", ")
+            ))
+        }
+        (Some("set"), _) => Some("List type `set`: entries are unique and merged.".to_owned()),
+        (Some("atomic"), _) => Some("List type `atomic`: replaced as a whole.".to_owned()),
+        (Some(other), _) => Some(format!("List type `{other}`.")),
+        (None, Some("atomic")) => Some("Map type `atomic`: replaced as a whole.".to_owned()),
+        (None, Some("granular")) => Some("Map type `granular`: merged key by key.".to_owned()),
+        _ => None,
+    };
+    match (docs, note) {
+        (Some(d), Some(n)) => Some(format!("{d}\n\n{n}")),
+        (d, n) => d.or(n),
     }
 }
 
@@ -419,6 +613,9 @@ fn merged(schema: &Schema) -> Cow<'_, Schema> {
 fn absorb(out: &mut Schema, branch: &Schema, all_of: bool) {
     if out.type_.is_none() && all_of {
         out.type_.clone_from(&branch.type_);
+    }
+    if out.reference.is_none() && all_of {
+        out.reference.clone_from(&branch.reference);
     }
     if out.format.is_none() && all_of {
         out.format.clone_from(&branch.format);
