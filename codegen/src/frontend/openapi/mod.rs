@@ -18,8 +18,9 @@
 //!   (`io.k8s.api.core.v1.PodTemplateSpec` -> `::k8s_openapi::api::core::v1::PodTemplateSpec`),
 //!   so output stays small and interoperates with kube. With
 //!   [`Options::generate_referenced`] they are generated into the version instead
-//!   (except `ObjectMeta`, `Time`, `Quantity` and `IntOrString`, which the model has its
-//!   own types for); definitions outside `io.k8s.` are always generated.
+//!   (except `ObjectMeta`, `Time`, `MicroTime`, `Quantity` and `IntOrString`, which root
+//!   types need or which no schema can describe exactly); definitions outside `io.k8s.`
+//!   are always generated.
 //!
 //! `$ref`s (`#/components/schemas/...`, `#/definitions/...`, also wrapped in a one-branch
 //! `allOf` as v3 does to attach a description or default) resolve to those types; the rest
@@ -277,6 +278,13 @@ fn existing_type(
         "io.k8s.apimachinery.pkg.util.intstr.IntOrString" => return Some(TypeRef::IntOrString),
         "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" => {
             return Some(TypeRef::External(ExternalType::object_meta()));
+        }
+        // Microsecond timestamps: a plain `date-time` (`Time`) would drop the fraction.
+        "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime" => {
+            return Some(TypeRef::External(ExternalType::new(
+                "k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime",
+                false,
+            )));
         }
         _ => {}
     }
