@@ -483,3 +483,6 @@ version: {:?}, kind: {:?}}}, the kind path `{}` serves",
     target.types.append(&mut builder.types);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
