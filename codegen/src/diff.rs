@@ -126,6 +126,7 @@ fn lcs<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<Op<'a>> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,7 +1,23 @@
 //! kubegen-codegen: the code generator behind the `kubegen` CLI and the derives.
 //!
-//! Front-ends (CRD YAML, OpenAPI documents, annotated Rust) build an owned [model];
-//! emitters read only the model and produce formatted, deterministic Rust.
+//! ```text
+//! CRD YAML/JSON --frontend::crd--> model::Model --emit::generate--> Vec<GeneratedFile> --output--> DIR
+//!                                  (validated,      (quote! + prettyplease,   (atomic swap,
+//!                                   deterministic)   DO NOT EDIT header)       or --verify diff)
+//! ```
+//!
+//! - [`model`]: the owned IR (groups -> versions -> kinds, and the type model).
+//! - [`naming`]: every identifier rule (casing, keywords, clashes, nested type names).
+//! - [`frontend`]: inputs -> model ([`frontend::crd`] today).
+//! - [`emit`]: model -> formatted Rust files.
+//! - [`output`] and [`diff`]: writing files all-or-nothing, and `--verify`.
+//!
+//! The library has no clap and no kube dependency (the `cli` feature adds the binary), so
+//! the derive crate can use it with `default-features = false`.
+//!
+//! Generated code depends on `serde`, `serde_json` and `k8s-openapi` only; each kind's
+//! root type implements `k8s_openapi::{Resource, ListableResource, Metadata}`, which makes
+//! it a `kube::Resource` through kube's blanket impl.
 
 pub mod diff;
 pub mod emit;

@@ -332,6 +332,35 @@ impl UniqueNames {
     }
 }
 
+/// What `#[serde(rename_all = "camelCase")]` makes of a Rust field name (serde's exact
+/// rule: `_` starts a new capitalised word, then the first letter is lowercased). The
+/// emitter writes a per-field `rename` only where this differs from the wire name.
+///
+/// ```
+/// use kubegen_codegen::naming::serde_camel_case;
+/// assert_eq!(serde_camel_case("deployment_name"), "deploymentName");
+/// assert_eq!(serde_camel_case("i_p_family"), "iPFamily");
+/// assert_eq!(serde_camel_case("type_"), "type");
+/// ```
+pub fn serde_camel_case(field: &str) -> String {
+    let mut pascal = String::with_capacity(field.len());
+    let mut capitalize = true;
+    for ch in field.chars() {
+        if ch == '_' {
+            capitalize = true;
+        } else if capitalize {
+            pascal.push(ch.to_ascii_uppercase());
+            capitalize = false;
+        } else {
+            pascal.push(ch);
+        }
+    }
+    match pascal.chars().next() {
+        Some(first) => first.to_ascii_lowercase().to_string() + &pascal[first.len_utf8()..],
+        None => pascal,
+    }
+}
+
 /// Names for `wires` (in the same order), unique within `names`.
 ///
 /// Clashes are settled by preference, not by position: wire names that convert to
@@ -372,6 +401,7 @@ pub fn assign(wires: &[&str], convert: fn(&str) -> String, names: &mut UniqueNam
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

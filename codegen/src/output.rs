@@ -73,11 +73,9 @@ pub fn write_all(out: &Path, files: &[GeneratedFile]) -> Result<(), Error> {
         return Err(e);
     }
     let had_previous = out.exists();
-    if had_previous {
-        if let Err(e) = fs::rename(out, &previous) {
-            let _ = fs::remove_dir_all(&staging);
-            return Err(io_error("move aside", out)(e));
-        }
+    if had_previous && let Err(e) = fs::rename(out, &previous) {
+        let _ = fs::remove_dir_all(&staging);
+        return Err(io_error("move aside", out)(e));
     }
     if let Err(e) = fs::rename(&staging, out) {
         if had_previous {
@@ -192,6 +190,7 @@ fn list_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

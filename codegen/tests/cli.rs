@@ -1,6 +1,8 @@
 //! The `kubegen` binary: writes, verifies, reports input errors as `file:line:column`,
 //! exits non-zero and leaves the output alone on any error.
 
+#![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

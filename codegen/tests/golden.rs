@@ -8,6 +8,8 @@
 //! and review the diff in git. (The goldens are also compiled, and round-tripped with
 //! explicit nulls, by the `kubegen-corpus-roundtrip` crate.)
 
+#![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
+
 use std::path::{Path, PathBuf};
 
 use kubegen_codegen::emit::{GeneratedFile, Options};

@@ -90,6 +90,7 @@ fn escape_text(text: &str, out: &mut String) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -11,6 +11,7 @@ use crate::model::{
     EnumDef, ExternalType, Field, Group, StructDef, TypeDef, TypeDefKind, TypeRef, UnionDef,
     Version,
 };
+use crate::naming;
 
 /// Name of the private helper that keeps explicit `null`s (`Some(None)` / `Some(Null)`).
 const DESERIALIZE_SOME: &str = "deserialize_some";
@@ -77,10 +78,15 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
     let serde = &ctx.paths.serde;
     let name = ident(&ty.name);
     let docs = doc_attrs(ty.docs.as_deref().unwrap_or_default());
+    // `rename_all` covers the usual camelCase names; odd ones get their own `rename`.
+    let camel = s.fields.iter().any(|f| {
+        f.wire_name != f.rust_name && naming::serde_camel_case(&f.rust_name) == f.wire_name
+    });
+    let rename_all = camel.then(|| quote! { #[serde(rename_all = "camelCase")] });
     let fields = s
         .fields
         .iter()
-        .map(|f| field_tokens(ctx, f, s.root.is_some()));
+        .map(|f| field_tokens(ctx, f, s.root.is_some(), camel));
     let additional = s.additional.as_ref().map(|extra| {
         let field = ident(&extra.rust_name);
         let value = type_tokens(ctx, &extra.value);
@@ -106,6 +112,7 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
         #docs
         #[derive(Clone, Debug, #default PartialEq, #serialize #serde::Deserialize)]
         #serde_crate
+        #rename_all
         pub struct #name {
             #(#fields)*
             #additional
@@ -124,7 +131,7 @@ pub(crate) fn field_type(ctx: &Context<'_>, field: &Field) -> TokenStream {
     }
 }
 
-fn field_tokens(ctx: &Context<'_>, field: &Field, root: bool) -> TokenStream {
+fn field_tokens(ctx: &Context<'_>, field: &Field, root: bool, camel: bool) -> TokenStream {
     let name = ident(&field.rust_name);
     let ty = field_type(ctx, field);
     let mut docs = field.docs.clone().unwrap_or_default();
@@ -136,7 +143,12 @@ fn field_tokens(ctx: &Context<'_>, field: &Field, root: bool) -> TokenStream {
     }
     let docs = doc_attrs(&docs);
     let mut attrs = Vec::new();
-    if field.wire_name != field.rust_name {
+    let serde_name = if camel {
+        naming::serde_camel_case(&field.rust_name)
+    } else {
+        field.rust_name.clone()
+    };
+    if field.wire_name != serde_name {
         let wire = &field.wire_name;
         attrs.push(quote! { rename = #wire });
     }

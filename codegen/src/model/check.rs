@@ -32,12 +32,10 @@ pub enum Error {
         name: String,
     },
     /// A generated name is not a valid Rust identifier or is used twice in one scope.
-    #[error("failed to validate {group}/{version}: {what} `{name}` in `{scope}` is {problem}")]
+    #[error("failed to validate {at}: {what} `{name}` in `{scope}` is {problem}")]
     BadName {
-        /// API group.
-        group: String,
-        /// API version.
-        version: String,
+        /// `group/version`.
+        at: String,
         /// The scope (type name, or the version).
         scope: String,
         /// What is named (field, variant, type, module).
@@ -112,8 +110,7 @@ impl Model {
 
 fn validate_version(group: &str, version: &Version) -> Result<()> {
     let bad = |scope: &str, what: &'static str, name: &str, problem: &'static str| Error::BadName {
-        group: group.to_owned(),
-        version: version.name.clone(),
+        at: format!("{group}/{}", version.name),
         scope: scope.to_owned(),
         what,
         name: name.to_owned(),
@@ -287,6 +284,7 @@ fn boxed(ty: TypeRef) -> TypeRef {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::model::{Field, StructDef, TypeDef};
@@ -324,7 +322,7 @@ mod tests {
     fn field_ty<'a>(model: &'a Model, ty: &str, field: &str) -> &'a TypeRef {
         let version = &model.groups["example.com"].versions["v1"];
         match &version.type_named(ty).map(|t| &t.kind) {
-            Some(TypeDefKind::Struct(s)) => &s
+            Some(TypeDefKind::Struct(s)) => s
                 .fields
                 .iter()
                 .find(|f| f.rust_name == field)

@@ -74,6 +74,7 @@ pub(crate) fn message(error: &serde_saphyr::Error) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -72,7 +72,13 @@ pub enum Error {
     },
     /// The model built from valid input failed validation (a generator bug).
     #[error(transparent)]
-    Model(#[from] model::Error),
+    Model(Box<model::Error>),
+}
+
+impl From<model::Error> for Error {
+    fn from(error: model::Error) -> Self {
+        Error::Model(Box::new(error))
+    }
 }
 
 /// Result of the CRD front-end.
@@ -291,6 +297,7 @@ fn add_crd(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -50,10 +50,11 @@ const _: () = {
     }
 };
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct WidgetSpec {
     #[serde(rename = "$ref", default, skip_serializing_if = "Option::is_none")]
     pub ref_: Option<String>,
-    #[serde(rename = "2xx", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub _2xx: Option<i32>,
     #[serde(rename = "@type", default, skip_serializing_if = "Option::is_none")]
     pub type_2: Option<String>,
@@ -65,7 +66,7 @@ pub struct WidgetSpec {
     pub ca_crt: Option<::k8s_openapi::ByteString>,
     #[serde(rename = "foo-bar", default, skip_serializing_if = "Option::is_none")]
     pub foo_bar_3: Option<String>,
-    #[serde(rename = "fooBar", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub foo_bar: Option<String>,
     #[serde(rename = "größe", default, skip_serializing_if = "Option::is_none")]
     pub gr_u00f6_u00df_e: Option<String>,
@@ -74,13 +75,12 @@ pub struct WidgetSpec {
     pub option: Option<WidgetSpecOption>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<WidgetSpecPhase>,
-    #[serde(rename = "self", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub self_: Option<String>,
     /// A property named like its parent's type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<WidgetSpecSpec>,
     /// A keyword: becomes `type_`.
-    #[serde(rename = "type")]
     pub type_: String,
 }
 /// Would be named `WidgetSpecOption`; nested `Option` stays unambiguous.

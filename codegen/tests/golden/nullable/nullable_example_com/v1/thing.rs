@@ -50,39 +50,35 @@ const _: () = {
     }
 };
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ThingSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<Option<String>>>,
     /// Defaults to `3` (set by the API server).
     #[serde(
-        rename = "maybeCount",
         default,
         deserialize_with = "deserialize_some",
         skip_serializing_if = "Option::is_none"
     )]
     pub maybe_count: Option<Option<i64>>,
     #[serde(
-        rename = "maybeObject",
         default,
         deserialize_with = "deserialize_some",
         skip_serializing_if = "Option::is_none"
     )]
     pub maybe_object: Option<Option<ThingSpecMaybeObject>>,
     #[serde(
-        rename = "maybeRatio",
         default,
         deserialize_with = "deserialize_some",
         skip_serializing_if = "Option::is_none"
     )]
     pub maybe_ratio: Option<Option<::serde_json::Number>>,
     #[serde(
-        rename = "maybeString",
         default,
         deserialize_with = "deserialize_some",
         skip_serializing_if = "Option::is_none"
     )]
     pub maybe_string: Option<Option<String>>,
-    #[serde(rename = "mustExist")]
     pub must_exist: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plain: Option<String>,

@@ -59,6 +59,7 @@ const _: () = {
     }
 };
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ShapeSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotated: Option<ShapeSpecAnnotated>,
@@ -83,7 +84,7 @@ pub struct ShapeSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub embedded: Option<::serde_json::Value>,
-    #[serde(rename = "embeddedTyped", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedded_typed: Option<ShapeSpecEmbeddedTyped>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<::std::collections::BTreeMap<String, String>>,
@@ -133,8 +134,9 @@ pub struct ShapeSpecAnnotated {
     pub additional_properties: ::std::collections::BTreeMap<String, String>,
 }
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ShapeSpecEmbeddedTyped {
-    #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,

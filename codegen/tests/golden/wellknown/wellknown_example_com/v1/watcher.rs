@@ -55,11 +55,12 @@ const _: () = {
     }
 };
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct WatcherSpec {
     /// Not an ObjectReference: fields are missing.
-    #[serde(rename = "partialRef", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial_ref: Option<WatcherSpecPartialRef>,
-    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ref_: Option<::k8s_openapi::api::core::v1::ObjectReference>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<
@@ -75,26 +76,20 @@ pub struct WatcherSpecPartialRef {
     pub name: Option<String>,
 }
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct WatcherStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
         Vec<::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
     /// Not a metav1.Condition: message is optional.
-    #[serde(
-        rename = "looseConditions",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loose_conditions: Option<Vec<WatcherStatusLooseConditions>>,
 }
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct WatcherStatusLooseConditions {
-    #[serde(
-        rename = "lastTransitionTime",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<
         ::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
     >,
@@ -103,6 +98,5 @@ pub struct WatcherStatusLooseConditions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub status: String,
-    #[serde(rename = "type")]
     pub type_: String,
 }
