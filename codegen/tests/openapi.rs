@@ -9,6 +9,8 @@
 //!
 //! and review the diff in git.
 
+#![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
+
 use std::path::{Path, PathBuf};
 
 use kubegen_codegen::emit::{GeneratedFile, Options};

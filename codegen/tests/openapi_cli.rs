@@ -1,6 +1,8 @@
 //! `kubegen generate --openapi`: writes and verifies like `--crd`, selects groups, mixes
 //! with CRDs, and reports errors as `file:line:column` with status 2 and nothing written.
 
+#![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

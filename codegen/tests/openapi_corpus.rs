@@ -4,6 +4,8 @@
 //! server serves. (That the output compiles and round-trips objects with k8s-openapi is
 //! checked by the `kubegen-openapi-roundtrip` crate.)
 
+#![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

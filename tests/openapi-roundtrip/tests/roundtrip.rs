@@ -10,6 +10,8 @@
 //!   changed. (With the default mapping, fields k8s-openapi does not know, such as 1.35
 //!   alpha fields inside a `PodSpec`, are dropped by k8s-openapi's types, by design.)
 
+#![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
+
 use std::collections::BTreeMap;
 
 use kubegen_openapi_roundtrip::{CORPUS, Kind, V2_KINDS, V3_KINDS, V3FULL_KINDS};

@@ -383,10 +383,10 @@ boolean, found `{other}`"
     }
 
     fn object(&mut self, node: &Schema, path: &[String], at: At) -> Result<TypeRef, Error> {
-        if self.dialect == Dialect::Crd {
-            if let Some(external) = wellknown::external_for(node) {
-                return Ok(TypeRef::External(external));
-            }
+        if self.dialect == Dialect::Crd
+            && let Some(external) = wellknown::external_for(node)
+        {
+            return Ok(TypeRef::External(external));
         }
         let embedded;
         let node =

@@ -108,7 +108,13 @@ pub enum Error {
     },
     /// The model built from valid input failed validation (a generator bug).
     #[error(transparent)]
-    Model(#[from] model::Error),
+    Model(Box<model::Error>),
+}
+
+impl From<model::Error> for Error {
+    fn from(error: model::Error) -> Self {
+        Error::Model(Box::new(error))
+    }
 }
 
 /// Result of the OpenAPI front-end.
@@ -485,4 +491,5 @@ version: {:?}, kind: {:?}}}, the kind path `{}` serves",
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests;

@@ -135,6 +135,7 @@ pub(crate) fn resources(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

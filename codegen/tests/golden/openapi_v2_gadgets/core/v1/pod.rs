@@ -50,7 +50,8 @@ const _: () = {
     }
 };
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PodSpec {
-    #[serde(rename = "nodeName", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_name: Option<String>,
 }

@@ -57,6 +57,7 @@ const _: () = {
     }
 };
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct GadgetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<::k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime>,
@@ -67,7 +68,7 @@ pub struct GadgetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<::k8s_openapi::apimachinery::pkg::runtime::RawExtension>,
     /// A field named like a keyword.
-    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
     /// A field named with dashes.
     #[serde(rename = "x-kube-field", default, skip_serializing_if = "Option::is_none")]

@@ -142,13 +142,14 @@ pub struct WidgetSpecPorts {
 }
 /// WidgetStatus is the observed state.
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct WidgetStatus {
     /// List type `map`: entries are merged by key (`type`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<
         Vec<::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>,
     >,
-    #[serde(rename = "lastScaleTime", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_scale_time: Option<::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
     /// Defaults to `0` (set by the API server).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -2,8 +2,9 @@
 
 /// WidgetOptions is used by no kind: it gets a module of its own.
 #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct WidgetOptions {
     /// List type `atomic`: replaced as a whole.
-    #[serde(rename = "dryRun", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<Vec<String>>,
 }
