@@ -282,3 +282,55 @@ fn k8s_openapi_default_follows_required_times() {
     assert!(has("a.Plain"));
     assert!(!has("a.String"));
 }
+
+#[test]
+fn fast_and_located_parsing_build_the_same_model() {
+    let text = include_str!("../../../tests/fixtures/openapi/v3_widgets.json");
+    same_model_both_ways(&[Source::new("v3_widgets.json", text)]);
+    // A real document too, where the corpus is present.
+    let corpus = std::env::var_os("KUBEGEN_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
+        });
+    match std::fs::read_to_string(corpus.join("openapi/apis__apps__v1_openapi.json")) {
+        Ok(text) => same_model_both_ways(&[Source::new("apps.json", text)]),
+        Err(_) => println!("SKIPPED the corpus half: no OpenAPI corpus"),
+    }
+}
+
+fn same_model_both_ways(sources: &[Source]) {
+    let build = |parser| {
+        let mut model = Model::default();
+        load_with(&mut model, sources, &Options::default(), parser).unwrap();
+        model
+    };
+    let fast = build(Parser::Fast);
+    assert!(fast.kind_count() > 0);
+    assert_eq!(fast, build(Parser::Located));
+}
+
+#[test]
+fn errors_found_after_fast_parsing_still_name_the_line() {
+    let good = v3("{\"type\": \"string\"}", "");
+    let bad =
+        v3(r##"{"$ref": "#/components/schemas/missing"}"##, "").replace("example.com", "other.com");
+    let mut model = Model::default();
+    load(
+        &mut model,
+        &[Source::new("good.json", &*good)],
+        &Options::default(),
+    )
+    .unwrap();
+    let before = model.clone();
+    let err = load(
+        &mut model,
+        &[Source::new("bad.json", &*bad)],
+        &Options::default(),
+    )
+    .unwrap_err();
+    // Line 14 is the `spec` property holding the `$ref` (found by the located retry).
+    assert!(err.to_string().starts_with("bad.json:14:13: "), "{err}");
+    // What earlier loads built is kept.
+    assert_eq!(model.groups["example.com"], before.groups["example.com"]);
+}
