@@ -1,5 +1,7 @@
 //! Generation time for the whole CRD corpus, beside the floor: merely parsing the same YAML
-//! into `serde_json::Value` with serde-saphyr.
+//! into `serde_json::Value` with serde-saphyr. The same for the OpenAPI corpus (the ten v3
+//! per-group documents in one run, and swagger.json with every group), beside parsing the
+//! JSON with serde_json.
 //!
 //! Run: `cargo bench -p kubegen-codegen --bench generate` (corpus from `$KUBEGEN_CORPUS` or
 //! `../shared/corpus`; skipped with a message when absent).
@@ -9,9 +11,9 @@ use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kubegen_codegen::emit::{self, Options};
-use kubegen_codegen::frontend::{Source, crd};
-use kubegen_codegen::generate_from_crds;
+use kubegen_codegen::frontend::{Source, crd, openapi};
 use kubegen_codegen::model::Model;
+use kubegen_codegen::{generate_from_crds, generate_from_openapi};
 
 fn corpus() -> Option<Vec<Source>> {
     let root = std::env::var_os("KUBEGEN_CORPUS")
@@ -82,5 +84,84 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn openapi_corpus() -> Option<Vec<Source>> {
+    let root = std::env::var_os("KUBEGEN_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("openapi"))
+        .ok()?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .ok()?;
+    paths.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).ok()?;
+            Some(Source::new(p.file_name()?.to_string_lossy(), text))
+        })
+        .collect()
+}
+
+fn bench_openapi(c: &mut Criterion) {
+    let Some(all) = openapi_corpus() else {
+        println!("SKIPPED: no OpenAPI corpus (set KUBEGEN_CORPUS or add ../shared/corpus)");
+        return;
+    };
+    let (v2, v3): (Vec<Source>, Vec<Source>) =
+        all.into_iter().partition(|s| s.name == "swagger.json");
+    let selection = openapi::Options::default();
+    let mut group = c.benchmark_group("openapi");
+    group.sample_size(10);
+    for (name, sources) in [("v3 documents", &v3), ("swagger.json", &v2)] {
+        if sources.is_empty() {
+            continue;
+        }
+        let bytes: usize = sources.iter().map(|s| s.text.len()).sum();
+        let files = generate_from_openapi(sources, &selection, &Options::default())
+            .expect("OpenAPI corpus generates");
+        let lines: usize = files.iter().map(|f| f.contents.lines().count()).sum();
+        println!(
+            "openapi {name}: {} documents, {bytes} bytes of JSON -> {} Rust files, {lines} lines",
+            sources.len(),
+            files.len()
+        );
+        group.throughput(Throughput::Bytes(bytes as u64));
+        group.bench_function(
+            format!("{name}: floor: parse JSON into serde_json::Value"),
+            |b| {
+                b.iter(|| {
+                    for source in sources {
+                        let value: serde_json::Value =
+                            serde_json::from_str(black_box(&source.text)).expect("JSON parses");
+                        black_box(value);
+                    }
+                })
+            },
+        );
+        group.bench_function(format!("{name}: front-end: parse + build model"), |b| {
+            b.iter(|| {
+                let mut model = Model::default();
+                openapi::load(&mut model, black_box(sources), &selection).expect("loads");
+                black_box(model)
+            })
+        });
+        group.bench_function(
+            format!("{name}: generate: parse + model + emit + format"),
+            |b| {
+                b.iter(|| {
+                    black_box(generate_from_openapi(
+                        black_box(sources),
+                        &selection,
+                        &Options::default(),
+                    ))
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_openapi);
 criterion_main!(benches);

@@ -34,12 +34,16 @@ pub const SAMPLE_CRD: &str = include_str!("sample_crd.yaml");
 use emit::GeneratedFile;
 use frontend::Source;
 
-/// Why [`generate_from_crds`] failed.
+/// Why [`generate_from_crds`] or [`generate_from_openapi`] failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The CRD input is invalid (the message starts with `file:line:column:`).
     #[error(transparent)]
     Crd(#[from] frontend::crd::Error),
+    /// The OpenAPI input is invalid (the message starts with `file:line:column:`) or does
+    /// not serve the selected group/version.
+    #[error(transparent)]
+    OpenApi(#[from] frontend::openapi::Error),
     /// Emitting failed.
     #[error(transparent)]
     Emit(#[from] emit::Error),
@@ -62,5 +66,35 @@ pub fn generate_from_crds(
 ) -> Result<Vec<GeneratedFile>, Error> {
     let mut model = model::Model::default();
     frontend::crd::load(&mut model, sources)?;
+    Ok(emit::generate(&model, options)?)
+}
+
+/// Parses OpenAPI documents (v3 or v2), builds the model for the selected API groups and
+/// emits the module tree, all in memory.
+///
+/// ```
+/// use kubegen_codegen::{frontend::{Source, openapi}, generate_from_openapi, emit::Options};
+///
+/// let doc = r##"{"swagger": "2.0",
+///   "paths": {"/apis/example.com/v1/gadgets/{name}": {"get": {"x-kubernetes-group-version-kind":
+///     {"group": "example.com", "version": "v1", "kind": "Gadget"}}}},
+///   "definitions": {"com.example.v1.Gadget": {
+///     "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "Gadget"}],
+///     "properties": {"metadata": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+///                    "selector": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"}}},
+///   "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {"properties": {"name": {"type": "string"}}},
+///   "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector": {"properties": {"matchLabels": {"type": "object"}}}}}"##;
+/// let files = generate_from_openapi(&[Source::new("swagger.json", doc)], &openapi::Options::default(), &Options::default())?;
+/// let gadget = files.iter().find(|f| f.path == "example_com/v1/gadget.rs").unwrap();
+/// assert!(gadget.contents.contains("::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector"));
+/// # Ok::<(), kubegen_codegen::Error>(())
+/// ```
+pub fn generate_from_openapi(
+    sources: &[Source],
+    selection: &frontend::openapi::Options,
+    options: &emit::Options,
+) -> Result<Vec<GeneratedFile>, Error> {
+    let mut model = model::Model::default();
+    frontend::openapi::load(&mut model, sources, selection)?;
     Ok(emit::generate(&model, options)?)
 }

@@ -5,8 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use kubegen_codegen::emit::{self, GeneratedFile};
-use kubegen_codegen::frontend::{self, Source};
-use kubegen_codegen::{Error, SAMPLE_CRD, generate_from_crds, output};
+use kubegen_codegen::frontend::{self, Source, openapi};
+use kubegen_codegen::model::Model;
+use kubegen_codegen::{Error, SAMPLE_CRD, output};
 
 /// Exit code for invalid input (as clap uses for usage errors).
 const EXIT_INPUT: u8 = 2;
@@ -17,14 +18,16 @@ const EXIT_FAILED: u8 = 1;
 #[command(
     name = "kubegen",
     version,
-    about = "Generate Rust types for Kubernetes custom resources",
+    about = "Generate Rust types for Kubernetes custom resources and API groups",
     long_about = "kubegen turns CustomResourceDefinitions into Rust types that round-trip \
 every field (explicit nulls included) and implement k8s-openapi's Resource traits, so kube's \
-Api<K> works with them.",
+Api<K> works with them. It reads CRDs (--crd) and the API server's OpenAPI documents \
+(--openapi, v3 per group or v2 swagger) for whole API groups.",
     after_help = "Examples:\n  \
 kubegen demo                                   # see what it generates, no files needed\n  \
 kubegen generate --crd crds/ --out src/generated\n  \
-kubegen generate --crd crds/ --out src/generated --verify   # in CI: fail if stale"
+kubegen generate --crd crds/ --out src/generated --verify   # in CI: fail if stale\n  \
+kubegen generate --openapi apis__apps__v1_openapi.json --out src/generated"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -33,7 +36,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Generate Rust types from CRD YAML or JSON files.
+    /// Generate Rust types from CRD YAML or JSON files, or from OpenAPI documents.
     #[command(
         after_help = "Layout of DIR (replaced as a whole; kubegen owns it):\n  \
 mod.rs                       pub mod <group>;\n  \
@@ -46,8 +49,16 @@ dependencies.\n\n\
 Input errors are printed as file:line:column: message, exit with status 2, and write \
 nothing. Files are written to a temporary directory first and swapped in, so an interrupted \
 run leaves the previous output intact.\n\n\
+OpenAPI documents (--openapi) are the API server's /openapi/v3/apis/<group>/<version> \
+or /openapi/v2 output. Every group/version they serve is generated (narrow it with --group \
+and --version): kinds from the served paths (plural, scope, status/scale), types from the \
+definitions of the group's own package (io.k8s.api.apps.v1.* for apps/v1). Definitions of \
+other packages become k8s-openapi types by path (io.k8s.api.core.v1.PodTemplateSpec -> \
+::k8s_openapi::api::core::v1::PodTemplateSpec) unless --generate-referenced is given.\n\n\
 Examples:\n  \
 kubegen generate --crd deploy/crds/ --out src/generated\n  \
+kubegen generate --openapi openapi/v3/apis__apps__v1_openapi.json --out src/generated\n  \
+kubegen generate --openapi swagger.json --group batch --version v1 --out src/generated\n  \
 kubegen generate --crd a.yaml --crd b.json --out src/generated\n  \
 kubegen generate --crd deploy/crds/ --out src/generated --verify"
     )]
@@ -57,7 +68,7 @@ kubegen generate --crd deploy/crds/ --out src/generated --verify"
         #[arg(
             long = "crd",
             value_name = "FILE|DIR",
-            required_unless_present_any = ["rust", "kubernetes"],
+            required_unless_present_any = ["rust", "kubernetes", "openapi"],
             conflicts_with_all = ["rust", "kubernetes"]
         )]
         crds: Vec<PathBuf>,
@@ -91,6 +102,21 @@ kubegen generate --crd deploy/crds/ --out src/generated --verify"
         /// Path of the `kubegen` facade in generated clients (`crate` inside kubegen).
         #[arg(long, value_name = "PATH", default_value = "::kubegen")]
         facade_path: String,
+        /// An OpenAPI v3 document (one group/version, /openapi/v3/...) or v2 swagger
+        /// document (JSON or YAML), or a directory of them. Repeatable.
+        #[arg(long = "openapi", value_name = "FILE|DIR")]
+        openapi: Vec<PathBuf>,
+        /// Only generate this API group of the OpenAPI documents (`core` for the core
+        /// group).
+        #[arg(long, value_name = "GROUP", requires = "openapi")]
+        group: Option<String>,
+        /// Only generate this version of the OpenAPI documents' groups (`v1`).
+        #[arg(long, value_name = "VERSION", requires = "openapi")]
+        version: Option<String>,
+        /// Generate the definitions the selected groups use from other packages too,
+        /// instead of using k8s-openapi's types for them.
+        #[arg(long, requires = "openapi")]
+        generate_referenced: bool,
         /// The output directory (created if missing, replaced as a whole).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
@@ -139,6 +165,10 @@ fn main() -> ExitCode {
         },
         Command::Generate {
             crds,
+            openapi,
+            group,
+            version,
+            generate_referenced,
             out,
             verify,
             k8s_openapi_path,
@@ -147,7 +177,9 @@ fn main() -> ExitCode {
             facade_path,
             ..
         } => {
-            let sources = match frontend::read_sources(&crds) {
+            let (crd_sources, openapi_sources) = match frontend::read_sources(&crds)
+                .and_then(|c| Ok((c, frontend::read_sources(&openapi)?)))
+            {
                 Ok(sources) => sources,
                 Err(e) => return fail(EXIT_INPUT, &e),
             };
@@ -155,13 +187,18 @@ fn main() -> ExitCode {
                 k8s_openapi: k8s_openapi_path,
                 ..emit::Options::default()
             };
-            let files = match generate(&sources, &options) {
+            let selection = openapi::Options {
+                group,
+                version,
+                generate_referenced,
+            };
+            let files = match generate_all(&crd_sources, &openapi_sources, &selection, &options) {
                 Ok(files) => files,
                 Err(code) => return code,
             };
             // Everything is generated before anything is written.
             let clients = match &clients_out {
-                Some(dir) => match crd_clients(&sources, &types_module, &facade_path) {
+                Some(dir) => match crd_clients(&crd_sources, &types_module, &facade_path) {
                     Ok(clients) => Some((dir, clients)),
                     Err(code) => return code,
                 },
@@ -208,8 +245,29 @@ fn main() -> ExitCode {
 }
 
 fn generate(sources: &[Source], options: &emit::Options) -> Result<Vec<GeneratedFile>, ExitCode> {
-    generate_from_crds(sources, options).map_err(|e| match e {
+    generate_all(sources, &[], &openapi::Options::default(), options)
+}
+
+/// CRDs and OpenAPI documents into one model, then emitted.
+fn generate_all(
+    crds: &[Source],
+    openapi: &[Source],
+    selection: &openapi::Options,
+    options: &emit::Options,
+) -> Result<Vec<GeneratedFile>, ExitCode> {
+    let mut model = Model::default();
+    let built = frontend::crd::load(&mut model, crds)
+        .map_err(Error::from)
+        .and_then(|()| {
+            if openapi.is_empty() {
+                return Ok(());
+            }
+            Ok(frontend::openapi::load(&mut model, openapi, selection)?)
+        })
+        .and_then(|()| Ok(emit::generate(&model, options)?));
+    built.map_err(|e| match e {
         Error::Crd(e) => fail(EXIT_INPUT, &e),
+        Error::OpenApi(e) => fail(EXIT_INPUT, &e),
         Error::Emit(e) => fail(EXIT_FAILED, &e),
     })
 }

@@ -3,12 +3,14 @@
 //! - [`crd`]: CustomResourceDefinition YAML or JSON (`apiextensions.k8s.io/v1`).
 //! - [`rust`]: annotated Rust structs (`#[derive(Resource)]`), read with syn.
 //! - [`builtin`]: the built-in API groups (kinds from a table, types from k8s-openapi).
+//! - [`openapi`]: Kubernetes OpenAPI v3 and v2 (swagger) documents, for whole API groups.
 //!
 //! Inputs are [`Source`]s (a display name and the text), so front-ends never touch the
 //! file system themselves; [`read_sources`] expands files and directories for the CLI.
 
 pub mod builtin;
 pub mod crd;
+pub mod openapi;
 pub mod rust;
 
 use std::path::{Path, PathBuf};

@@ -14,6 +14,11 @@
 //! 4. Arrays -> `Vec`; strings -> `String`, a string enum, `ByteString`, `Time` or
 //!    `Quantity` by `enum`/`format`; integers -> `i32`/`i64`; numbers -> `f64`.
 //! 5. Nodes with no type information -> `serde_json::Value`.
+//!
+//! The OpenAPI front-end shares this builder ([`Dialect::OpenApi`]): there a `$ref` (also
+//! wrapped in a one-branch `allOf`) resolves through [`Refs`] to a named type or to a
+//! k8s-openapi type, objects are never matched to k8s-openapi types by shape (names are
+//! authoritative), and list/map semantics (`x-kubernetes-list-type`...) go to the docs.
 
 use std::borrow::Cow;
 
@@ -28,6 +33,11 @@ use crate::model::{
 };
 use crate::naming::{self, UniqueNames};
 
+mod refs;
+
+pub(crate) use refs::Refs;
+use refs::with_list_semantics;
+
 /// Builds the types of one kind into a version's type list.
 pub(crate) struct TypeBuilder<'a> {
     /// Input file name, for error messages.
@@ -40,11 +50,28 @@ pub(crate) struct TypeBuilder<'a> {
     pub(crate) names: &'a mut UniqueNames,
     /// Types built so far, in emission order.
     pub(crate) types: Vec<TypeDef>,
+    /// Which kind of document the schemas come from.
+    pub(crate) dialect: Dialect,
+    /// How `$ref`s resolve (OpenAPI documents only).
+    pub(crate) refs: Option<Refs<'a>>,
+    /// The name the next named type takes instead of one derived from its path (a
+    /// definition's own name).
+    pub(crate) fixed_name: Option<String>,
+}
+
+/// Which kind of document schemas come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// A CRD's `openAPIV3Schema`: self-contained; objects shaped exactly like a k8s-openapi
+    /// type become that type.
+    Crd,
+    /// An OpenAPI document's definitions: `$ref`s between named schemas.
+    OpenApi,
 }
 
 /// Where a schema node is, for errors: its source location.
 #[derive(Clone, Copy)]
-struct At {
+pub(crate) struct At {
     line: u64,
     column: u64,
 }
@@ -55,7 +82,7 @@ impl TypeBuilder<'_> {
     pub(crate) fn root(&mut self, kind: &str, schema: &Spanned<Schema>) -> Result<String, Error> {
         let at = self.at(&schema.referenced);
         let node = merged(&schema.value);
-        let name = self.names.claim(naming::type_name(&[kind]));
+        let name = self.claim(&[kind]);
         // Reserve the slot so the root is emitted first.
         let slot = self.types.len();
         self.types.push(placeholder(&name, &self.module));
@@ -104,7 +131,17 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
         Ok(name)
     }
 
-    fn at(&self, location: &serde_saphyr::Location) -> At {
+    /// A name for the type at `path`: the fixed name if one is pending, otherwise one
+    /// derived from the path.
+    fn claim(&mut self, path: &[&str]) -> String {
+        match self.fixed_name.take() {
+            Some(name) => name,
+            None => self.names.claim(naming::type_name(path)),
+        }
+    }
+
+    /// Where a location of the current document is.
+    pub(crate) fn at(&self, location: &serde_saphyr::Location) -> At {
         At {
             line: location.line() + self.line_offset,
             column: location.column(),
@@ -137,7 +174,10 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
             required: parent.required.iter().any(|r| r == wire),
             nullable: node.nullable,
             default: node.default.clone(),
-            docs: docs_with_values(&node),
+            docs: match self.dialect {
+                Dialect::Crd => docs_with_values(&node),
+                Dialect::OpenApi => with_list_semantics(docs_with_values(&node), &node),
+            },
         })
     }
 
@@ -173,6 +213,21 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
     fn type_ref(&mut self, node: &Schema, path: &[String], at: At) -> Result<TypeRef, Error> {
         if node.int_or_string {
             return Ok(TypeRef::IntOrString);
+        }
+        if let Some(reference) = &node.reference {
+            let name = match &self.refs {
+                Some(refs) => reference.strip_prefix(refs.prefix).ok_or_else(|| {
+                    self.error(
+                        at,
+                        format!(
+                            "expected `$ref` to start with `{}`, found `{reference}`",
+                            refs.prefix
+                        ),
+                    )
+                })?,
+                None => reference.as_str(),
+            };
+            return self.definition(name, at);
         }
         if let Some(union) = self.union(node, path, at)? {
             return Ok(union);
@@ -219,7 +274,9 @@ boolean, found `{other}`"
     }
 
     fn object(&mut self, node: &Schema, path: &[String], at: At) -> Result<TypeRef, Error> {
-        if let Some(external) = wellknown::external_for(node) {
+        if self.dialect == Dialect::Crd
+            && let Some(external) = wellknown::external_for(node)
+        {
             return Ok(TypeRef::External(external));
         }
         let embedded;
@@ -247,7 +304,7 @@ boolean, found `{other}`"
             });
         };
         let parts: Vec<&str> = path.iter().map(String::as_str).collect();
-        let name = self.names.claim(naming::type_name(&parts));
+        let name = self.claim(&parts);
         let slot = self.types.len();
         self.types.push(placeholder(&name, &self.module));
         let mut field_names = UniqueNames::snake();
@@ -281,7 +338,7 @@ boolean, found `{other}`"
         });
         if let Some(values) = values.filter(|v| !v.is_empty()) {
             let parts: Vec<&str> = path.iter().map(String::as_str).collect();
-            let name = self.names.claim(naming::type_name(&parts));
+            let name = self.claim(&parts);
             let mut unique: Vec<&str> = Vec::with_capacity(values.len());
             for value in values {
                 if !unique.contains(&value) {
@@ -331,7 +388,7 @@ boolean, found `{other}`"
             return Ok(Some(TypeRef::IntOrString));
         }
         let parts: Vec<&str> = path.iter().map(String::as_str).collect();
-        let name = self.names.claim(naming::type_name(&parts));
+        let name = self.claim(&parts);
         let slot = self.types.len();
         self.types.push(placeholder(&name, &self.module));
         let mut variant_names = UniqueNames::camel();
@@ -419,6 +476,9 @@ fn merged(schema: &Schema) -> Cow<'_, Schema> {
 fn absorb(out: &mut Schema, branch: &Schema, all_of: bool) {
     if out.type_.is_none() && all_of {
         out.type_.clone_from(&branch.type_);
+    }
+    if out.reference.is_none() && all_of {
+        out.reference.clone_from(&branch.reference);
     }
     if out.format.is_none() && all_of {
         out.format.clone_from(&branch.format);

@@ -41,9 +41,10 @@
 //! assert!(err.to_string().starts_with("bad.yaml:3:"), "{err}");
 //! ```
 
-mod convert;
-mod documents;
-mod schema;
+// `convert`, `documents` and `schema` are shared with the OpenAPI front-end.
+pub(super) mod convert;
+pub(super) mod documents;
+pub(super) mod schema;
 mod wellknown;
 
 use std::collections::BTreeMap;
@@ -225,6 +226,9 @@ fn add_crd(
             module: module.clone(),
             names,
             types: Vec::new(),
+            dialect: convert::Dialect::Crd,
+            refs: None,
+            fixed_name: None,
         };
         let root_type = builder.root(kind_name, root)?;
         target.types.append(&mut builder.types);

@@ -148,6 +148,30 @@ pub(crate) struct Schema {
     pub(crate) preserve_unknown_fields: bool,
     #[serde(default, rename = "x-kubernetes-embedded-resource")]
     pub(crate) embedded_resource: bool,
+    /// `$ref` (OpenAPI documents only; CRD schemas are self-contained).
+    #[serde(rename = "$ref")]
+    pub(crate) reference: Option<String>,
+    /// `x-kubernetes-group-version-kind` of an OpenAPI definition.
+    #[serde(default, rename = "x-kubernetes-group-version-kind")]
+    pub(crate) group_version_kinds: Vec<GroupVersionKind>,
+    /// `x-kubernetes-list-type` (`atomic`, `set`, `map`).
+    #[serde(rename = "x-kubernetes-list-type")]
+    pub(crate) list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys` of a `map` list.
+    #[serde(default, rename = "x-kubernetes-list-map-keys")]
+    pub(crate) list_map_keys: Vec<String>,
+    /// `x-kubernetes-map-type` (`atomic`, `granular`).
+    #[serde(rename = "x-kubernetes-map-type")]
+    pub(crate) map_type: Option<String>,
+}
+
+/// One entry of `x-kubernetes-group-version-kind` (`group` is `""` for the core group).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct GroupVersionKind {
+    #[serde(default)]
+    pub(crate) group: String,
+    pub(crate) version: String,
+    pub(crate) kind: String,
 }
 
 /// `additionalProperties`: a boolean or a schema for the values.
@@ -186,6 +210,7 @@ impl Schema {
     /// Whether the node says nothing about its type (no type, properties, items or maps).
     pub(crate) fn is_untyped(&self) -> bool {
         self.type_.is_none()
+            && self.reference.is_none()
             && self.properties.is_none()
             && self.items.is_none()
             && self.additional_properties.is_none()
