@@ -1,6 +1,6 @@
 # Sourced by update-codegen.sh and verify-codegen.sh: the generated trees of this repository.
 # Each entry names one generated tree; update_target / verify_target know how to build it.
-KUBEGEN_TARGETS=(kubernetes e2e-api)
+KUBEGEN_TARGETS=(kubernetes e2e-api sample-controller icecream)
 
 # kubegen's own CLI, built from this checkout.
 kubegen() { cargo run --quiet --package kubegen-codegen --bin kubegen -- "$@"; }
@@ -12,6 +12,9 @@ target_args() {
     kubernetes) echo "generate --kubernetes --facade-path crate --out src/kubernetes" ;;
     # Clients of the end-to-end test's API crate, from its #[derive(Resource)] types.
     e2e-api) echo "generate --rust tests/e2e-api/src/apis --rust-module crate::apis --out tests/e2e-api/src/generated" ;;
+    # The examples' clients, from their hand-written #[derive(Resource)] types.
+    sample-controller) echo "generate --rust examples/sample-controller/src/apis --rust-module crate::apis --out examples/sample-controller/src/generated" ;;
+    icecream) echo "generate --rust examples/icecream/src/apis --rust-module crate::apis --out examples/icecream/src/generated" ;;
     *) echo "unknown codegen target: $1" >&2; return 1 ;;
   esac
 }
