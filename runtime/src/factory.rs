@@ -35,7 +35,8 @@ use tokio::sync::watch;
 
 use crate::client::ApiScope;
 use crate::informer::{HasSynced, InformerConfig, SharedInformer, wait_for_cache_sync};
-use crate::metrics::informer::{InformerMetricsProvider, NoopInformerMetrics};
+use crate::metrics::NoopMetrics;
+use crate::metrics::informer::InformerMetricsProvider;
 use crate::reflector::ReflectorConfig;
 
 /// Which collection an informer watches; the factory's sharing key (with the type).
@@ -155,7 +156,7 @@ impl SharedInformerFactory {
             client,
             default_resync: None,
             namespace: None,
-            metrics: Arc::new(NoopInformerMetrics),
+            metrics: Arc::new(NoopMetrics),
             state: Arc::default(),
         }
     }

@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::collections::{BTreeMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
@@ -18,8 +18,9 @@ use kubegen_runtime::informer::{HandlerFns, wait_for_cache_sync};
 use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::lister::Selector;
 use kubegen_runtime::testkit::ApiServer;
+use kubegen_runtime::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
 use serde_json::json;
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::Notify;
 
 fn cm(name: &str, labels: &[(&str, &str)], data: &[(&str, &str)]) -> ConfigMap {
     ConfigMap {
@@ -205,35 +206,6 @@ async fn releasing_one_informer_leaves_the_others_running() {
     server.shutdown().await;
 }
 
-/// A minimal deduplicating queue for the controller test (the runtime's workqueue lives
-/// on another branch): a key is queued at most once until a worker takes it.
-#[derive(Clone)]
-struct DedupQueue {
-    tx: mpsc::UnboundedSender<ObjectKey>,
-    queued: Arc<Mutex<HashSet<ObjectKey>>>,
-}
-
-impl DedupQueue {
-    fn new() -> (Self, mpsc::UnboundedReceiver<ObjectKey>) {
-        let (tx, rx) = mpsc::unbounded_channel();
-        (
-            Self {
-                tx,
-                queued: Arc::default(),
-            },
-            rx,
-        )
-    }
-    fn add(&self, key: ObjectKey) {
-        if self.queued.lock().unwrap().insert(key.clone()) {
-            let _ = self.tx.send(key);
-        }
-    }
-    fn taken(&self, key: &ObjectKey) {
-        self.queued.lock().unwrap().remove(key);
-    }
-}
-
 const SOURCE: &str = "role=source";
 const COPY_OF: &str = "copy-of";
 
@@ -296,7 +268,8 @@ async fn controller_converges_through_informer_queue_lister_and_client() {
     let factory =
         SharedInformerFactory::new(server.client()).default_resync(Duration::from_secs(30));
     let informer = factory.informer::<ConfigMap>();
-    let (queue, mut keys) = DedupQueue::new();
+    let queue: RateLimitingQueue<ObjectKey> =
+        RateLimitingQueue::new(default_controller_rate_limiter());
     let source: Selector = SOURCE.parse().unwrap();
     // Sources enqueue themselves; copies enqueue their source.
     let key_of = move |o: &ConfigMap| -> Option<ObjectKey> {
@@ -342,16 +315,22 @@ async fn controller_converges_through_informer_queue_lister_and_client() {
             idle.clone(),
         );
         tokio::spawn(async move {
-            while let Some(key) = keys.recv().await {
-                queue.taken(&key);
-                if let Err(error) = reconcile(&key, &lister, &client).await {
-                    // A stale cache read: requeue, the informer will catch up.
-                    if error.is_conflict() || error.is_already_exists() || error.is_not_found() {
-                        queue.add(key);
-                    } else {
-                        panic!("reconcile {key}: {error:?}");
+            // The client-go worker loop: read from the lister, write through the client,
+            // `add_rate_limited` on error, `forget` on success, `done` always.
+            while let Some(key) = queue.get().await {
+                match reconcile(&key, &lister, &client).await {
+                    Ok(()) => queue.forget(&key),
+                    // A stale cache read: retry with backoff, the informer will catch up.
+                    Err(error)
+                        if error.is_conflict()
+                            || error.is_already_exists()
+                            || error.is_not_found() =>
+                    {
+                        queue.add_rate_limited(key.clone())
                     }
+                    Err(error) => panic!("reconcile {key}: {error:?}"),
                 }
+                queue.done(&key);
                 idle.notify_one();
             }
         })
@@ -429,7 +408,7 @@ async fn controller_converges_through_informer_queue_lister_and_client() {
     );
 
     factory.shutdown().await;
-    drop(queue);
-    worker.abort();
+    queue.shut_down_with_drain().await;
+    worker.await.unwrap();
     server.shutdown().await;
 }

@@ -6,6 +6,8 @@
 //! [`InformerMetricsProvider::reflector`].
 
 use std::sync::Arc;
+
+use super::NoopMetrics;
 use std::time::Duration;
 
 /// The kind of a watch event, for counting.
@@ -61,14 +63,11 @@ pub trait InformerMetricsProvider: Send + Sync {
     fn reflector(&self, name: &str) -> Arc<dyn ReflectorMetrics>;
 }
 
-/// Records nothing.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NoopInformerMetrics;
+// The runtime's one no-op provider serves this family too.
+impl ReflectorMetrics for NoopMetrics {}
 
-impl ReflectorMetrics for NoopInformerMetrics {}
-
-impl InformerMetricsProvider for NoopInformerMetrics {
+impl InformerMetricsProvider for NoopMetrics {
     fn reflector(&self, _name: &str) -> Arc<dyn ReflectorMetrics> {
-        Arc::new(NoopInformerMetrics)
+        Arc::new(NoopMetrics)
     }
 }

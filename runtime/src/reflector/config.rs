@@ -4,7 +4,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{BackoffConfig, Error};
-use crate::metrics::informer::{NoopInformerMetrics, ReflectorMetrics};
+use crate::metrics::NoopMetrics;
+use crate::metrics::informer::ReflectorMetrics;
 
 /// A function applied to every object before it is cached (client-go's
 /// `TransformFunc`), e.g. to drop `managedFields`.
@@ -82,7 +83,7 @@ impl<K> Default for ReflectorConfig<K> {
             min_watch_timeout: Duration::from_secs(300),
             streaming_initial_list: false,
             transform: None,
-            metrics: Arc::new(NoopInformerMetrics),
+            metrics: Arc::new(NoopMetrics),
             error_handler: None,
         }
     }
