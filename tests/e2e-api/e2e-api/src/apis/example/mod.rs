@@ -1,3 +1,0 @@
-//! API group `example.com`.
-
-pub mod v1;
