@@ -5,7 +5,10 @@
 //! [`Registry`](prometheus_client::registry::Registry) under client-go's metric names:
 //!
 //! - [`PrometheusWorkqueueMetrics`] for the [work queues](crate::workqueue).
+//! - [`PrometheusInformerMetrics`] for reflectors and informers.
 
+mod informer;
 mod workqueue;
 
+pub use informer::PrometheusInformerMetrics;
 pub use workqueue::PrometheusWorkqueueMetrics;
