@@ -235,3 +235,9 @@ fn cache_lag<K: Resource>(lister: &Lister<K>, server: &[K]) -> Option<String> {
             .then(|| format!("{key} is stale in the cache"))
     })
 }
+
+impl kubegen_example_support::Converged for Report {
+    fn converged(&self) -> bool {
+        Report::converged(self)
+    }
+}

@@ -110,18 +110,7 @@ impl App {
     /// Waits until every Icecream's status matches the pods on the server and the caches
     /// agree with it. Checks after every sync, never on a timer.
     pub async fn wait_converged(&self) -> Report {
-        let mut processed = self.controller.processed();
-        loop {
-            processed.borrow_and_update();
-            match self.check().await {
-                Ok(report) if report.converged() => return report,
-                Ok(report) => tracing::debug!("not converged yet:\n{report}"),
-                Err(error) => tracing::debug!(%error, "convergence check failed"),
-            }
-            if processed.changed().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        }
+        kubegen_example_support::wait_converged(self.controller.processed(), || self.check()).await
     }
 
     /// Drains the queue and stops workers, informers and recorder.

@@ -323,3 +323,9 @@ fn cache_lag<K: Resource>(
             .then(|| format!("{key} is stale in the cache"))
     })
 }
+
+impl kubegen_example_support::Converged for Report {
+    fn converged(&self) -> bool {
+        Report::converged(self)
+    }
+}

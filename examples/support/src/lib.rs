@@ -8,15 +8,19 @@
 //!   started in this process.
 //! - [`install_crds`]: creates or updates CustomResourceDefinitions and waits until the
 //!   server establishes them.
+//! - [`wait_converged`]: the embedded demo's wait until a controller's [`Converged`]
+//!   report says it is done, checked after every processed key.
 //! - [`init_logging`] and [`ctrl_c`].
 
 mod cli;
 mod cluster;
+mod convergence;
 mod crds;
 mod logging;
 
 pub use cli::{ClusterArgs, RunArgs};
 pub use cluster::{Cluster, ClusterSource, Error};
+pub use convergence::{Converged, wait_converged};
 pub use crds::{CrdError, install_crds};
 pub use logging::init_logging;
 
