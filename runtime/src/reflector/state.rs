@@ -158,9 +158,12 @@ where
             self.config.metrics.relist();
         }
         self.relisting = true;
-        self.sink.replace(objects);
+        // Metrics first: replacing an informer's sink marks it synced, and whoever waits
+        // for that may read them at once. A list's objects have distinct keys, so their
+        // count is the sink's size after the replace.
         self.config.metrics.last_resource_version(resource_version);
-        self.config.metrics.store_size(self.sink.len());
+        self.config.metrics.store_size(objects.len());
+        self.sink.replace(objects);
     }
 
     /// Lists every page, then replaces the sink's contents.
