@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::objects::{Representation, render};
+use super::negotiation::Representation;
+use super::objects::render;
 use super::registry::ResourceType;
 use super::selectors::{FieldSelector, LabelSelector};
 use super::server::Shared;

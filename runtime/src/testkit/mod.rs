@@ -116,10 +116,16 @@
 //!   `x-kubernetes-int-or-string`, required fields, enums, nullable and numeric, length
 //!   and count bounds; failures are 422 Invalid listing every field path.
 //! - **Discovery**: legacy documents, and aggregated discovery (`apidiscovery.k8s.io/v2`)
-//!   when the Accept header asks for it; likewise get, list and watch answer with
-//!   `meta.k8s.io/v1` PartialObjectMetadata(List) when asked (kube's `*_metadata` calls).
-//!   Only JSON is spoken (no protobuf, no Table output) over HTTP/1.1 without TLS or
-//!   authentication.
+//!   when the Accept header asks for it.
+//! - **Content negotiation**: the Accept header's clauses are tried by preference, as a
+//!   real server does: `as=PartialObjectMetadata` / `as=PartialObjectMetadataList` with
+//!   `g=meta.k8s.io;v=v1` (or `v1beta1`) get metadata only (kube's `Api<PartialObjectMeta<K>>`
+//!   and `*_metadata` calls, client-go's metadata client) on get, list, watch (events and
+//!   bookmarks) and write responses; clauses asking for what is not served (Table,
+//!   protobuf, YAML) are skipped, so kubectl's `...;as=Table,application/json` gets the
+//!   whole object, and a header with nothing servable is 406 NotAcceptable, as is the
+//!   list form on one object or the object form on a list (a watch sends whole objects
+//!   instead). Only JSON is spoken, over HTTP/1.1 without TLS or authentication.
 //! - **Simplifications**: CRD status (Established, NamesAccepted) is set in the same
 //!   write that creates the CRD; pods are deleted at once (no kubelet, no grace
 //!   period); core and `events.k8s.io` Events are separate stores; list items carry
@@ -134,6 +140,7 @@ mod deletion;
 mod discovery;
 mod faults;
 mod meta;
+mod negotiation;
 mod objects;
 mod patch;
 mod registry;

@@ -52,54 +52,6 @@ pub(crate) fn render(object: &Value, rt: &ResourceType) -> Value {
     object
 }
 
-/// How objects are sent back: whole, or as `meta.k8s.io/v1` PartialObjectMetadata when
-/// the Accept header asks for it (kube's `get_metadata`, `list_metadata`, `watch_metadata`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Representation {
-    Full,
-    Metadata,
-}
-
-impl Representation {
-    /// The representation an Accept header asks for.
-    pub(crate) fn from_accept(accept: &str) -> Self {
-        let metadata = accept.split(',').any(|media| {
-            let params: Vec<&str> = media.split(';').map(str::trim).collect();
-            params.contains(&"g=meta.k8s.io")
-                && (params.contains(&"as=PartialObjectMetadata")
-                    || params.contains(&"as=PartialObjectMetadataList"))
-        });
-        if metadata { Self::Metadata } else { Self::Full }
-    }
-
-    /// One object in this representation, in `rt`'s version.
-    pub(crate) fn object(self, object: &Value, rt: &ResourceType) -> Value {
-        match self {
-            Self::Full => render(object, rt),
-            Self::Metadata => json!({
-                "kind": "PartialObjectMetadata",
-                "apiVersion": "meta.k8s.io/v1",
-                "metadata": object.get("metadata").cloned().unwrap_or_else(|| json!({})),
-            }),
-        }
-    }
-
-    /// A list response (built with full items) in this representation.
-    pub(crate) fn list(self, mut list: Value) -> Value {
-        if self == Self::Metadata {
-            list["kind"] = json!("PartialObjectMetadataList");
-            list["apiVersion"] = json!("meta.k8s.io/v1");
-            if let Some(items) = list["items"].as_array_mut() {
-                for item in items {
-                    let metadata = item.get("metadata").cloned().unwrap_or_else(|| json!({}));
-                    *item = json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": metadata});
-                }
-            }
-        }
-        list
-    }
-}
-
 /// Checks the shape of a request body before it is used as an object.
 fn check_body(place: &Place<'_>, body: &Value) -> ApiResult<()> {
     let Some(map) = body.as_object() else {

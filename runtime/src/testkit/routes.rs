@@ -12,7 +12,8 @@ use super::collection::{self, Query, WatchDefaults};
 use super::deletion::{self, DeleteOptions};
 use super::discovery;
 use super::faults::Verb;
-use super::objects::{self, Part, Place, Representation, render};
+use super::negotiation::Representation;
+use super::objects::{self, Part, Place};
 use super::patch::{self, PatchKind};
 use super::registry::ResourceType;
 use super::scale;
@@ -268,12 +269,12 @@ async fn resource(
     let place = Place { rt: &rt, namespace };
     let name = request.name.as_deref().unwrap_or_default();
     let scale = request.subresource.as_deref() == Some("scale");
-    let representation = Representation::from_accept(accept(headers));
+    let representation = Representation::negotiate(accept(headers))?;
     match verb {
         Verb::List => {
             let cluster = shared.lock();
             let list = collection::list(&cluster, &rt, request.namespace.as_deref(), query)?;
-            Ok(ok(&representation.list(list)))
+            Ok(ok(&representation.list(list, &rt)?))
         }
         Verb::Watch => {
             let defaults = WatchDefaults {
@@ -301,13 +302,16 @@ async fn resource(
             if scale {
                 Ok(ok(&scale::to_scale(&rt, &object)?))
             } else {
-                Ok(ok(&representation.object(&object, &rt)))
+                Ok(ok(&representation.object(&object, &rt)?))
             }
         }
         Verb::Create => {
             let object = decode_object(headers, &body)?;
             let created = objects::create(&mut shared.write(dry_run), &place, object)?;
-            Ok(json(StatusCode::CREATED, &render(&created, &rt)))
+            Ok(json(
+                StatusCode::CREATED,
+                &representation.object(&created, &rt)?,
+            ))
         }
         Verb::Update => {
             let object = decode_object(headers, &body)?;
@@ -320,15 +324,24 @@ async fn resource(
                 return Ok(ok(&scale::to_scale(&rt, &stored)?));
             }
             let updated = objects::update(&mut cluster, &place, name, object, part)?;
-            Ok(ok(&render(&updated, &rt)))
+            Ok(ok(&representation.object(&updated, &rt)?))
         }
-        Verb::Patch => patch_object(shared, headers, query, &place, name, part, scale, &body),
+        Verb::Patch => {
+            let target = PatchTarget {
+                place: &place,
+                name,
+                part,
+                scale,
+                representation,
+            };
+            patch_object(shared, headers, query, &target, &body)
+        }
         Verb::Delete => {
             let options =
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let mut cluster = shared.write(dry_run || options.dry_run);
             let deleted = deletion::delete(&mut cluster, &place, name, &options)?;
-            Ok(ok(&render(&deleted, &rt)))
+            Ok(ok(&representation.object(&deleted, &rt)?))
         }
         Verb::DeleteCollection => {
             let options =
@@ -341,13 +354,14 @@ async fn resource(
                 |o| filter.matches(o),
                 options.propagation,
             )?;
-            let items: Vec<Value> = deleted.iter().map(|o| render(o, &rt)).collect();
-            Ok(ok(&serde_json::json!({
+            let items: Vec<Value> = deleted.iter().map(|o| objects::render(o, &rt)).collect();
+            let list = serde_json::json!({
                 "kind": rt.list_kind,
                 "apiVersion": rt.api_version(),
                 "metadata": {"resourceVersion": cluster.current_rv().to_string()},
                 "items": items,
-            })))
+            });
+            Ok(ok(&representation.list(list, &rt)?))
         }
     }
 }
@@ -370,17 +384,29 @@ fn check_scale_rv(place: &Place<'_>, name: &str, old: &Value, scale: &Value) -> 
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The object a PATCH is for, and how to answer it.
+struct PatchTarget<'a> {
+    place: &'a Place<'a>,
+    name: &'a str,
+    part: Part,
+    scale: bool,
+    representation: Representation,
+}
+
 fn patch_object(
     shared: &Arc<Shared>,
     headers: &HeaderMap,
     query: &Query,
-    place: &Place<'_>,
-    name: &str,
-    part: Part,
-    scale: bool,
+    target: &PatchTarget<'_>,
     body: &[u8],
 ) -> ApiResult<Response> {
+    let PatchTarget {
+        place,
+        name,
+        part,
+        scale,
+        representation,
+    } = *target;
     let rt: &ResourceType = place.rt;
     let kind = PatchKind::from_content_type(content_type(headers))?;
     let patch = patch::parse_body(&kind, body)?;
@@ -420,7 +446,10 @@ fn patch_object(
             let mut object = patch;
             object["metadata"]["name"] = Value::String(name.to_owned());
             let created = objects::create(&mut cluster, place, object)?;
-            return Ok(json(StatusCode::CREATED, &render(&created, rt)));
+            return Ok(json(
+                StatusCode::CREATED,
+                &representation.object(&created, rt)?,
+            ));
         }
         Err(not_found) => return Err(not_found),
     };
@@ -432,7 +461,7 @@ fn patch_object(
         let stored = objects::write(&mut cluster, place, name, old, new, Part::Main)?;
         return Ok(ok(&scale::to_scale(rt, &stored)?));
     }
-    let mut target = render(&old, rt);
+    let mut target = objects::render(&old, rt);
     patch::apply(&kind, &mut target, &patch)?;
     let stale = target.pointer("/metadata/resourceVersion")
         != old.pointer("/metadata/resourceVersion")
@@ -445,7 +474,7 @@ fn patch_object(
     }
     let new = objects::merge_into(rt, &old, target, part);
     let stored = objects::write(&mut cluster, place, name, old, new, part)?;
-    Ok(ok(&render(&stored, rt)))
+    Ok(ok(&representation.object(&stored, rt)?))
 }
 
 #[cfg(test)]

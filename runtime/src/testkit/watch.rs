@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, Interval};
 
-use super::objects::Representation;
+use super::negotiation::Representation;
 use super::registry::{ResourceType, StorageKey};
 use super::selectors::{FieldSelector, LabelSelector};
 use super::server::Shared;
@@ -213,14 +213,15 @@ struct Line<'a> {
     object: &'a Value,
 }
 
-/// Serializes one watch event line, with `apiVersion` set to the watched version.
+/// Serializes one watch event line: objects with `apiVersion` set to the watched
+/// version, or as negotiated (PartialObjectMetadata); errors as a `Status`.
 pub(crate) fn render(item: &WatchItem, rt: &ResourceType, representation: Representation) -> Bytes {
     let api_version = rt.api_version();
     let (kind, object): (&str, Value) = match item {
-        WatchItem::Event(kind, object) if representation == Representation::Metadata => {
-            (kind.as_str(), representation.object(object, rt))
-        }
         WatchItem::Event(kind, object) => {
+            if let Some(transformed) = representation.watch_object(object) {
+                return line(kind.as_str(), &transformed);
+            }
             if object.get("apiVersion").and_then(Value::as_str) == Some(api_version.as_str()) {
                 return line(kind.as_str(), object);
             }
@@ -233,10 +234,10 @@ pub(crate) fn render(item: &WatchItem, rt: &ResourceType, representation: Repres
             if *initial_end {
                 metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
             }
-            (
-                "BOOKMARK",
-                json!({"kind": rt.kind, "apiVersion": api_version, "metadata": metadata}),
-            )
+            let bookmark =
+                json!({"kind": rt.kind, "apiVersion": api_version, "metadata": metadata});
+            let bookmark = representation.watch_object(&bookmark).unwrap_or(bookmark);
+            ("BOOKMARK", bookmark)
         }
         WatchItem::Error(error) => ("ERROR", error.to_status()),
     };
