@@ -256,3 +256,45 @@ async fn invalid_propagation_policies_are_rejected() {
     );
     assert!(api.get("a").await.is_ok());
 }
+
+#[tokio::test]
+async fn no_finalizer_can_be_added_once_deleting_and_names_are_validated() {
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let mut cm = configmap("held", "1");
+    cm.metadata.finalizers = Some(vec!["example.com/a".into()]);
+    api.create(&PostParams::default(), &cm)
+        .await
+        .expect("create");
+    api.delete("held", &DeleteParams::default())
+        .await
+        .expect("delete");
+    // A controller acting on a copy read before the deletion cannot re-finalize it.
+    let add = json!([{"op": "add", "path": "/metadata/finalizers/-", "value": "example.com/b"}]);
+    let refused = api
+        .patch(
+            "held",
+            &PatchParams::default(),
+            &Patch::<()>::Json(serde_json::from_value(add).expect("patch")),
+        )
+        .await;
+    match refused {
+        Err(kube::Error::Api(status)) => {
+            assert_eq!((status.code, status.reason.as_str()), (422, "Invalid"));
+            let causes = status.details.map(|d| d.causes).unwrap_or_default();
+            assert_eq!(causes.len(), 1);
+            assert_eq!(causes[0].field, "metadata.finalizers");
+            assert!(causes[0].message.contains("no new finalizers"), "{causes:?}");
+        }
+        other => panic!("expected 422, got {other:?}"),
+    }
+    let kept = api.get("held").await.expect("still there");
+    assert_eq!(kept.metadata.finalizers, Some(vec!["example.com/a".into()]));
+
+    let mut bad = configmap("bad", "1");
+    bad.metadata.finalizers = Some(vec!["not a/qualified/name".into()]);
+    assert_eq!(
+        api_error(api.create(&PostParams::default(), &bad).await),
+        (422, "Invalid".to_owned())
+    );
+}

@@ -77,7 +77,9 @@
 //! - **Writes**: uid, creationTimestamp, generateName, `generation` (1 on create, bumped
 //!   when anything but metadata changes, status excluded for types with a status
 //!   subresource), finalizers and deletionTimestamp (a delete with finalizers marks the
-//!   object and returns it; removing the last finalizer deletes it). An update without
+//!   object and returns it; removing the last finalizer deletes it; finalizer names must
+//!   be qualified names, and none can be added once the object is being deleted: 422
+//!   Invalid). An update without
 //!   resourceVersion is unconditional; a stale one gets 409 Conflict. An update that
 //!   changes nothing is a no-op: no new resourceVersion and no event, as on a real server.
 //!   Deleting a namespace deletes its objects (it stays Terminating while objects with

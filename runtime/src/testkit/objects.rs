@@ -125,7 +125,8 @@ fn default_built_in(rt: &ResourceType, object: &mut Value, creating: bool) {
     }
 }
 
-/// Label and annotation checks every write gets, as ObjectMeta validation does.
+/// Label, annotation and finalizer name checks every write gets, as ObjectMeta
+/// validation does.
 fn validate_metadata(place: &Place<'_>, name: &str, object: &Value) -> ApiResult<()> {
     let mut causes = Vec::new();
     if let Some(labels) = object
@@ -160,11 +161,55 @@ fn validate_metadata(place: &Place<'_>, name: &str, object: &Value) -> ApiResult
             }
         }
     }
+    for finalizer in finalizers(object) {
+        if let Some(why) = meta::qualified_name_error(finalizer) {
+            causes.push(Cause::invalid("metadata.finalizers", &json!(finalizer), why));
+        }
+    }
     if causes.is_empty() {
         Ok(())
     } else {
         Err(place.invalid(name, causes))
     }
+}
+
+fn finalizers(object: &Value) -> Vec<&str> {
+    object
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .map(|f| f.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// Once an object is being deleted, finalizers can only be removed (ObjectMeta update
+/// validation): a controller acting on a stale copy cannot re-finalize it.
+fn check_no_new_finalizers(
+    place: &Place<'_>,
+    name: &str,
+    old: &Value,
+    new: &Value,
+) -> ApiResult<()> {
+    if meta_str(old, "deletionTimestamp").is_none() {
+        return Ok(());
+    }
+    let before = finalizers(old);
+    let added: Vec<&str> = finalizers(new)
+        .into_iter()
+        .filter(|f| !before.contains(f))
+        .collect();
+    if added.is_empty() {
+        return Ok(());
+    }
+    let listed: Vec<String> = added.iter().map(|f| format!("{f:?}")).collect();
+    let cause = Cause::new(
+        "FieldValueForbidden",
+        "metadata.finalizers",
+        format!(
+            "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
+            listed.join(", ")
+        ),
+    );
+    Err(place.invalid(name, vec![cause]))
 }
 
 /// Schema validation and pruning for custom resources.
@@ -449,6 +494,7 @@ pub(crate) fn write(
     new["kind"] = json!(rt.kind);
     default_built_in(rt, &mut new, false);
     validate_metadata(place, name, &new)?;
+    check_no_new_finalizers(place, name, &old, &new)?;
     validate(place, name, &mut new)?;
     let new_types = if crd::is_crd(rt) {
         Some(crd::prepare(&mut new, Some(&old))?)
