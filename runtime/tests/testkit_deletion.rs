@@ -284,7 +284,10 @@ async fn no_finalizer_can_be_added_once_deleting_and_names_are_validated() {
             let causes = status.details.map(|d| d.causes).unwrap_or_default();
             assert_eq!(causes.len(), 1);
             assert_eq!(causes[0].field, "metadata.finalizers");
-            assert!(causes[0].message.contains("no new finalizers"), "{causes:?}");
+            assert!(
+                causes[0].message.contains("no new finalizers"),
+                "{causes:?}"
+            );
         }
         other => panic!("expected 422, got {other:?}"),
     }

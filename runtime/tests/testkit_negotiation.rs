@@ -34,9 +34,16 @@ fn assert_partial(object: &Value, api_version: &str, name: &str) {
     assert_eq!(object["kind"], "PartialObjectMetadata", "{object}");
     assert_eq!(object["apiVersion"], api_version, "{object}");
     assert_eq!(object["metadata"]["name"], name, "{object}");
-    assert!(object["metadata"]["resourceVersion"].is_string(), "{object}");
+    assert!(
+        object["metadata"]["resourceVersion"].is_string(),
+        "{object}"
+    );
     let keys: Vec<&String> = object.as_object().expect("object").keys().collect();
-    assert_eq!(keys.len(), 3, "only kind, apiVersion and metadata: {object}");
+    assert_eq!(
+        keys.len(),
+        3,
+        "only kind, apiVersion and metadata: {object}"
+    );
 }
 
 fn assert_not_acceptable(response: &RawResponse) {
@@ -104,7 +111,9 @@ async fn list_answers_each_accept_form_and_keeps_paging() {
         assert_partial(item, "meta.k8s.io/v1", name);
     }
 
-    let page = accept(&server, &format!("{path}?limit=2"), LIST).await.json();
+    let page = accept(&server, &format!("{path}?limit=2"), LIST)
+        .await
+        .json();
     assert_eq!(page["items"].as_array().map(Vec::len), Some(2));
     assert_eq!(page["metadata"]["remainingItemCount"], 1, "{page}");
     let token = page["metadata"]["continue"].as_str().expect("continue");
@@ -202,7 +211,10 @@ async fn writes_answer_with_metadata_when_asked() {
     assert_partial(&patched.json(), "meta.k8s.io/v1", "w");
     assert_eq!(patched.json()["metadata"]["labels"]["app"], "web");
     let stored = accept(&server, &format!("{path}/w"), "").await.json();
-    assert_eq!(stored["data"]["value"], "x", "the body is kept, only not sent");
+    assert_eq!(
+        stored["data"]["value"], "x",
+        "the body is kept, only not sent"
+    );
     server.shutdown().await;
 }
 
@@ -239,7 +251,10 @@ async fn kube_metadata_api_reads_and_patches() {
         .await
         .expect("patch");
     assert_eq!(
-        patched.metadata.annotations.and_then(|a| a.get("seen").cloned()),
+        patched
+            .metadata
+            .annotations
+            .and_then(|a| a.get("seen").cloned()),
         Some("yes".to_owned())
     );
     server.shutdown().await;

@@ -271,7 +271,10 @@ mod tests {
             negotiated("application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v2,*/*"),
             Ok(Full)
         );
-        assert_eq!(negotiated("application/json;as=Table;g=meta.k8s.io;v=v1"), Err(406));
+        assert_eq!(
+            negotiated("application/json;as=Table;g=meta.k8s.io;v=v1"),
+            Err(406)
+        );
         assert_eq!(negotiated("application/json;as=Pod;g=;v=v1"), Err(406));
         assert_eq!(negotiated("application/yaml"), Err(406));
         assert_eq!(negotiated("application/json;q=0"), Err(406));
@@ -287,9 +290,7 @@ mod tests {
             Ok(Partial(MetaVersion::V1))
         );
         assert_eq!(
-            negotiated(
-                "*/*,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
-            ),
+            negotiated("*/*,application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"),
             Ok(PartialList(MetaVersion::V1))
         );
     }

@@ -163,7 +163,11 @@ fn validate_metadata(place: &Place<'_>, name: &str, object: &Value) -> ApiResult
     }
     for finalizer in finalizers(object) {
         if let Some(why) = meta::qualified_name_error(finalizer) {
-            causes.push(Cause::invalid("metadata.finalizers", &json!(finalizer), why));
+            causes.push(Cause::invalid(
+                "metadata.finalizers",
+                &json!(finalizer),
+                why,
+            ));
         }
     }
     if causes.is_empty() {

@@ -64,7 +64,10 @@ pub async fn raw(
     content_type: Option<&str>,
     body: &str,
 ) -> RawResponse {
-    let headers: Vec<(&str, &str)> = content_type.map(|c| ("Content-Type", c)).into_iter().collect();
+    let headers: Vec<(&str, &str)> = content_type
+        .map(|c| ("Content-Type", c))
+        .into_iter()
+        .collect();
     raw_with(server, method, path, &headers, body).await
 }
 
