@@ -5,6 +5,7 @@
 //! - [`store`], [`lister`], [`key`]: the cache, its read-only views and object keys.
 //! - [`reflector`], [`informer`], [`factory`]: list+watch into a cache, shared informers
 //!   with event handlers, and a factory that shares them between controllers.
+//! - [`finalizer`]: hold an object's deletion until the controller cleaned up after it.
 //! - [`workqueue`]: a deduplicating work queue with client-go's dirty/processing rules,
 //!   a delaying queue and a rate-limiting queue with composable limiters.
 //! - [`events`]: an [`EventRecorder`](events::EventRecorder) for events.k8s.io/v1 Events,
@@ -16,6 +17,7 @@ pub mod client;
 pub mod error;
 pub mod events;
 pub mod factory;
+pub mod finalizer;
 pub mod informer;
 pub mod key;
 pub mod lister;
