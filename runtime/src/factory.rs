@@ -2,20 +2,29 @@
 //! selector), however many controllers ask for it; started, synced and stopped together,
 //! and released one at a time (what client-go cannot do, kubernetes#79610).
 //!
+//! Metadata-only informers (client-go's `metadatainformer`) are the informers of
+//! `kube::core::PartialObjectMeta<K>`: `Api<PartialObjectMeta<K>>` lists and watches with
+//! the `meta.k8s.io` PartialObjectMetadata Accept headers, so the server sends, and the
+//! cache holds, metadata only. Being another type, `PartialObjectMeta<K>` gets its own
+//! informer, distinct from `K`'s.
+//!
 //! ```no_run
 //! # async fn demo(client: kube::Client) {
 //! use std::time::Duration;
-//! use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+//! use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret};
+//! use kube::core::PartialObjectMeta;
 //! use kubegen_runtime::factory::SharedInformerFactory;
 //!
 //! let factory = SharedInformerFactory::new(client).default_resync(Duration::from_secs(600));
 //! let pods = factory.informer::<Pod>();
 //! let same_pods = factory.informer::<Pod>(); // the same informer
 //! let configmaps = factory.informer::<ConfigMap>();
+//! // Every Secret's metadata, without their data: its own informer, not the one of `Secret`.
+//! let secret_names = factory.informer::<PartialObjectMeta<Secret>>();
 //! factory.start();
 //! let synced = factory.wait_for_cache_sync(Duration::from_secs(30)).await;
 //! assert!(synced.values().all(|ok| *ok));
-//! # let _ = (pods, same_pods, configmaps);
+//! # let _ = (pods, same_pods, configmaps, secret_names);
 //! factory.shutdown().await;
 //! # }
 //! ```
@@ -76,7 +85,7 @@ impl InformerOptions {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct InformerKey {
     type_id: TypeId,
-    type_name: &'static str,
+    type_name: String,
     group: String,
     version: String,
     plural: String,
@@ -360,11 +369,26 @@ impl HasSynced for Receiver {
     }
 }
 
-/// `ConfigMap` for `k8s_openapi::api::core::v1::ConfigMap`.
-fn short_type_name<K>() -> &'static str {
+/// `ConfigMap` for `k8s_openapi::api::core::v1::ConfigMap`, and
+/// `PartialObjectMeta<Secret>` for a metadata-only informer's type: every path in the
+/// type's name shortened to its last segment.
+fn short_type_name<K>() -> String {
     let full = std::any::type_name::<K>();
-    let base = full.split('<').next().unwrap_or(full);
-    base.rsplit("::").next().unwrap_or(base)
+    let mut short = String::with_capacity(full.len());
+    let mut segment_start = 0;
+    for (i, c) in full.char_indices() {
+        if matches!(c, '<' | '>' | ',' | ' ' | '(' | ')' | '[' | ']' | ';' | '&') {
+            short.push_str(last_segment(&full[segment_start..i]));
+            short.push(c);
+            segment_start = i + c.len_utf8();
+        }
+    }
+    short.push_str(last_segment(&full[segment_start..]));
+    short
+}
+
+fn last_segment(path: &str) -> &str {
+    path.rsplit("::").next().unwrap_or(path)
 }
 
 fn informer_name(key: &InformerKey) -> String {
@@ -386,4 +410,24 @@ fn informer_name(key: &InformerKey) -> String {
         name.push_str(&format!(" fields {fields:?}"));
     }
     name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_type_name;
+    use k8s_openapi::api::core::v1::Secret;
+    use kube::core::PartialObjectMeta;
+
+    #[test]
+    fn informer_type_names_drop_module_paths() {
+        assert_eq!(short_type_name::<Secret>(), "Secret");
+        assert_eq!(
+            short_type_name::<PartialObjectMeta<Secret>>(),
+            "PartialObjectMeta<Secret>"
+        );
+        assert_eq!(
+            short_type_name::<std::collections::BTreeMap<String, Vec<u8>>>(),
+            "BTreeMap<String, Vec<u8>>"
+        );
+    }
 }

@@ -4,7 +4,8 @@
 //!   with auto-pagination, optimistic concurrency and `retry_on_conflict`.
 //! - [`store`], [`lister`], [`key`]: the cache, its read-only views and object keys.
 //! - [`reflector`], [`informer`], [`factory`]: list+watch into a cache, shared informers
-//!   with event handlers, and a factory that shares them between controllers.
+//!   with event handlers, and a factory that shares them between controllers; over
+//!   `kube::core::PartialObjectMeta<K>` they cache metadata only.
 //! - [`finalizer`]: hold an object's deletion until the controller cleaned up after it.
 //! - [`workqueue`]: a deduplicating work queue with client-go's dirty/processing rules,
 //!   a delaying queue and a rate-limiting queue with composable limiters.

@@ -1,6 +1,13 @@
 //! Shared informers: one reflector and one cache per collection, any number of event
 //! handlers, client-go's `sharedIndexInformer`.
 //!
+//! A metadata-only informer (client-go's `metadatainformer`) is a
+//! `SharedInformer<kube::core::PartialObjectMeta<K>>` over an
+//! `Api<PartialObjectMeta<K>>`: kube sends that `Api`'s lists and watches with the
+//! `meta.k8s.io` PartialObjectMetadata Accept headers, so neither the wire nor the cache
+//! carries the objects' bodies (a controller can watch every Secret by name and labels).
+//! Its lister, indexes and handlers are the usual ones.
+//!
 //! ```no_run
 //! # async fn demo(client: kube::Client) {
 //! use std::time::Duration;

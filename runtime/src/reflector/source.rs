@@ -12,8 +12,9 @@ use serde::de::DeserializeOwned;
 /// A stream of watch events.
 pub type WatchStream<K> = BoxStream<'static, kube::Result<WatchEvent<K>>>;
 
-/// Lists and watches one collection. Implemented by `kube::Api<K>`; tests implement it
-/// with scripted responses.
+/// Lists and watches one collection. Implemented by `kube::Api<K>` (an
+/// `Api<PartialObjectMeta<K>>` lists and watches metadata only); tests implement it with
+/// scripted responses.
 pub trait ListerWatcher<K: Clone>: Send + Sync + 'static {
     /// One list call (one page when `lp.limit` is set).
     fn list<'a>(&'a self, lp: &'a ListParams) -> BoxFuture<'a, kube::Result<ObjectList<K>>>;
