@@ -15,7 +15,7 @@ fn main() {
     for _ in 0..3 {
         let t = Instant::now();
         let mut model = Model::default();
-        crd::load(&mut model, &sources).expect("load");
+        crd::load(&mut model, &sources, &crd::Options::default()).expect("load");
         let load = t.elapsed();
         let t = Instant::now();
         let files = emit::generate(&model, &Options::default()).expect("emit");
