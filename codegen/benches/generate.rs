@@ -69,7 +69,8 @@ fn bench(c: &mut Criterion) {
     group.bench_function("front-end: parse + build model", |b| {
         b.iter(|| {
             let mut model = Model::default();
-            crd::load(&mut model, black_box(&sources), &crd::Options::default()).expect("corpus loads");
+            crd::load(&mut model, black_box(&sources), &crd::Options::default())
+                .expect("corpus loads");
             black_box(model)
         })
     });

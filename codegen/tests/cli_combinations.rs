@@ -136,9 +136,20 @@ fn check_written(inputs: Inputs, outputs: Outputs, dir: &Path, case: &str) {
     let types = tree(&dir.join("types"));
     let has_types = |group: &str| types.iter().any(|p| p.starts_with(group));
     if outputs.types() {
-        assert_eq!(has_types("versions_example_com/v1/database.rs"), inputs.crd, "{case}: {types:?}");
-        assert_eq!(has_types("widgets_example_com/v1/widget.rs"), inputs.openapi, "{case}: {types:?}");
-        assert!(!has_types("rusty_example_com") && !has_types("apps"), "{case}: {types:?}");
+        assert_eq!(
+            has_types("versions_example_com/v1/database.rs"),
+            inputs.crd,
+            "{case}: {types:?}"
+        );
+        assert_eq!(
+            has_types("widgets_example_com/v1/widget.rs"),
+            inputs.openapi,
+            "{case}: {types:?}"
+        );
+        assert!(
+            !has_types("rusty_example_com") && !has_types("apps"),
+            "{case}: {types:?}"
+        );
     } else {
         assert!(types.is_empty(), "{case}: no types written");
     }
@@ -153,8 +164,14 @@ fn check_written(inputs: Inputs, outputs: Outputs, dir: &Path, case: &str) {
     );
     let clientset = std::fs::read_to_string(dir.join("clients/clientset.rs")).unwrap();
     let expectations = [
-        (inputs.crd, "crate::types::versions_example_com::v1::Database"),
-        (inputs.openapi, "crate::types::widgets_example_com::v1::Widget"),
+        (
+            inputs.crd,
+            "crate::types::versions_example_com::v1::Database",
+        ),
+        (
+            inputs.openapi,
+            "crate::types::widgets_example_com::v1::Widget",
+        ),
         (inputs.rust, "crate::apis::rusty::v1::Gear"),
         (
             inputs.kubernetes,
@@ -173,10 +190,20 @@ fn every_accepted_combination_writes_its_inputs_kinds_and_verifies() {
         let (inputs, outputs) = (Inputs::parse(inputs), Outputs::parse(outputs));
         let dir = scratch("combinations", &format!("accepted-{i}"));
         let written = run(inputs, outputs, &dir, false);
-        assert_eq!(written.status.code(), Some(0), "{case}: {}", stderr(&written));
+        assert_eq!(
+            written.status.code(),
+            Some(0),
+            "{case}: {}",
+            stderr(&written)
+        );
         check_written(inputs, outputs, &dir, &case);
         let verified = run(inputs, outputs, &dir, true);
-        assert_eq!(verified.status.code(), Some(0), "{case}: {}", stderr(&verified));
+        assert_eq!(
+            verified.status.code(),
+            Some(0),
+            "{case}: {}",
+            stderr(&verified)
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
@@ -202,7 +229,13 @@ fn every_other_combination_is_refused_with_the_reason() {
             let accepted = ACCEPTED.iter().any(|(i, o)| {
                 let (i, o) = (Inputs::parse(i), Outputs::parse(o));
                 (i.crd, i.openapi, i.rust, i.kubernetes, o)
-                    == (inputs.crd, inputs.openapi, inputs.rust, inputs.kubernetes, outputs)
+                    == (
+                        inputs.crd,
+                        inputs.openapi,
+                        inputs.rust,
+                        inputs.kubernetes,
+                        outputs,
+                    )
             });
             if accepted {
                 continue;
@@ -213,13 +246,26 @@ fn every_other_combination_is_refused_with_the_reason() {
             let output = run(inputs, outputs, &dir, false);
             assert_eq!(output.status.code(), Some(2), "{case}");
             let message = stderr(&output);
-            assert!(message.starts_with("error: "), "{case}: clap's error: {message}");
-            assert!(message.contains(reason(inputs, outputs)), "{case}: {message}");
-            assert!(!dir.join("types").exists() && !dir.join("clients").exists(), "{case}");
+            assert!(
+                message.starts_with("error: "),
+                "{case}: clap's error: {message}"
+            );
+            assert!(
+                message.contains(reason(inputs, outputs)),
+                "{case}: {message}"
+            );
+            assert!(
+                !dir.join("types").exists() && !dir.join("clients").exists(),
+                "{case}"
+            );
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
-    assert_eq!(refused + ACCEPTED.len(), 45, "15 input sets x 3 output sets");
+    assert_eq!(
+        refused + ACCEPTED.len(),
+        45,
+        "15 input sets x 3 output sets"
+    );
 }
 
 #[test]
@@ -229,6 +275,7 @@ fn other_impossible_requests_are_refused_with_the_reason() {
     let nested = dir.join("out/clients").display().to_string();
     let crd = fixture("versions.yaml");
     let openapi = fixture("openapi/v3_widgets.json");
+    #[rustfmt::skip]
     let cases: &[(&[&str], &str)] = &[
         (&["generate", "--out", &out], "nothing to generate from"),
         (&["generate", "--crd", &crd], "nowhere to write"),
@@ -268,8 +315,14 @@ fn openapi_kinds_get_clients() {
     let output = run(Inputs::parse("openapi"), Outputs::Both, &dir, false);
     assert!(output.status.success(), "{}", stderr(&output));
     let clientset = std::fs::read_to_string(dir.join("clients/clientset.rs")).unwrap();
-    assert!(clientset.contains("pub fn widgets_v1(&self)"), "{clientset}");
+    assert!(
+        clientset.contains("pub fn widgets_v1(&self)"),
+        "{clientset}"
+    );
     assert!(clientset.contains("pub fn widgets(&self, namespace: &str) -> WidgetClient"));
-    assert!(clientset.contains("pub fn gizmos(&self) -> GizmoClient"), "cluster-scoped");
+    assert!(
+        clientset.contains("pub fn gizmos(&self) -> GizmoClient"),
+        "cluster-scoped"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

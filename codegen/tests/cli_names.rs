@@ -41,6 +41,7 @@ spec:
 ";
 
 /// (rule, text to replace, replacement, line, column, start of the message).
+#[rustfmt::skip]
 const CRD_CASES: &[(&str, &str, &str, u64, u64, &str)] = &[
     ("group is a DNS-1123 subdomain", "group: example.com", "group: Example.com", 6, 10, "invalid group \"Example.com\": expected a DNS-1123 subdomain"),
     ("group has no empty part", "group: example.com", "group: example..com", 6, 10, "invalid group \"example..com\""),
@@ -70,7 +71,11 @@ fn assert_rejected(flag: &str, file: &Path, dir: &Path, line: u64, column: u64, 
     let before = tree(dir);
     let rust = flag == "--rust";
     let input = if rust { file.parent().unwrap() } else { file };
-    let mut args = vec![std::ffi::OsString::from("generate"), flag.into(), input.into()];
+    let mut args = vec![
+        std::ffi::OsString::from("generate"),
+        flag.into(),
+        input.into(),
+    ];
     if !rust {
         // Hand-written kinds have their types already: only clients are written.
         args.extend(["--out".into(), dir.join("out").into_os_string()]);
@@ -85,7 +90,10 @@ fn assert_rejected(flag: &str, file: &Path, dir: &Path, line: u64, column: u64, 
         file.display().to_string()
     };
     let prefix = format!("{shown}:{line}:{column}: {start}");
-    assert!(message.starts_with(&prefix), "expected `{prefix}...`, got `{message}`");
+    assert!(
+        message.starts_with(&prefix),
+        "expected `{prefix}...`, got `{message}`"
+    );
     assert_eq!(tree(dir), before, "nothing written");
 }
 
@@ -106,9 +114,11 @@ fn every_crd_name_kubernetes_rejects_is_an_input_error() {
 #[test]
 fn two_kinds_cannot_share_a_plural() {
     let dir = scratch("names", "plural");
-    let bar = CRD
-        .replacen("kind: Foo\n", "kind: Bar\n", 1)
-        .replacen("listKind: FooList", "listKind: BarList", 1);
+    let bar = CRD.replacen("kind: Foo\n", "kind: Bar\n", 1).replacen(
+        "listKind: FooList",
+        "listKind: BarList",
+        1,
+    );
     let file = dir.join("crds.yaml");
     std::fs::write(&file, format!("{CRD}---\n{bar}")).unwrap();
     // Kinds are read in name order: `Bar` claims `foos` first, so the error is at the
@@ -119,6 +129,7 @@ fn two_kinds_cannot_share_a_plural() {
 
 #[test]
 fn rust_names_kubernetes_rejects_are_input_errors() {
+    #[rustfmt::skip]
     let cases = [
         ("group = \"example\"", 2, 20, "invalid group \"example\""),
         ("group = \"example.com\", version = \"v1.2\"", 2, 45, "invalid version \"v1.2\""),
@@ -156,7 +167,14 @@ fn openapi_names_kubernetes_rejects_are_input_errors() {
         .find(|(_, l)| l.contains("/v1/gizmos\""))
         .unwrap();
     let column = path.find('{').unwrap() as u64 + 1;
-    assert_rejected("--openapi", &file, &dir, index as u64 + 1, column, "invalid kind \"Giz mo\"");
+    assert_rejected(
+        "--openapi",
+        &file,
+        &dir,
+        index as u64 + 1,
+        column,
+        "invalid kind \"Giz mo\"",
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -188,17 +206,33 @@ fn accepted_odd_names_generate_only_under_the_outputs() {
     assert!(output.status.success(), "{}", stderr(&output));
     let files = tree(&dir);
     assert!(
-        files.iter().all(|f| f == "crd.yaml" || f.starts_with("out/") || f.starts_with("clients/")),
+        files
+            .iter()
+            .all(|f| f == "crd.yaml" || f.starts_with("out/") || f.starts_with("clients/")),
         "{files:?}"
     );
-    assert!(files.contains(&"out/example_com/fn_/a_b.rs".to_owned()), "{files:?}");
+    assert!(
+        files.contains(&"out/example_com/fn_/a_b.rs".to_owned()),
+        "{files:?}"
+    );
     let types = std::fs::read_to_string(dir.join("out/example_com/fn_/a_b.rs")).unwrap();
-    for field in ["pub escape: ", "pub etc_passwd: ", "pub self_: ", "pub mod_rs: "] {
+    for field in [
+        "pub escape: ",
+        "pub etc_passwd: ",
+        "pub self_: ",
+        "pub mod_rs: ",
+    ] {
         assert!(types.contains(field), "{field}\n{types}");
     }
     assert!(types.contains("const KIND: &'static str = \"a-b\";"));
     let clientset = std::fs::read_to_string(dir.join("clients/clientset.rs")).unwrap();
-    assert!(clientset.contains("pub fn example_fn_(&self) -> example_com::fn_::Client"), "{clientset}");
-    assert!(clientset.contains("pub fn a_bs(&self, namespace: &str) -> ABClient"), "{clientset}");
+    assert!(
+        clientset.contains("pub fn example_fn_(&self) -> example_com::fn_::Client"),
+        "{clientset}"
+    );
+    assert!(
+        clientset.contains("pub fn a_bs(&self, namespace: &str) -> ABClient"),
+        "{clientset}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

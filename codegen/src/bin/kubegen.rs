@@ -143,10 +143,20 @@ struct GenerateArgs {
     )]
     rust_module: String,
     /// Only read this API group of the OpenAPI documents (`core` for the core group).
-    #[arg(long, value_name = "GROUP", requires = "openapi", help_heading = "Input options")]
+    #[arg(
+        long,
+        value_name = "GROUP",
+        requires = "openapi",
+        help_heading = "Input options"
+    )]
     group: Option<String>,
     /// Only read this version of the OpenAPI documents' groups (`v1`).
-    #[arg(long, value_name = "VERSION", requires = "openapi", help_heading = "Input options")]
+    #[arg(
+        long,
+        value_name = "VERSION",
+        requires = "openapi",
+        help_heading = "Input options"
+    )]
     version: Option<String>,
     /// Generate the definitions the selected OpenAPI groups use from other packages too,
     /// instead of using k8s-openapi's types for them.

@@ -36,7 +36,11 @@ pub struct Emit {
 
 /// The impls of a root type, wrapped in `const _: () = { ... };` (plus an inherent
 /// `impl` with `crd()` when asked for).
-pub fn impls(resource: &Resource<'_>, options: &Options, emit: &Emit) -> Result<TokenStream, Error> {
+pub fn impls(
+    resource: &Resource<'_>,
+    options: &Options,
+    emit: &Emit,
+) -> Result<TokenStream, Error> {
     let paths = Paths::new(options)?;
     let impls = root_impls(resource, &paths);
     let deserialize = emit.deserialize.then(|| deserialize_impl(resource, &paths));

@@ -210,9 +210,17 @@ mod tests {
     #[test]
     fn versions_select_kinds() {
         let mut model = Model::default();
-        load(&mut model, &Options::default().versions("v2".parse().unwrap())).unwrap();
+        load(
+            &mut model,
+            &Options::default().versions("v2".parse().unwrap()),
+        )
+        .unwrap();
         assert_eq!(model.kind_count(), 1);
-        assert!(model.groups["autoscaling"].versions["v2"].kinds.contains_key("HorizontalPodAutoscaler"));
+        assert!(
+            model.groups["autoscaling"].versions["v2"]
+                .kinds
+                .contains_key("HorizontalPodAutoscaler")
+        );
     }
 
     #[test]

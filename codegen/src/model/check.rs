@@ -12,10 +12,10 @@ use crate::naming;
 pub enum Error {
     /// A group, version, kind, plural, singular, list kind, short name or category that
     /// the API server would reject.
-    #[error("{}invalid {what} {name:?}: {expected}", prefix(.at.as_ref(), .context))]
+    #[error("{}invalid {what} {name:?}: {expected}", prefix(.at.as_deref(), .context))]
     InvalidName {
         /// Where the name was written, when known.
-        at: Option<Location>,
+        at: Option<Box<Location>>,
         /// The group/version it belongs to (`example.com/v1`).
         context: String,
         /// What is named (`version`, `kind`, `plural`...).
@@ -170,7 +170,12 @@ fn validate_version(group: &str, version: &Version) -> Result<()> {
         bad_name(group, version, scope, what, name, problem)
     };
     if !naming::is_identifier(&version.module) {
-        return Err(bad(&version.name, "module", &version.module, "not a valid identifier"));
+        return Err(bad(
+            &version.name,
+            "module",
+            &version.module,
+            "not a valid identifier",
+        ));
     }
     let mut names = BTreeSet::new();
     for ty in &version.types {
@@ -182,10 +187,20 @@ fn validate_version(group: &str, version: &Version) -> Result<()> {
             });
         }
         if !naming::is_identifier(&ty.name) {
-            return Err(bad(&version.name, "type", &ty.name, "not a valid identifier"));
+            return Err(bad(
+                &version.name,
+                "type",
+                &ty.name,
+                "not a valid identifier",
+            ));
         }
         if !naming::is_identifier(&ty.module) {
-            return Err(bad(&ty.name, "module", &ty.module, "not a valid identifier"));
+            return Err(bad(
+                &ty.name,
+                "module",
+                &ty.module,
+                "not a valid identifier",
+            ));
         }
     }
     for ty in &version.types {
@@ -217,7 +232,12 @@ fn validate_version(group: &str, version: &Version) -> Result<()> {
             }
             RootType::Generated(_) => {
                 if !naming::is_identifier(&kind.module) {
-                    return Err(bad(&kind.name, "module", &kind.module, "not a valid identifier"));
+                    return Err(bad(
+                        &kind.name,
+                        "module",
+                        &kind.module,
+                        "not a valid identifier",
+                    ));
                 }
             }
         }
@@ -245,7 +265,14 @@ fn members(group: &str, version: &Version, ty: &TypeDef) -> Result<Vec<String>> 
     let mut seen = BTreeSet::new();
     let mut member = |what: &'static str, name: &str| {
         if !naming::is_identifier(name) {
-            return Err(bad_name(group, version, &ty.name, what, name, "not a valid identifier"));
+            return Err(bad_name(
+                group,
+                version,
+                &ty.name,
+                what,
+                name,
+                "not a valid identifier",
+            ));
         }
         if !seen.insert(name.to_owned()) {
             return Err(bad_name(group, version, &ty.name, what, name, "used twice"));

@@ -38,7 +38,9 @@ pub use api::{
 };
 pub use check::{Error, Result};
 pub use origin::{Location, Origin};
-pub use shape::{GenericParam, Generics, ParamKind, ShapeBody, ShapeFields, ShapeVariant, TypeShape};
+pub use shape::{
+    GenericParam, Generics, ParamKind, ShapeBody, ShapeFields, ShapeVariant, TypeShape,
+};
 pub use types::{
     Additional, EnumDef, EnumVariant, ExternalType, Field, RootInfo, StructDef, TypeDef,
     TypeDefKind, TypeRef, UnionDef, UnionVariant,

@@ -11,17 +11,29 @@ use crate::naming::{self, kubernetes};
 pub(super) fn validate_names(model: &Model) -> Result<()> {
     for group in model.groups.values() {
         let at = first_location(group.versions.values(), |k| k.origin.group.as_ref());
-        check(&group.name, "group", &group.name, at, kubernetes::check_group)?;
+        check(
+            &group.name,
+            "group",
+            &group.name,
+            at,
+            kubernetes::check_group,
+        )?;
         for version in group.versions.values() {
             let context = naming::api_version(&group.name, &version.name);
             let at = first_location([version], |k| k.origin.version.as_ref());
-            check(&context, "version", &version.name, at, kubernetes::check_version)?;
+            check(
+                &context,
+                "version",
+                &version.name,
+                at,
+                kubernetes::check_version,
+            )?;
             let mut plurals: BTreeMap<&str, &str> = BTreeMap::new();
             for kind in version.kinds.values() {
                 validate_kind(&context, kind)?;
                 if let Some(other) = plurals.insert(&kind.names.plural, &kind.name) {
                     return Err(Error::InvalidName {
-                        at: kind.origin.of(kind.origin.plural.as_ref()),
+                        at: kind.origin.of(kind.origin.plural.as_ref()).map(Box::new),
                         context,
                         what: "plural",
                         name: kind.names.plural.clone(),
@@ -40,7 +52,13 @@ has it)"
 fn validate_kind(context: &str, kind: &Kind) -> Result<()> {
     let origin = &kind.origin;
     let names = &kind.names;
-    check(context, "kind", &kind.name, origin.kind.clone(), kubernetes::check_kind)?;
+    check(
+        context,
+        "kind",
+        &kind.name,
+        origin.kind.clone(),
+        kubernetes::check_kind,
+    )?;
     let at = |location: Option<&Location>| origin.of(location);
     check(
         context,
@@ -65,7 +83,7 @@ fn validate_kind(context: &str, kind: &Kind) -> Result<()> {
     )?;
     if names.list_kind == kind.name {
         return Err(Error::InvalidName {
-            at: at(origin.list_kind.as_ref()),
+            at: at(origin.list_kind.as_ref()).map(Box::new),
             context: context.to_owned(),
             what: "listKind",
             name: names.list_kind.clone(),
@@ -103,7 +121,7 @@ fn check(
     rule: fn(&str) -> Result<(), &'static str>,
 ) -> Result<()> {
     rule(name).map_err(|expected| Error::InvalidName {
-        at,
+        at: at.map(Box::new),
         context: context.to_owned(),
         what,
         name: name.to_owned(),
@@ -177,18 +195,30 @@ mod tests {
     #[test]
     fn bad_names_point_at_their_place() {
         let message = error(&model("example.com", "v1.2", vec![kind("Foo")]));
-        assert!(message.starts_with("failed to validate example.com/v1.2: invalid version \"v1.2\""), "{message}");
+        assert!(
+            message.starts_with("failed to validate example.com/v1.2: invalid version \"v1.2\""),
+            "{message}"
+        );
         let mut bad = kind("Foo");
         bad.names.plural = "Foos".to_owned();
         bad.origin.plural = Some(Location::new("in.yaml", 4, 11));
         let message = error(&model("example.com", "v1", vec![bad]));
-        assert!(message.starts_with("in.yaml:4:11: invalid plural \"Foos\": expected a DNS-1035 label"), "{message}");
+        assert!(
+            message.starts_with("in.yaml:4:11: invalid plural \"Foos\": expected a DNS-1035 label"),
+            "{message}"
+        );
         let mut bad = kind("Foo");
         bad.names.list_kind = "Foo".to_owned();
         let message = error(&model("example.com", "v1", vec![bad]));
-        assert!(message.starts_with("in.yaml:3:9: invalid listKind \"Foo\""), "{message}");
+        assert!(
+            message.starts_with("in.yaml:3:9: invalid listKind \"Foo\""),
+            "{message}"
+        );
         let message = error(&model("example.com", "v1", vec![kind("Foo Bar")]));
-        assert!(message.starts_with("in.yaml:3:9: invalid kind \"Foo Bar\""), "{message}");
+        assert!(
+            message.starts_with("in.yaml:3:9: invalid kind \"Foo Bar\""),
+            "{message}"
+        );
     }
 
     #[test]

@@ -105,7 +105,6 @@ pub fn group_short(group: &str) -> String {
     group_module(group.split('.').next().unwrap_or(group))
 }
 
-
 /// The base of the names generated clients give a kind (`FooClient`, `FooLister`,
 /// `FooInformer`): the kind itself when it is an ASCII identifier (`CSIDriver` stays
 /// `CSIDriver`, as client-go spells it), otherwise its [`type_name`] (`a-b` -> `AB`).

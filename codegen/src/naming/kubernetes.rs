@@ -129,7 +129,9 @@ mod tests {
             assert!(check_version(ok).is_ok(), "{ok}");
         }
         let long = format!("v{}", "1".repeat(63));
-        for bad in ["v1.2", "v1 ", "V1", "1v", "v1-", "-v1", "", "v_1", "v1/2", "../x", &long] {
+        for bad in [
+            "v1.2", "v1 ", "V1", "1v", "v1-", "-v1", "", "v_1", "v1/2", "../x", &long,
+        ] {
             assert!(check_version(bad).is_err(), "{bad:?}");
         }
     }
@@ -139,7 +141,9 @@ mod tests {
         for ok in ["CronTab", "HTTPRoute", "a-b", "Self", "fn", "X"] {
             assert!(check_kind(ok).is_ok(), "{ok}");
         }
-        for bad in ["Foo Bar", "1Foo", "Foo_Bar", "Foo-", "", "Foo.Bar", "Föö", "../Foo"] {
+        for bad in [
+            "Foo Bar", "1Foo", "Foo_Bar", "Foo-", "", "Foo.Bar", "Föö", "../Foo",
+        ] {
             assert!(check_kind(bad).is_err(), "{bad:?}");
         }
         // U+212A KELVIN SIGN lowercases to `k`, so Kubernetes accepts it; so do we.

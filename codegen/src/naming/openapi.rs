@@ -53,4 +53,3 @@ pub fn k8s_openapi_path(definition: &str) -> Option<String> {
     }
     Some(path)
 }
-

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Runs `kubegen` with `args`.
-pub fn kubegen<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+pub(crate) fn kubegen<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kubegen"))
         .args(args)
         .output()
@@ -14,7 +14,7 @@ pub fn kubegen<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
 }
 
 /// A fresh, empty directory for one test.
-pub fn scratch(test: &str, name: &str) -> PathBuf {
+pub(crate) fn scratch(test: &str, name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("kubegen-{test}-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -22,7 +22,7 @@ pub fn scratch(test: &str, name: &str) -> PathBuf {
 }
 
 /// The path of a file under `tests/fixtures`.
-pub fn fixture(name: &str) -> String {
+pub(crate) fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name)
@@ -31,12 +31,12 @@ pub fn fixture(name: &str) -> String {
 }
 
 /// Stderr as text.
-pub fn stderr(output: &Output) -> String {
+pub(crate) fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// Every file under `dir`, relative to it, sorted.
-pub fn tree(dir: &Path) -> Vec<String> {
+pub(crate) fn tree(dir: &Path) -> Vec<String> {
     fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
         for entry in std::fs::read_dir(dir).into_iter().flatten() {
             let path = entry.unwrap().path();
@@ -56,7 +56,7 @@ pub fn tree(dir: &Path) -> Vec<String> {
 
 /// A directory of Rust API sources with one `#[derive(Resource)]` kind, `Gear` of
 /// `rusty.example.com/v1`, under `dir/apis`.
-pub fn rust_apis(dir: &Path) -> PathBuf {
+pub(crate) fn rust_apis(dir: &Path) -> PathBuf {
     let apis = dir.join("apis");
     std::fs::create_dir_all(apis.join("rusty")).unwrap();
     std::fs::write(

@@ -118,6 +118,5 @@ pub(super) fn clientset(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
 
         #modules
     };
-    Ok(file("clientset.rs", tokens)?)
+    file("clientset.rs", tokens)
 }
-

@@ -61,7 +61,10 @@ impl<'a> Clients<'a> {
         let mut kinds = BTreeMap::new();
         for (group, version) in model.versions().filter(|(_, v)| !v.kinds.is_empty()) {
             let base = format!("{}_{}", group_names[group.name.as_str()], version.module);
-            version_names.insert((group.name.as_str(), version.name.as_str()), taken.claim(base));
+            version_names.insert(
+                (group.name.as_str(), version.name.as_str()),
+                taken.claim(base),
+            );
             let mut bases = UniqueNames::camel();
             let mut accessors = UniqueNames::snake();
             accessors.reserve("new");
@@ -83,7 +86,11 @@ impl<'a> Clients<'a> {
                     accessor: accessors.claim(naming::kind_accessor(&kind.name)),
                 };
                 kinds.insert(
-                    (group.name.as_str(), version.name.as_str(), kind.name.as_str()),
+                    (
+                        group.name.as_str(),
+                        version.name.as_str(),
+                        kind.name.as_str(),
+                    ),
                     idents,
                 );
             }
@@ -123,7 +130,11 @@ impl<'a> Clients<'a> {
     }
 
     fn idents(&self, group: &'a Group, version: &'a Version, kind: &'a Kind) -> &KindIdents {
-        &self.kinds[&(group.name.as_str(), version.name.as_str(), kind.name.as_str())]
+        &self.kinds[&(
+            group.name.as_str(),
+            version.name.as_str(),
+            kind.name.as_str(),
+        )]
     }
 
     /// The Rust type of a kind.

@@ -164,5 +164,5 @@ pub(super) fn informers(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
 
         #modules
     };
-    Ok(file("informers.rs", tokens)?)
+    file("informers.rs", tokens)
 }

@@ -83,5 +83,5 @@ pub(super) fn listers(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
         //! Listers: typed, read-only views of informer caches.
         #modules
     };
-    Ok(file("listers.rs", tokens)?)
+    file("listers.rs", tokens)
 }

@@ -9,8 +9,7 @@ use crate::emit::common::{Error, Paths, ident, type_path};
 use crate::emit::docs::doc_attrs;
 use crate::emit::{deepcopy, resource};
 use crate::model::{
-    EnumDef, Field, Group, Resource, StructDef, TypeDef, TypeDefKind, TypeRef,
-    UnionDef, Version,
+    EnumDef, Field, Group, Resource, StructDef, TypeDef, TypeDefKind, TypeRef, UnionDef, Version,
 };
 use crate::naming;
 

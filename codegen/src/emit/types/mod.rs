@@ -69,7 +69,10 @@ pub fn generate(model: &Model, options: &Options) -> Result<Vec<GeneratedFile>, 
     for group in &groups {
         jobs.push(Job::Tree {
             path: format!("{}/mod.rs", group.module),
-            doc: format!(" {}.", naming::capitalized(&naming::describe_group(&group.name))),
+            doc: format!(
+                " {}.",
+                naming::capitalized(&naming::describe_group(&group.name))
+            ),
             children: versions
                 .iter()
                 .filter(|(g, _)| g.name == group.name)

@@ -398,14 +398,12 @@ spec:
             Err(error) => error.to_string(),
             Ok(_) => panic!("expected an error"),
         };
-        let located = error
-            .strip_prefix("in.yaml:")
-            .and_then(|rest| {
-                let mut parts = rest.splitn(3, ':');
-                let line = parts.next()?.parse().ok()?;
-                let column = parts.next()?.parse().ok()?;
-                Some((line, column, parts.next()?.trim_start().to_owned()))
-            });
+        let located = error.strip_prefix("in.yaml:").and_then(|rest| {
+            let mut parts = rest.splitn(3, ':');
+            let line = parts.next()?.parse().ok()?;
+            let column = parts.next()?.parse().ok()?;
+            Some((line, column, parts.next()?.trim_start().to_owned()))
+        });
         located.unwrap_or_else(|| panic!("expected in.yaml:line:column: ..., got {error}"))
     }
 
@@ -498,24 +496,66 @@ spec:
     fn versions_are_selected_by_role_or_name() {
         let served = load_one(TWO_VERSIONS).unwrap();
         assert_eq!(versions(&served), ["v1", "v1beta1"]);
-        let storage = load_with(TWO_VERSIONS, &Options::default().versions(Versions::Storage));
+        let storage = load_with(
+            TWO_VERSIONS,
+            &Options::default().versions(Versions::Storage),
+        );
         assert_eq!(versions(&storage.unwrap()), ["v1"]);
         let named = Options::default().versions("v0,v1beta1".parse().unwrap());
-        assert_eq!(versions(&load_with(TWO_VERSIONS, &named).unwrap()), ["v0", "v1beta1"]);
+        assert_eq!(
+            versions(&load_with(TWO_VERSIONS, &named).unwrap()),
+            ["v0", "v1beta1"]
+        );
     }
 
     #[test]
     fn names_kubernetes_rejects_are_errors_where_they_are_written() {
         // (replace, with, line, column, message start); every occurrence is replaced.
         let cases = [
-            ("- name: v1\n", "- name: v1.2\n", 9, 11, "invalid version \"v1.2\""),
-            ("- name: v1\n", "- name: \"v1 \"\n", 9, 11, "invalid version \"v1 \""),
-            ("kind: Foo,", "kind: Foo Bar,", 6, 17, "invalid kind \"Foo Bar\""),
+            (
+                "- name: v1\n",
+                "- name: v1.2\n",
+                9,
+                11,
+                "invalid version \"v1.2\"",
+            ),
+            (
+                "- name: v1\n",
+                "- name: \"v1 \"\n",
+                9,
+                11,
+                "invalid version \"v1 \"",
+            ),
+            (
+                "kind: Foo,",
+                "kind: Foo Bar,",
+                6,
+                17,
+                "invalid kind \"Foo Bar\"",
+            ),
             ("kind: Foo,", "kind: 1Foo,", 6, 17, "invalid kind \"1Foo\""),
             ("foos", "Foos", 6, 30, "invalid plural \"Foos\""),
-            ("group: example.com", "group: example", 5, 10, "invalid group \"example\""),
-            ("{name: foos.example.com}", "{name: bars.example.com}", 3, 18, "invalid metadata.name \"bars.example.com\""),
-            ("storage: true", "storage: false", 6, 17, "expected exactly one version"),
+            (
+                "group: example.com",
+                "group: example",
+                5,
+                10,
+                "invalid group \"example\"",
+            ),
+            (
+                "{name: foos.example.com}",
+                "{name: bars.example.com}",
+                3,
+                18,
+                "invalid metadata.name \"bars.example.com\"",
+            ),
+            (
+                "storage: true",
+                "storage: false",
+                6,
+                17,
+                "expected exactly one version",
+            ),
         ];
         for (from, to, line, column, start) in cases {
             let text = FOO.replace(from, to);
@@ -527,11 +567,16 @@ spec:
 
     #[test]
     fn names_kubernetes_accepts_generate_valid_rust() {
-        let text = FOO.replacen("- name: v1\n", "- name: fn\n", 1).replacen("kind: Foo,", "kind: a-b,", 1);
+        let text =
+            FOO.replacen("- name: v1\n", "- name: fn\n", 1)
+                .replacen("kind: Foo,", "kind: a-b,", 1);
         let model = load_one(&text).unwrap();
         let version = &model.groups["example.com"].versions["fn"];
         assert_eq!(version.module, "fn_");
-        assert_eq!(version.kinds["a-b"].root, RootType::Generated("AB".to_owned()));
+        assert_eq!(
+            version.kinds["a-b"].root,
+            RootType::Generated("AB".to_owned())
+        );
         assert_eq!(version.kinds["a-b"].names.list_kind, "a-bList");
     }
 }

@@ -345,7 +345,9 @@ fn storage_versions_cannot_be_selected() {
 #[test]
 fn kinds_kubernetes_rejects_are_errors_at_their_path() {
     let text = v3("{\"type\": \"string\"}", "").replace("\"Widget\"", "\"Wid get\"");
-    let err = load_one(&text, &Options::default()).unwrap_err().to_string();
+    let err = load_one(&text, &Options::default())
+        .unwrap_err()
+        .to_string();
     // Line 4 holds the path that serves the kind.
     assert!(err.starts_with("in.json:4:"), "{err}");
     assert!(err.contains("invalid kind \"Wid get\""), "{err}");

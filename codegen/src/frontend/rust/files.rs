@@ -258,7 +258,12 @@ mod tests {
         let twice = [Source::new("a.rs", text), Source::new("b.rs", text)];
         let error = load_all(&twice, "crate").unwrap_err();
         assert!(matches!(error, Error::DuplicateKind { .. }), "{error}");
-        assert!(error.to_string().starts_with("b.rs:5:28: kind `Bar` of example.com/v1 is defined twice"), "{error}");
+        assert!(
+            error
+                .to_string()
+                .starts_with("b.rs:5:28: kind `Bar` of example.com/v1 is defined twice"),
+            "{error}"
+        );
     }
 
     #[test]

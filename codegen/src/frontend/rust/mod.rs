@@ -149,7 +149,11 @@ pub fn resource(input: &DeriveInput) -> syn::Result<Model> {
 pub fn facade_path(input: &DeriveInput) -> Option<String> {
     let path = attrs::resource_attrs(&input.attrs, &mut Errors::default()).krate?;
     let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let lead = if path.leading_colon.is_some() { "::" } else { "" };
+    let lead = if path.leading_colon.is_some() {
+        "::"
+    } else {
+        ""
+    };
     Some(format!("{lead}{}", segments.join("::")))
 }
 

@@ -183,7 +183,9 @@ fn names_follow_kubernetes_rules() {
     };
     let got = messages(&input);
     assert_eq!(got.len(), 4, "{got:?}");
-    assert!(got[0].starts_with("invalid group \"example\": expected a domain with at least one dot"));
+    assert!(
+        got[0].starts_with("invalid group \"example\": expected a domain with at least one dot")
+    );
     assert!(got[1].starts_with("invalid version \"v1.2\""));
     assert!(got[2].starts_with("invalid kind \"1Foo\""));
     assert!(got[3].starts_with("invalid plural \"Foos\""));
