@@ -36,43 +36,12 @@ mod context;
 mod informers;
 mod listers;
 
+pub use context::ClientOptions;
+
 use quote::quote;
 
 use super::common::{Error, GeneratedFile, file};
 use crate::model::Model;
-
-/// Options of the client emitters.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ClientOptions {
-    /// Path of the `kubegen` facade in generated code (`::kubegen`, or `crate` inside it).
-    pub facade: String,
-    /// The module path generated types are mounted at (`crate::generated`): a generated
-    /// kind's type is `<types_module>::<group module>::<version module>::<Type>`.
-    pub types_module: String,
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        Self {
-            facade: "::kubegen".to_owned(),
-            types_module: "crate::generated".to_owned(),
-        }
-    }
-}
-
-impl ClientOptions {
-    /// Sets the facade path.
-    pub fn facade(mut self, facade: impl Into<String>) -> Self {
-        self.facade = facade.into();
-        self
-    }
-
-    /// Sets the module path of the generated types.
-    pub fn types_module(mut self, module: impl Into<String>) -> Self {
-        self.types_module = module.into();
-        self
-    }
-}
 
 /// The clientset, listers and informers of every kind of `model`, with a `mod.rs`
 /// declaring them, sorted by path.
