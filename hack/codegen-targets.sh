@@ -9,12 +9,12 @@ kubegen() { cargo run --quiet --package kubegen-codegen --bin kubegen -- "$@"; }
 target_args() {
   case "$1" in
     # The built-in groups' clientset, listers and informers, inside the facade crate.
-    kubernetes) echo "generate --kubernetes --facade-path crate --out src/kubernetes" ;;
+    kubernetes) echo "generate --kubernetes --facade-path crate --clients-out src/kubernetes" ;;
     # Clients of the end-to-end test's API crate, from its #[derive(Resource)] types.
-    e2e-api) echo "generate --rust tests/e2e-api/src/apis --rust-module crate::apis --out tests/e2e-api/src/generated" ;;
+    e2e-api) echo "generate --rust tests/e2e-api/src/apis --rust-module crate::apis --clients-out tests/e2e-api/src/generated" ;;
     # The examples' clients, from their hand-written #[derive(Resource)] types.
-    sample-controller) echo "generate --rust examples/sample-controller/src/apis --rust-module crate::apis --out examples/sample-controller/src/generated" ;;
-    icecream) echo "generate --rust examples/icecream/src/apis --rust-module crate::apis --out examples/icecream/src/generated" ;;
+    sample-controller) echo "generate --rust examples/sample-controller/src/apis --rust-module crate::apis --clients-out examples/sample-controller/src/generated" ;;
+    icecream) echo "generate --rust examples/icecream/src/apis --rust-module crate::apis --clients-out examples/icecream/src/generated" ;;
     *) echo "unknown codegen target: $1" >&2; return 1 ;;
   esac
 }

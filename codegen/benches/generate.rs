@@ -69,12 +69,13 @@ fn bench(c: &mut Criterion) {
     group.bench_function("front-end: parse + build model", |b| {
         b.iter(|| {
             let mut model = Model::default();
-            crd::load(&mut model, black_box(&sources)).expect("corpus loads");
+            crd::load(&mut model, black_box(&sources), &crd::Options::default())
+                .expect("corpus loads");
             black_box(model)
         })
     });
     let mut model = Model::default();
-    crd::load(&mut model, &sources).expect("corpus loads");
+    crd::load(&mut model, &sources, &crd::Options::default()).expect("corpus loads");
     group.bench_function("emit + format only", |b| {
         b.iter(|| black_box(emit::generate(black_box(&model), &Options::default())))
     });

@@ -15,8 +15,12 @@ fn main() {
     for _ in 0..3 {
         let t = Instant::now();
         let mut model = Model::default();
-        crd::load(&mut model, &sources).expect("load");
+        crd::load(&mut model, &sources, &crd::Options::default()).expect("load");
         let load = t.elapsed();
+        // `load` already validated; this is what one more check of the whole model costs.
+        let t = Instant::now();
+        model.validate().expect("valid");
+        let validate = t.elapsed();
         let t = Instant::now();
         let files = emit::generate(&model, &Options::default()).expect("emit");
         let emit = t.elapsed();
@@ -28,7 +32,8 @@ fn main() {
         }
         let reparse = t.elapsed();
         println!(
-            "load {load:?}  emit+format {emit:?}  (syn re-parse of output alone: {reparse:?}, {n} items)"
+            "load {load:?} (validate alone: {validate:?})  emit+format {emit:?}  \
+             (syn re-parse of output alone: {reparse:?}, {n} items)"
         );
     }
 }

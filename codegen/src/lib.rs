@@ -1,23 +1,43 @@
 //! kubegen-codegen: the code generator behind the `kubegen` CLI and the derives.
 //!
+//! One pipeline, whatever the inputs:
+//!
 //! ```text
-//! CRD YAML/JSON --frontend::crd--> model::Model --emit::generate--> Vec<GeneratedFile> --output--> DIR
-//!                                  (validated,      (quote! + prettyplease,   (atomic swap,
-//!                                   deterministic)   DO NOT EDIT header)       or --verify diff)
+//!  --crd       CRD YAML/JSON ------ frontend::crd ------┐
+//!  --openapi   OpenAPI v2/v3 ------ frontend::openapi --┤   (shared JSON-schema layer)
+//!  --rust      #[derive(Resource)] - frontend::rust -----┼-> model::Model --validate()--┐
+//!  --kubernetes built-in table ---- frontend::builtin ---┘                              │
+//!                                                                                       │
+//!      ┌── emit::types   (--out: every generated type, + resource / deepcopy impls) ◄──┤
+//!      └── emit::clients (--clients-out: clientset, listers, informers of every kind) ◄┘
+//!                         │
+//!                         └──> output::write_all (atomic swap) or output::verify (--verify)
 //! ```
 //!
-//! - [`model`]: the owned IR (groups -> versions -> kinds, and the type model).
-//! - [`naming`]: every identifier rule (casing, keywords, clashes, nested type names).
-//! - [`frontend`]: inputs -> model ([`frontend::crd`] today).
-//! - [`emit`]: model -> formatted Rust files.
+//! - [`frontend`]: inputs -> model. Every front-end has the same entry point,
+//!   `load(model, [sources,] options)`, selects versions ([`frontend::Versions`]), and ends
+//!   in [`Model::validate`](model::Model::validate); [`frontend::load`] runs any mix of
+//!   them into one model.
+//! - [`model`]: the owned IR and the only contract between front-ends and emitters: groups
+//!   -> versions -> kinds (names, scope, subresources, printer columns, where the kind's
+//!   Rust type lives, where its names were written) and the type model; plus the shape
+//!   `#[derive(DeepCopy)]` reads. [`Model::validate`](model::Model::validate) enforces
+//!   Kubernetes' naming rules (`file:line:column` errors) and what emitters rely on.
+//! - [`naming`]: every identifier rule (casing, keywords, clashes, modules, accessors) and
+//!   Kubernetes' rules for API names.
+//! - [`emit`]: model -> formatted Rust files; emitters import no other emitter but the
+//!   leaves `resource` and `deepcopy`.
 //! - [`output`] and [`diff`]: writing files all-or-nothing, and `--verify`.
 //!
-//! The library has no clap and no kube dependency (the `cli` feature adds the binary), so
-//! the derive crate can use it with `default-features = false`.
+//! [`generate`] runs the whole pipeline in memory; the derives use the Rust front-end and
+//! the `resource` / `deepcopy` emitters directly. The library has no clap and no kube
+//! dependency (the `cli` feature adds the binary), so the derive crate can use it with
+//! `default-features = false`.
 //!
-//! Generated code depends on `serde`, `serde_json` and `k8s-openapi` only; each kind's
+//! Generated types depend on `serde`, `serde_json` and `k8s-openapi` only; each kind's
 //! root type implements `k8s_openapi::{Resource, ListableResource, Metadata}`, which makes
-//! it a `kube::Resource` through kube's blanket impl.
+//! it a `kube::Resource` through kube's blanket impl. Generated clients depend on the
+//! `kubegen` facade.
 
 pub mod diff;
 pub mod emit;
@@ -32,24 +52,80 @@ mod parallel;
 pub const SAMPLE_CRD: &str = include_str!("sample_crd.yaml");
 
 use emit::GeneratedFile;
-use frontend::Source;
+use emit::clients::ClientOptions;
+use frontend::{Input, Source};
 
-/// Why [`generate_from_crds`] or [`generate_from_openapi`] failed.
+/// Why generation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The CRD input is invalid (the message starts with `file:line:column:`).
+    /// An input is unreadable or invalid (the message starts with `file:line:column:` when
+    /// it names a place), or the selection matches nothing.
     #[error(transparent)]
-    Crd(#[from] frontend::crd::Error),
-    /// The OpenAPI input is invalid (the message starts with `file:line:column:`) or does
-    /// not serve the selected group/version.
-    #[error(transparent)]
-    OpenApi(#[from] frontend::openapi::Error),
-    /// Emitting failed.
+    Frontend(#[from] frontend::Error),
+    /// Emitting failed (an option is not a Rust path, or a front-end bug).
     #[error(transparent)]
     Emit(#[from] emit::Error),
 }
 
-/// Parses CRD sources, builds the model and emits the module tree, all in memory.
+impl Error {
+    /// Whether the inputs (not the generator) are at fault.
+    pub fn is_input(&self) -> bool {
+        matches!(self, Error::Frontend(_))
+    }
+}
+
+/// What to emit from the model: the types tree, the clients, or both.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outputs {
+    /// Emit every generated type, with these crate paths.
+    pub types: Option<emit::Options>,
+    /// Emit the clientset, listers and informers of every kind, with these options.
+    pub clients: Option<ClientOptions>,
+}
+
+/// The files of one run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Generated {
+    /// The types tree (empty unless [`Outputs::types`]).
+    pub types: Vec<GeneratedFile>,
+    /// The clients (empty unless [`Outputs::clients`]).
+    pub clients: Vec<GeneratedFile>,
+}
+
+/// The whole pipeline in memory: every input into one validated model, then each asked
+/// for output. Nothing is written.
+///
+/// ```
+/// use kubegen_codegen::{generate, Outputs, SAMPLE_CRD};
+/// use kubegen_codegen::emit::clients::ClientOptions;
+/// use kubegen_codegen::frontend::{Input, Source, builtin, crd};
+///
+/// let inputs = [
+///     Input::Crd(&[Source::new("foo.yaml", SAMPLE_CRD)], crd::Options::default()),
+///     Input::Kubernetes(builtin::Options::default()),
+/// ];
+/// let outputs = Outputs { types: Some(Default::default()), clients: Some(ClientOptions::default()) };
+/// let generated = generate(&inputs, &outputs)?;
+/// assert!(generated.types.iter().all(|f| !f.path.starts_with("apps")), "built-in types are k8s-openapi's");
+/// let clientset = &generated.clients[0].contents;
+/// assert!(clientset.contains("pub fn samplecontroller_v1alpha1("));
+/// assert!(clientset.contains("pub fn apps_v1("));
+/// # Ok::<(), kubegen_codegen::Error>(())
+/// ```
+pub fn generate(inputs: &[Input<'_>], outputs: &Outputs) -> Result<Generated, Error> {
+    let model = frontend::load(inputs)?;
+    let types = match &outputs.types {
+        Some(options) => emit::generate(&model, options)?,
+        None => Vec::new(),
+    };
+    let clients = match &outputs.clients {
+        Some(options) => emit::clients::generate_clients(&model, options)?,
+        None => Vec::new(),
+    };
+    Ok(Generated { types, clients })
+}
+
+/// The types of CRD sources (every served version), all in memory.
 ///
 /// ```
 /// use kubegen_codegen::{frontend::Source, generate_from_crds, emit::Options, SAMPLE_CRD};
@@ -64,13 +140,15 @@ pub fn generate_from_crds(
     sources: &[Source],
     options: &emit::Options,
 ) -> Result<Vec<GeneratedFile>, Error> {
-    let mut model = model::Model::default();
-    frontend::crd::load(&mut model, sources)?;
-    Ok(emit::generate(&model, options)?)
+    let inputs = [Input::Crd(sources, frontend::crd::Options::default())];
+    let outputs = Outputs {
+        types: Some(options.clone()),
+        clients: None,
+    };
+    Ok(generate(&inputs, &outputs)?.types)
 }
 
-/// Parses OpenAPI documents (v3 or v2), builds the model for the selected API groups and
-/// emits the module tree, all in memory.
+/// The types of OpenAPI documents (v3 or v2) for the selected API groups, all in memory.
 ///
 /// ```
 /// use kubegen_codegen::{frontend::{Source, openapi}, generate_from_openapi, emit::Options};
@@ -94,7 +172,10 @@ pub fn generate_from_openapi(
     selection: &frontend::openapi::Options,
     options: &emit::Options,
 ) -> Result<Vec<GeneratedFile>, Error> {
-    let mut model = model::Model::default();
-    frontend::openapi::load(&mut model, sources, selection)?;
-    Ok(emit::generate(&model, options)?)
+    let inputs = [Input::OpenApi(sources, selection.clone())];
+    let outputs = Outputs {
+        types: Some(options.clone()),
+        clients: None,
+    };
+    Ok(generate(&inputs, &outputs)?.types)
 }

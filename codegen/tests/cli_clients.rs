@@ -92,7 +92,7 @@ fn rust_errors_name_file_line_column_and_write_nothing() {
         "generate",
         "--rust",
         apis.to_str().unwrap(),
-        "--out",
+        "--clients-out",
         out.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(2));
@@ -111,7 +111,12 @@ fn rust_errors_name_file_line_column_and_write_nothing() {
 fn kubernetes_clients() {
     let dir = scratch("kubernetes");
     let out = dir.join("kubernetes");
-    let output = kubegen(&["generate", "--kubernetes", "--out", out.to_str().unwrap()]);
+    let output = kubegen(&[
+        "generate",
+        "--kubernetes",
+        "--clients-out",
+        out.to_str().unwrap(),
+    ]);
     assert!(
         output.status.success(),
         "{}",

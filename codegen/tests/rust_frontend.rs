@@ -5,9 +5,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use kubegen_codegen::SAMPLE_CRD;
-use kubegen_codegen::emit::clientset::{ClientOptions, TypeSource, generate_clients};
+use kubegen_codegen::emit::clients::{ClientOptions, generate_clients};
 use kubegen_codegen::frontend::{Source, crd, rust};
-use kubegen_codegen::model::{Model, Scope};
+use kubegen_codegen::model::{Model, RootType, Scope};
 
 /// The hand-written twin of `SAMPLE_CRD` plus a cluster-scoped kind with scale.
 const FOO_RS: &str = r#"
@@ -57,11 +57,14 @@ spec:
             spec: { type: object, properties: { replicas: { type: integer } } }
 "#;
 
-fn from_rust() -> rust::RustApis {
+fn from_rust() -> Model {
     // The file's place under the API root gives the module path, matching the layout of
     // generated types (`<root>::<group module>::<version>::<Kind>`).
     let source = Source::new("samplecontroller_k8s_io/v1alpha1/mod.rs", FOO_RS);
-    rust::load(&[source], "crate::types").expect("valid Rust APIs")
+    let mut model = Model::default();
+    let options = rust::Options::default().module("crate::types");
+    rust::load(&mut model, &[source], &options).expect("valid Rust APIs");
+    model
 }
 
 fn from_crds() -> Model {
@@ -72,24 +75,20 @@ fn from_crds() -> Model {
             Source::new("foo.yaml", SAMPLE_CRD),
             Source::new("zone.yaml", ZONE_CRD),
         ],
+        &crd::Options::default(),
     )
     .expect("valid CRDs");
     model
 }
 
+fn options() -> ClientOptions {
+    ClientOptions::default().types_module("crate::types")
+}
+
 #[test]
 fn hand_written_and_crd_kinds_have_the_same_client_surface() {
-    let apis = from_rust();
-    let by_hand = generate_clients(
-        &apis.model,
-        &ClientOptions::new(TypeSource::Paths(apis.type_paths.clone())),
-    )
-    .expect("clients from Rust");
-    let generated = generate_clients(
-        &from_crds(),
-        &ClientOptions::new(TypeSource::Generated("crate::types".into())),
-    )
-    .expect("clients from CRDs");
+    let by_hand = generate_clients(&from_rust(), &options()).expect("clients from Rust");
+    let generated = generate_clients(&from_crds(), &options()).expect("clients from CRDs");
     assert_eq!(by_hand.len(), 4);
     for (a, b) in by_hand.iter().zip(&generated) {
         assert_eq!(a.path, b.path);
@@ -99,7 +98,7 @@ fn hand_written_and_crd_kinds_have_the_same_client_surface() {
 
 #[test]
 fn rust_model_matches_crd_model_api_surface() {
-    let rust = from_rust().model;
+    let rust = from_rust();
     let crds = from_crds();
     for (group, version) in crds.versions() {
         let other = &rust.groups[&group.name].versions[&version.name];
@@ -114,7 +113,9 @@ fn rust_model_matches_crd_model_api_surface() {
             assert_eq!(mine.names.list_kind, kind.names.list_kind);
             assert_eq!(mine.scope, kind.scope);
             assert_eq!(mine.subresources, kind.subresources);
-            assert_eq!(mine.root_type, kind.root_type);
+            assert_eq!(mine.root.name(), kind.root.name());
+            assert!(matches!(mine.root, RootType::HandWritten(_)));
+            assert!(matches!(kind.root, RootType::Generated(_)));
         }
     }
     assert!(rust.validate().is_ok());
@@ -122,12 +123,8 @@ fn rust_model_matches_crd_model_api_surface() {
 
 #[test]
 fn client_surface_follows_scope_and_subresources() {
-    let apis = from_rust();
-    let files = generate_clients(
-        &apis.model,
-        &ClientOptions::new(TypeSource::Paths(apis.type_paths)),
-    )
-    .unwrap();
+    let model = from_rust();
+    let files = generate_clients(&model, &options()).unwrap();
     let clientset = flat(&files[0].contents);
     assert!(clientset.contains(
         "pub fn samplecontroller_v1alpha1(&self) -> samplecontroller_k8s_io::v1alpha1::Client {"
@@ -156,18 +153,17 @@ fn client_surface_follows_scope_and_subresources() {
     assert!(informers.contains("pub fn v1alpha1(&self) -> v1alpha1::Version {"));
     assert!(informers.contains("pub fn foos(&self) -> FooInformer {"));
     assert_eq!(
-        apis.model.groups["samplecontroller.k8s.io"].versions["v1alpha1"].kinds["Zone"].scope,
+        model.groups["samplecontroller.k8s.io"].versions["v1alpha1"].kinds["Zone"].scope,
         Scope::Cluster
     );
 }
 
 #[test]
 fn generation_is_deterministic() {
-    let apis = from_rust();
-    let options = ClientOptions::new(TypeSource::Paths(apis.type_paths.clone()));
+    let model = from_rust();
     assert_eq!(
-        generate_clients(&apis.model, &options).unwrap(),
-        generate_clients(&apis.model, &options).unwrap()
+        generate_clients(&model, &options()).unwrap(),
+        generate_clients(&model, &options()).unwrap()
     );
 }
 

@@ -1,8 +1,10 @@
 //! kubegen-derive: the `Resource` and `DeepCopy` derives.
 //!
 //! The derives parse with the Rust front-end of `kubegen-codegen`
-//! ([`frontend::rust`](kubegen_codegen::frontend::rust)) and emit with its emitters
-//! ([`emit::resource`](kubegen_codegen::emit::resource),
+//! ([`frontend::rust`](kubegen_codegen::frontend::rust)), which turns the input into model
+//! data (a validated [`Model`](kubegen_codegen::model::Model) holding the kind, or a
+//! [`TypeShape`](kubegen_codegen::model::TypeShape)), and emit from that data with its
+//! emitters ([`emit::resource`](kubegen_codegen::emit::resource),
 //! [`emit::deepcopy`](kubegen_codegen::emit::deepcopy)), so a struct annotated by hand and
 //! the same type generated from its CRD implement the same traits the same way. This crate
 //! is only the proc-macro shell; use it through the `kubegen` facade.
@@ -11,7 +13,7 @@ use proc_macro::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
 
-use kubegen_codegen::emit::{deepcopy, resource};
+use kubegen_codegen::emit::{self, deepcopy, resource};
 use kubegen_codegen::frontend::rust;
 
 /// Implements `Clone` with a `clone_from` that copies field by field, so `String`s,
@@ -35,8 +37,11 @@ use kubegen_codegen::frontend::rust;
 #[proc_macro_derive(DeepCopy)]
 pub fn derive_deep_copy(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as DeriveInput);
-    match rust::deep_copy(&input) {
-        Ok(def) => deepcopy::clone_impl(&def).into(),
+    let expanded = rust::deep_copy(&input).and_then(|shape| {
+        deepcopy::clone_impl(&shape).map_err(|e| syn::Error::new(input.ident.span(), e))
+    });
+    match expanded {
+        Ok(tokens) => tokens.into(),
         Err(error) => error.to_compile_error().into(),
     }
 }
@@ -71,18 +76,19 @@ pub fn derive_deep_copy(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Resource, attributes(resource))]
 pub fn derive_resource(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as DeriveInput);
-    let facade = match rust::facade_path(&input) {
-        Some(path) => quote! { #path },
-        None => quote! { ::kubegen },
-    };
-    let expanded = rust::resource(&input).and_then(|def| {
-        let options = resource::facade_options(&facade);
+    let facade = rust::facade_path(&input).unwrap_or_else(|| "::kubegen".to_owned());
+    let expanded = rust::resource(&input).and_then(|model| {
+        let options = emit::Options::through_facade(&facade);
         let emit = resource::Emit {
             deserialize: true,
             crd: Some(facade.clone()),
         };
-        resource::impls(&def, &options, &emit)
-            .map_err(|e| syn::Error::new(input.ident.span(), e.to_string()))
+        let error = |e: &dyn std::fmt::Display| syn::Error::new(input.ident.span(), e.to_string());
+        let root = model
+            .resources()
+            .next()
+            .ok_or_else(|| error(&"no resource in the model"))?;
+        resource::impls(&root, &options, &emit).map_err(|e| error(&e))
     });
     match expanded {
         Ok(tokens) => tokens.into(),

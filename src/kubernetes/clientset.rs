@@ -12,7 +12,7 @@ impl Clientset {
     pub fn new(client: crate::__private::kube::Client) -> Self {
         Self { client }
     }
-    /// The client of `/v1`.
+    /// The client of `v1`.
     #[inline]
     pub fn core_v1(&self) -> core::v1::Client {
         core::v1::Client::new(self.client.clone())
@@ -58,11 +58,11 @@ impl Clientset {
         storage_k8s_io::v1::Client::new(self.client.clone())
     }
 }
-/// API group ``.
+/// The core API group.
 pub mod core {
-    /// `/v1`.
+    /// `v1`.
     pub mod v1 {
-        /// Clients of `/v1` kinds.
+        /// Clients of `v1` kinds.
         #[derive(Clone)]
         pub struct Client {
             client: crate::__private::kube::Client,

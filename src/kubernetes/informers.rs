@@ -17,7 +17,7 @@ impl InformerFactory {
     pub fn factory(&self) -> &crate::gentype::InformerFactory {
         &self.factory
     }
-    /// Informers of API group ``.
+    /// Informers of the core API group.
     #[inline]
     pub fn core(&self) -> core::Group {
         core::Group::new(self.factory.clone())
@@ -63,9 +63,9 @@ impl InformerFactory {
         storage_k8s_io::Group::new(self.factory.clone())
     }
 }
-/// API group ``.
+/// The core API group.
 pub mod core {
-    /// Informers of API group ``.
+    /// Informers of the core API group.
     #[derive(Clone, Debug)]
     pub struct Group {
         factory: crate::gentype::InformerFactory,
@@ -76,15 +76,15 @@ pub mod core {
         pub fn new(factory: crate::gentype::InformerFactory) -> Self {
             Self { factory }
         }
-        /// Informers of `/v1`.
+        /// Informers of `v1`.
         #[inline]
         pub fn v1(&self) -> v1::Version {
             v1::Version::new(self.factory.clone())
         }
     }
-    /// `/v1`.
+    /// `v1`.
     pub mod v1 {
-        /// Informers of `/v1`.
+        /// Informers of `v1`.
         #[derive(Clone, Debug)]
         pub struct Version {
             factory: crate::gentype::InformerFactory,

@@ -68,7 +68,7 @@ fn generate(crds: &Path, out: &Path, table: &mut String) {
         })
         .collect();
     let mut model = Model::default();
-    if let Err(e) = crd::load(&mut model, &sources) {
+    if let Err(e) = crd::load(&mut model, &sources, &crd::Options::default()) {
         panic!("kubegen failed on the corpus: {e}");
     }
     let files = emit::generate(&model, &emit::Options::default())
@@ -125,7 +125,9 @@ fn generate(crds: &Path, out: &Path, table: &mut String) {
             let k = v.kinds.get(kind)?;
             Some(format!(
                 "generated::{}::{}::{}",
-                g.module, v.name, k.root_type
+                g.module,
+                v.module,
+                k.root.name()
             ))
         });
         match found {

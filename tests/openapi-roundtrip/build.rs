@@ -163,7 +163,9 @@ fn generate(
             let k8s = naming::k8s_openapi_path(def).expect("io.k8s definition");
             let ours = format!(
                 "{name}::{}::{}::{}",
-                group.module, version.name, kind.root_type
+                group.module,
+                version.module,
+                kind.root.name()
             );
             writeln!(
                 table,

@@ -1,13 +1,19 @@
-//! `kubegen`: generate Rust types for Kubernetes APIs.
+//! `kubegen`: generate Rust types and typed clients for Kubernetes APIs.
+//!
+//! One pipeline: the inputs (`--crd`, `--openapi`, `--rust`, `--kubernetes`) build one
+//! model, which is emitted to the outputs (`--out` for types, `--clients-out` for the
+//! clientset, listers and informers). Combinations that cannot work are refused before
+//! anything is read, with the reason.
 
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use kubegen_codegen::emit::clients::ClientOptions;
 use kubegen_codegen::emit::{self, GeneratedFile};
-use kubegen_codegen::frontend::{self, Source, openapi};
-use kubegen_codegen::model::Model;
-use kubegen_codegen::{Error, SAMPLE_CRD, output};
+use kubegen_codegen::frontend::{self, Input, Source, Versions, builtin, crd, openapi, rust};
+use kubegen_codegen::{Outputs, SAMPLE_CRD, output};
 
 /// Exit code for invalid input (as clap uses for usage errors).
 const EXIT_INPUT: u8 = 2;
@@ -18,11 +24,12 @@ const EXIT_FAILED: u8 = 1;
 #[command(
     name = "kubegen",
     version,
-    about = "Generate Rust types for Kubernetes custom resources and API groups",
-    long_about = "kubegen turns CustomResourceDefinitions into Rust types that round-trip \
-every field (explicit nulls included) and implement k8s-openapi's Resource traits, so kube's \
-Api<K> works with them. It reads CRDs (--crd) and the API server's OpenAPI documents \
-(--openapi, v3 per group or v2 swagger) for whole API groups.",
+    about = "Generate Rust types and typed clients for Kubernetes APIs",
+    long_about = "kubegen turns CustomResourceDefinitions (--crd) and the API server's OpenAPI \
+documents (--openapi) into Rust types that round-trip every field (explicit nulls included) and \
+implement k8s-openapi's Resource traits, so kube's Api<K> works with them; and it generates typed \
+clientsets, listers and informers (--clients-out) for those kinds, for hand-written \
+#[derive(Resource)] structs (--rust) and for the built-in API groups (--kubernetes).",
     after_help = "Examples:\n  \
 kubegen demo                                   # see what it generates, no files needed\n  \
 kubegen generate --crd crds/ --out src/generated\n  \
@@ -36,98 +43,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Generate Rust types from CRD YAML or JSON files, or from OpenAPI documents.
-    #[command(
-        after_help = "Layout of DIR (replaced as a whole; kubegen owns it):\n  \
-mod.rs                       pub mod <group>;\n  \
-<group>/mod.rs               pub mod <version>;   (dots and dashes become _)\n  \
-<group>/<version>/mod.rs     pub mod <kind>; pub use <kind>::*;\n  \
-<group>/<version>/<kind>.rs  the kind's root type and every nested type\n\n\
-Use it with `mod generated;` when DIR is src/generated.\n\
-The generated code needs serde, serde_json and k8s-openapi (with a version feature) as \
-dependencies.\n\n\
-Input errors are printed as file:line:column: message, exit with status 2, and write \
-nothing. Files are written to a temporary directory first and swapped in, so an interrupted \
-run leaves the previous output intact.\n\n\
-OpenAPI documents (--openapi) are the API server's /openapi/v3/apis/<group>/<version> \
-or /openapi/v2 output. Every group/version they serve is generated (narrow it with --group \
-and --version): kinds from the served paths (plural, scope, status/scale), types from the \
-definitions of the group's own package (io.k8s.api.apps.v1.* for apps/v1). Definitions of \
-other packages become k8s-openapi types by path (io.k8s.api.core.v1.PodTemplateSpec -> \
-::k8s_openapi::api::core::v1::PodTemplateSpec) unless --generate-referenced is given.\n\n\
-Examples:\n  \
-kubegen generate --crd deploy/crds/ --out src/generated\n  \
-kubegen generate --openapi openapi/v3/apis__apps__v1_openapi.json --out src/generated\n  \
-kubegen generate --openapi swagger.json --group batch --version v1 --out src/generated\n  \
-kubegen generate --crd a.yaml --crd b.json --out src/generated\n  \
-kubegen generate --crd deploy/crds/ --out src/generated --verify"
-    )]
-    Generate {
-        /// A CRD file (YAML, possibly multi-document, or JSON) or a directory of them
-        /// (*.yaml, *.yml, *.json; documents of other kinds are skipped). Repeatable.
-        #[arg(
-            long = "crd",
-            value_name = "FILE|DIR",
-            required_unless_present_any = ["rust", "kubernetes", "openapi"],
-            conflicts_with_all = ["rust", "kubernetes"]
-        )]
-        crds: Vec<PathBuf>,
-        /// A directory of Rust API modules: every `#[derive(Resource)]` struct in its
-        /// `.rs` files (read with syn, not compiled) gets a typed client, lister and
-        /// informer in DIR (`mod.rs`, `clientset.rs`, `listers.rs`, `informers.rs`).
-        #[arg(long, value_name = "DIR")]
-        rust: Option<PathBuf>,
-        /// The Rust module path of the --rust directory, for type paths in generated code.
-        #[arg(
-            long,
-            value_name = "PATH",
-            default_value = "crate::apis",
-            requires = "rust"
-        )]
-        rust_module: String,
-        /// Generate the `kubernetes` clientset, listers and informers of the built-in
-        /// groups (core, apps, batch, coordination, networking, rbac, policy, autoscaling,
-        /// storage) over k8s-openapi's types.
-        #[arg(long, conflicts_with = "rust")]
-        kubernetes: bool,
-        /// With --crd: also generate clients, listers and informers for the CRDs' kinds
-        /// into this directory (replaced as a whole), naming the types under
-        /// --types-module.
-        #[arg(long, value_name = "DIR")]
-        clients_out: Option<PathBuf>,
-        /// With --clients-out: the Rust module path of --out (where the generated types
-        /// live), e.g. `crate::generated`.
-        #[arg(long, value_name = "PATH", default_value = "crate::generated")]
-        types_module: String,
-        /// Path of the `kubegen` facade in generated clients (`crate` inside kubegen).
-        #[arg(long, value_name = "PATH", default_value = "::kubegen")]
-        facade_path: String,
-        /// An OpenAPI v3 document (one group/version, /openapi/v3/...) or v2 swagger
-        /// document (JSON or YAML), or a directory of them. Repeatable.
-        #[arg(long = "openapi", value_name = "FILE|DIR")]
-        openapi: Vec<PathBuf>,
-        /// Only generate this API group of the OpenAPI documents (`core` for the core
-        /// group).
-        #[arg(long, value_name = "GROUP", requires = "openapi")]
-        group: Option<String>,
-        /// Only generate this version of the OpenAPI documents' groups (`v1`).
-        #[arg(long, value_name = "VERSION", requires = "openapi")]
-        version: Option<String>,
-        /// Generate the definitions the selected groups use from other packages too,
-        /// instead of using k8s-openapi's types for them.
-        #[arg(long, requires = "openapi")]
-        generate_referenced: bool,
-        /// The output directory (created if missing, replaced as a whole).
-        #[arg(long, value_name = "DIR")]
-        out: PathBuf,
-        /// Do not write: compare DIR with what would be generated, print a diff and exit
-        /// with status 1 if it is stale.
-        #[arg(long)]
-        verify: bool,
-        /// Path of the k8s-openapi crate in generated code.
-        #[arg(long, value_name = "PATH", default_value = "::k8s_openapi")]
-        k8s_openapi_path: String,
-    },
+    /// Generate types (--out) and clients (--clients-out) from CRDs, OpenAPI documents,
+    /// #[derive(Resource)] structs and the built-in API groups.
+    #[command(after_help = GENERATE_HELP)]
+    Generate(Box<GenerateArgs>),
     /// Generate code for an embedded sample CRD (samplecontroller.k8s.io Foo) and print
     /// it, or write it with --out.
     #[command(after_help = "Examples:\n  kubegen demo\n  kubegen demo --out /tmp/foo-types")]
@@ -138,185 +57,373 @@ kubegen generate --crd deploy/crds/ --out src/generated --verify"
     },
 }
 
-fn main() -> ExitCode {
-    match Cli::parse().command {
-        Command::Generate {
-            kubernetes: true,
-            facade_path,
-            out,
-            verify,
-            ..
-        } => match kubernetes_clients(&facade_path) {
-            Ok(files) if verify => check(&out, &files),
-            Ok(files) => write(&out, &files),
-            Err(code) => code,
-        },
-        Command::Generate {
-            rust: Some(dir),
-            rust_module,
-            facade_path,
-            out,
-            verify,
-            ..
-        } => match rust_clients(&dir, &rust_module, &facade_path) {
-            Ok(files) if verify => check(&out, &files),
-            Ok(files) => write(&out, &files),
-            Err(code) => code,
-        },
-        Command::Generate {
-            crds,
-            openapi,
-            group,
-            version,
-            generate_referenced,
-            out,
-            verify,
-            k8s_openapi_path,
-            clients_out,
-            types_module,
-            facade_path,
-            ..
-        } => {
-            let (crd_sources, openapi_sources) = match frontend::read_sources(&crds)
-                .and_then(|c| Ok((c, frontend::read_sources(&openapi)?)))
-            {
-                Ok(sources) => sources,
-                Err(e) => return fail(EXIT_INPUT, &e),
-            };
-            let options = emit::Options {
-                k8s_openapi: k8s_openapi_path,
-                ..emit::Options::default()
-            };
-            let selection = openapi::Options {
-                group,
-                version,
-                generate_referenced,
-            };
-            let files = match generate_all(&crd_sources, &openapi_sources, &selection, &options) {
-                Ok(files) => files,
-                Err(code) => return code,
-            };
-            // Everything is generated before anything is written.
-            let clients = match &clients_out {
-                Some(dir) => match crd_clients(&crd_sources, &types_module, &facade_path) {
-                    Ok(clients) => Some((dir, clients)),
-                    Err(code) => return code,
-                },
-                None => None,
-            };
-            let types = if verify {
-                check(&out, &files)
-            } else {
-                write(&out, &files)
-            };
-            match clients {
-                Some((dir, clients)) if types == ExitCode::SUCCESS => {
-                    if verify {
-                        check(dir, &clients)
-                    } else {
-                        write(dir, &clients)
-                    }
-                }
-                _ => types,
+const GENERATE_HELP: &str = "\
+One pipeline: every input goes into one model (checked against Kubernetes' own naming rules), \
+which is emitted to the outputs:
+
+  inputs                 kinds' Rust types                  outputs
+  --crd, --openapi       generated into --out                --out (types), --clients-out
+  --rust                 your #[derive(Resource)] structs    --clients-out
+  --kubernetes           k8s-openapi's                       --clients-out
+
+So --out needs --crd or --openapi; --rust and --kubernetes need --clients-out; clients of \
+--crd/--openapi kinds need --out too (they name the generated types, mounted at \
+--types-module). Any mix of inputs makes one clientset.
+
+Layout of --out (replaced as a whole; kubegen owns it):
+  mod.rs                       pub mod <group>;
+  <group>/mod.rs               pub mod <version>;   (dots and dashes become _)
+  <group>/<version>/mod.rs     pub mod <kind>; pub use <kind>::*;
+  <group>/<version>/<kind>.rs  the kind's root type and every nested type
+Use it with `mod generated;` when it is src/generated. The generated types need serde, \
+serde_json and k8s-openapi (with a version feature) as dependencies.
+
+Layout of --clients-out: mod.rs, clientset.rs, listers.rs, informers.rs (over the kubegen \
+facade, see --facade-path).
+
+--versions picks the versions of each kind: `served` (the default), `storage`, or a list \
+(v1,v1beta1). OpenAPI documents do not say which version is stored.
+
+Input errors (including names Kubernetes would reject) are printed as file:line:column: \
+message, exit with status 2, and write nothing. Files are written to a temporary directory \
+first and swapped in, so an interrupted run leaves the previous output intact.
+
+OpenAPI documents (--openapi) are the API server's /openapi/v3/apis/<group>/<version> or \
+/openapi/v2 output. Every group/version they serve is read (narrow it with --group and \
+--version): kinds from the served paths (plural, scope, status/scale), types from the \
+definitions of the group's own package (io.k8s.api.apps.v1.* for apps/v1). Definitions of \
+other packages become k8s-openapi types by path (io.k8s.api.core.v1.PodTemplateSpec -> \
+::k8s_openapi::api::core::v1::PodTemplateSpec) unless --generate-referenced is given.
+
+Examples:
+  kubegen generate --crd deploy/crds/ --out src/generated
+  kubegen generate --crd deploy/crds/ --out src/generated --clients-out src/clients
+  kubegen generate --crd deploy/crds/ --versions storage --out src/generated
+  kubegen generate --openapi openapi/v3/apis__apps__v1_openapi.json --out src/generated
+  kubegen generate --openapi swagger.json --group batch --version v1 --out src/generated
+  kubegen generate --rust src/apis --rust-module crate::apis --clients-out src/generated
+  kubegen generate --kubernetes --clients-out src/kubernetes
+  kubegen generate --crd deploy/crds/ --out src/generated --verify";
+
+#[derive(Args)]
+struct GenerateArgs {
+    /// A CRD file (YAML, possibly multi-document, or JSON) or a directory of them
+    /// (*.yaml, *.yml, *.json; documents of other kinds are skipped). Repeatable.
+    #[arg(long = "crd", value_name = "FILE|DIR", help_heading = "Inputs")]
+    crds: Vec<PathBuf>,
+    /// An OpenAPI v3 document (one group/version, /openapi/v3/...) or v2 swagger
+    /// document (JSON or YAML), or a directory of them. Repeatable.
+    #[arg(long = "openapi", value_name = "FILE|DIR", help_heading = "Inputs")]
+    openapi: Vec<PathBuf>,
+    /// A directory of Rust API modules: every `#[derive(Resource)]` struct in its `.rs`
+    /// files (read with syn, not compiled) is a kind whose type is that struct.
+    #[arg(long, value_name = "DIR", help_heading = "Inputs")]
+    rust: Option<PathBuf>,
+    /// The built-in API groups (core, apps, batch, coordination, networking, rbac,
+    /// policy, autoscaling, storage), whose types are k8s-openapi's.
+    #[arg(long, help_heading = "Inputs")]
+    kubernetes: bool,
+
+    /// Which versions of each kind: `served`, `storage`, or a comma-separated list.
+    #[arg(
+        long,
+        value_name = "served|storage|V1,V2",
+        default_value = "served",
+        value_parser = parse_versions,
+        help_heading = "Input options"
+    )]
+    versions: Versions,
+    /// The Rust module path of the --rust directory, for type paths in generated code.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "crate::apis",
+        requires = "rust",
+        help_heading = "Input options"
+    )]
+    rust_module: String,
+    /// Only read this API group of the OpenAPI documents (`core` for the core group).
+    #[arg(
+        long,
+        value_name = "GROUP",
+        requires = "openapi",
+        help_heading = "Input options"
+    )]
+    group: Option<String>,
+    /// Only read this version of the OpenAPI documents' groups (`v1`).
+    #[arg(
+        long,
+        value_name = "VERSION",
+        requires = "openapi",
+        help_heading = "Input options"
+    )]
+    version: Option<String>,
+    /// Generate the definitions the selected OpenAPI groups use from other packages too,
+    /// instead of using k8s-openapi's types for them.
+    #[arg(long, requires = "openapi", help_heading = "Input options")]
+    generate_referenced: bool,
+
+    /// Write the generated types here (created if missing, replaced as a whole).
+    #[arg(long, value_name = "DIR", help_heading = "Outputs")]
+    out: Option<PathBuf>,
+    /// Write the clientset, listers and informers of every kind here (created if missing,
+    /// replaced as a whole).
+    #[arg(long, value_name = "DIR", help_heading = "Outputs")]
+    clients_out: Option<PathBuf>,
+    /// Do not write: compare the outputs with what would be generated, print a diff and
+    /// exit with status 1 if stale.
+    #[arg(long, help_heading = "Outputs")]
+    verify: bool,
+
+    /// The Rust module path --out is mounted at (`crate::generated`), for clients of
+    /// generated types.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "crate::generated",
+        requires = "clients_out",
+        help_heading = "Output options"
+    )]
+    types_module: String,
+    /// Path of the `kubegen` facade in generated clients (`crate` inside kubegen).
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "::kubegen",
+        requires = "clients_out",
+        help_heading = "Output options"
+    )]
+    facade_path: String,
+    /// Path of the k8s-openapi crate in generated types.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "::k8s_openapi",
+        requires = "out",
+        help_heading = "Output options"
+    )]
+    k8s_openapi_path: String,
+}
+
+fn parse_versions(text: &str) -> Result<Versions, String> {
+    text.parse()
+}
+
+impl GenerateArgs {
+    /// Whether an input whose kinds' types kubegen generates is given.
+    fn generates_types(&self) -> bool {
+        !self.crds.is_empty() || !self.openapi.is_empty()
+    }
+
+    /// Whether an input whose kinds' types exist already is given.
+    fn has_existing_types(&self) -> bool {
+        self.rust.is_some() || self.kubernetes
+    }
+
+    /// Why this combination of arguments cannot work, if it cannot.
+    fn refusal(&self) -> Option<(ErrorKind, String)> {
+        let missing = ErrorKind::MissingRequiredArgument;
+        let conflict = ErrorKind::ArgumentConflict;
+        if !self.generates_types() && !self.has_existing_types() {
+            return Some((
+                missing,
+                "nothing to generate from: give --crd, --openapi, --rust or --kubernetes".into(),
+            ));
+        }
+        if self.out.is_none() && self.clients_out.is_none() {
+            return Some((
+                missing,
+                "nowhere to write: give --out (types) and/or --clients-out (clientset, listers, \
+informers)"
+                    .into(),
+            ));
+        }
+        if self.out.is_some() && !self.generates_types() {
+            return Some((
+                conflict,
+                "--out writes the types kubegen generates from --crd and --openapi; the kinds of \
+--rust and --kubernetes have their types already (your structs, k8s-openapi's): write their \
+clients with --clients-out"
+                    .into(),
+            ));
+        }
+        if self.has_existing_types() && self.clients_out.is_none() {
+            return Some((
+                missing,
+                "--rust and --kubernetes kinds only get clients (their types exist already): \
+give --clients-out"
+                    .into(),
+            ));
+        }
+        if self.generates_types() && self.clients_out.is_some() && self.out.is_none() {
+            return Some((
+                missing,
+                "clients of --crd and --openapi kinds name the types generated into --out \
+(mounted at --types-module): give --out too"
+                    .into(),
+            ));
+        }
+        if let (Some(out), Some(clients)) = (&self.out, &self.clients_out) {
+            let (out, clients) = (absolute(out), absolute(clients));
+            if out.starts_with(&clients) || clients.starts_with(&out) {
+                return Some((
+                    conflict,
+                    "--out and --clients-out must be separate directories, neither inside the \
+other: each is replaced as a whole"
+                        .into(),
+                ));
             }
         }
-        Command::Demo { out } => {
-            let sources = [Source::new(
-                "<embedded sample: foos.samplecontroller.k8s.io>",
-                SAMPLE_CRD,
-            )];
-            let files = match generate(&sources, &emit::Options::default()) {
-                Ok(files) => files,
-                Err(code) => return code,
-            };
-            match out {
-                Some(out) => write(&out, &files),
-                None => {
-                    println!("# Input: the embedded samplecontroller.k8s.io Foo CRD\n");
-                    println!("{}", SAMPLE_CRD);
-                    for file in &files {
-                        println!("# ==== {} ====\n{}", file.path, file.contents);
-                    }
-                    ExitCode::SUCCESS
-                }
+        if self.versions == Versions::Storage && !self.openapi.is_empty() {
+            return Some((
+                conflict,
+                "--versions storage cannot select from --openapi: OpenAPI documents do not say \
+which version is the storage version (name the versions, or use `served`)"
+                    .into(),
+            ));
+        }
+        None
+    }
+}
+
+/// `path` made absolute against the current directory, with `.` and `..` resolved
+/// lexically (the directories may not exist yet).
+fn absolute(path: &Path) -> PathBuf {
+    let joined = std::env::current_dir()
+        .map(|cwd| cwd.join(path))
+        .unwrap_or_else(|_| path.to_owned());
+    let mut out = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
             }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Generate(args) => {
+            if let Some((kind, message)) = args.refusal() {
+                let mut command = Cli::command();
+                let command = command
+                    .find_subcommand_mut("generate")
+                    .cloned()
+                    .unwrap_or_else(Cli::command);
+                let mut command = command.bin_name("kubegen generate");
+                command.error(kind, message).exit();
+            }
+            generate(&args)
+        }
+        Command::Demo { out } => demo(out.as_deref()),
+    }
+}
+
+fn generate(args: &GenerateArgs) -> ExitCode {
+    let read = || -> frontend::Result<_> {
+        let crds = frontend::read_sources(&args.crds)?;
+        let documents = frontend::read_sources(&args.openapi)?;
+        let structs = match &args.rust {
+            Some(dir) => rust::read_dir(dir)?,
+            None => Vec::new(),
+        };
+        Ok((crds, documents, structs))
+    };
+    let (crds, documents, structs) = match read() {
+        Ok(sources) => sources,
+        Err(e) => return fail(EXIT_INPUT, &e),
+    };
+    let versions = &args.versions;
+    let mut inputs = Vec::new();
+    if !args.crds.is_empty() {
+        let options = crd::Options::default().versions(versions.clone());
+        inputs.push(Input::Crd(&crds, options));
+    }
+    if !args.openapi.is_empty() {
+        let options = openapi::Options {
+            group: args.group.clone(),
+            version: args.version.clone(),
+            generate_referenced: args.generate_referenced,
+            versions: versions.clone(),
+        };
+        inputs.push(Input::OpenApi(&documents, options));
+    }
+    if args.rust.is_some() {
+        let options = rust::Options::default()
+            .module(args.rust_module.clone())
+            .versions(versions.clone());
+        inputs.push(Input::Rust(&structs, options));
+    }
+    if args.kubernetes {
+        let options = builtin::Options::default().versions(versions.clone());
+        inputs.push(Input::Kubernetes(options));
+    }
+    let outputs = Outputs {
+        types: args.out.as_ref().map(|_| emit::Options {
+            k8s_openapi: args.k8s_openapi_path.clone(),
+            ..emit::Options::default()
+        }),
+        clients: args.clients_out.as_ref().map(|_| {
+            ClientOptions::default()
+                .facade(args.facade_path.clone())
+                .types_module(args.types_module.clone())
+        }),
+    };
+    // Everything is generated before anything is written.
+    let generated = match kubegen_codegen::generate(&inputs, &outputs) {
+        Ok(generated) => generated,
+        Err(e) if e.is_input() => return fail(EXIT_INPUT, &e),
+        Err(e) => return fail(EXIT_FAILED, &e),
+    };
+    let mut status = ExitCode::SUCCESS;
+    let targets = [
+        (&args.out, &generated.types),
+        (&args.clients_out, &generated.clients),
+    ];
+    for (dir, files) in targets {
+        let Some(dir) = dir else { continue };
+        let result = if args.verify {
+            check(dir, files)
+        } else {
+            write(dir, files)
+        };
+        if result != ExitCode::SUCCESS {
+            status = result;
+            if !args.verify {
+                break;
+            }
+        }
+    }
+    status
+}
+
+fn demo(out: Option<&Path>) -> ExitCode {
+    let sources = [Source::new(
+        "<embedded sample: foos.samplecontroller.k8s.io>",
+        SAMPLE_CRD,
+    )];
+    let files = match kubegen_codegen::generate_from_crds(&sources, &emit::Options::default()) {
+        Ok(files) => files,
+        Err(e) => return fail(EXIT_FAILED, &e),
+    };
+    match out {
+        Some(out) => write(out, &files),
+        None => {
+            println!("# Input: the embedded samplecontroller.k8s.io Foo CRD\n");
+            println!("{SAMPLE_CRD}");
+            for file in &files {
+                println!("# ==== {} ====\n{}", file.path, file.contents);
+            }
+            ExitCode::SUCCESS
         }
     }
 }
 
-fn generate(sources: &[Source], options: &emit::Options) -> Result<Vec<GeneratedFile>, ExitCode> {
-    generate_all(sources, &[], &openapi::Options::default(), options)
-}
-
-/// CRDs and OpenAPI documents into one model, then emitted.
-fn generate_all(
-    crds: &[Source],
-    openapi: &[Source],
-    selection: &openapi::Options,
-    options: &emit::Options,
-) -> Result<Vec<GeneratedFile>, ExitCode> {
-    let mut model = Model::default();
-    let built = frontend::crd::load(&mut model, crds)
-        .map_err(Error::from)
-        .and_then(|()| {
-            if openapi.is_empty() {
-                return Ok(());
-            }
-            Ok(frontend::openapi::load(&mut model, openapi, selection)?)
-        })
-        .and_then(|()| Ok(emit::generate(&model, options)?));
-    built.map_err(|e| match e {
-        Error::Crd(e) => fail(EXIT_INPUT, &e),
-        Error::OpenApi(e) => fail(EXIT_INPUT, &e),
-        Error::Emit(e) => fail(EXIT_FAILED, &e),
-    })
-}
-
-/// Clients, listers and informers for the `#[derive(Resource)]` structs under `dir`.
-fn rust_clients(
-    dir: &std::path::Path,
-    module: &str,
-    facade: &str,
-) -> Result<Vec<GeneratedFile>, ExitCode> {
-    use kubegen_codegen::emit::clientset::{ClientOptions, TypeSource, generate_clients};
-    use kubegen_codegen::frontend::rust;
-    let sources = rust::read_dir(dir).map_err(|e| fail(EXIT_INPUT, &e))?;
-    let apis = rust::load(&sources, module).map_err(|e| fail(EXIT_INPUT, &e))?;
-    let options = ClientOptions {
-        facade: facade.to_owned(),
-        types: TypeSource::Paths(apis.type_paths),
-    };
-    generate_clients(&apis.model, &options).map_err(|e| fail(EXIT_FAILED, &e))
-}
-
-/// Clients, listers and informers for the kinds of CRD sources, over generated types.
-fn crd_clients(
-    sources: &[Source],
-    types_module: &str,
-    facade: &str,
-) -> Result<Vec<GeneratedFile>, ExitCode> {
-    use kubegen_codegen::emit::clientset::{ClientOptions, TypeSource, generate_clients};
-    let mut model = kubegen_codegen::model::Model::default();
-    frontend::crd::load(&mut model, sources).map_err(|e| fail(EXIT_INPUT, &e))?;
-    let options = ClientOptions {
-        facade: facade.to_owned(),
-        types: TypeSource::Generated(types_module.to_owned()),
-    };
-    generate_clients(&model, &options).map_err(|e| fail(EXIT_FAILED, &e))
-}
-
-/// Clients, listers and informers of the built-in groups over k8s-openapi.
-fn kubernetes_clients(facade: &str) -> Result<Vec<GeneratedFile>, ExitCode> {
-    use kubegen_codegen::emit::clientset::{ClientOptions, TypeSource, generate_clients};
-    let options = ClientOptions {
-        facade: facade.to_owned(),
-        types: TypeSource::K8sOpenApi,
-    };
-    generate_clients(&kubegen_codegen::frontend::builtin::model(), &options)
-        .map_err(|e| fail(EXIT_FAILED, &e))
-}
-
-fn write(out: &std::path::Path, files: &[GeneratedFile]) -> ExitCode {
+fn write(out: &Path, files: &[GeneratedFile]) -> ExitCode {
     match output::write_all(out, files) {
         Ok(()) => {
             eprintln!("kubegen: wrote {} files to {}", files.len(), out.display());
@@ -326,7 +433,7 @@ fn write(out: &std::path::Path, files: &[GeneratedFile]) -> ExitCode {
     }
 }
 
-fn check(out: &std::path::Path, files: &[GeneratedFile]) -> ExitCode {
+fn check(out: &Path, files: &[GeneratedFile]) -> ExitCode {
     match output::verify(out, files) {
         Ok(diff) if diff.is_empty() => {
             eprintln!("kubegen: {} is up to date", out.display());

@@ -6,135 +6,121 @@
 //! `Vec`s and maps reuse their allocations. For enums, the same variant on both sides
 //! copies field by field; different variants fall back to `*self = source.clone()`.
 //!
-//! The input is a [`CopyDef`]: the shape of a type (its field and variant names), built by
-//! the Rust front-end for `#[derive(DeepCopy)]` and by the types emitter for generated
-//! types. Field types are not needed: each field's own `Clone` impl does the work.
+//! The input is a [`TypeShape`] from the model: the shape of a type (its field and variant
+//! names, its generics as written), read by the Rust front-end for `#[derive(DeepCopy)]`
+//! and built here from the model's types for generated ones. Field types are not needed:
+//! each field's own `Clone` impl does the work.
 //!
 //! ```
-//! use kubegen_codegen::emit::deepcopy::{CopyBody, CopyDef, CopyFields, Generics, clone_impl};
+//! use kubegen_codegen::emit::deepcopy::clone_impl;
+//! use kubegen_codegen::model::{ShapeBody, ShapeFields, TypeShape};
 //!
-//! let def = CopyDef {
+//! let shape = TypeShape {
 //!     name: "Foo".into(),
-//!     generics: Generics::default(),
-//!     body: CopyBody::Struct(CopyFields::Named(vec!["name".into(), "tags".into()])),
+//!     body: ShapeBody::Struct(ShapeFields::Named(vec!["name".into(), "tags".into()])),
+//!     ..TypeShape::default()
 //! };
-//! let code = clone_impl(&def).to_string();
+//! let code = clone_impl(&shape)?.to_string();
 //! assert!(code.contains("clone_from (& mut self . name , & source . name)"));
+//! # Ok::<(), kubegen_codegen::emit::Error>(())
 //! ```
 
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::model::{StructDef, TypeDef, UnionDef};
-
-/// The shape of a type to deep-copy.
-#[derive(Clone, Debug, Default)]
-pub struct CopyDef {
-    /// The type name (`Foo`, or `r#type` for raw identifiers).
-    pub name: String,
-    /// Its generic parameters.
-    pub generics: Generics,
-    /// Its fields or variants.
-    pub body: CopyBody,
-}
-
-/// Generic parameters, already split for an `impl` (as `syn::Generics::split_for_impl`
-/// gives them), plus the names of the type parameters that get a `Clone` bound.
-#[derive(Clone, Debug, Default)]
-pub struct Generics {
-    /// `<'a, T: Bound, const N: usize>` for `impl<...>` (empty when not generic).
-    pub impl_params: TokenStream,
-    /// `<'a, T, N>` for the self type (empty when not generic).
-    pub type_args: TokenStream,
-    /// The predicates of the type's own `where` clause.
-    pub where_predicates: Vec<TokenStream>,
-    /// Type parameter names; each gets `T: Clone`, as `#[derive(Clone)]` does.
-    pub type_params: Vec<String>,
-}
-
-/// A struct's fields or an enum's variants.
-#[derive(Clone, Debug)]
-pub enum CopyBody {
-    /// A struct.
-    Struct(CopyFields),
-    /// An enum: variant names with their fields, in declaration order.
-    Enum(Vec<(String, CopyFields)>),
-}
-
-impl Default for CopyBody {
-    fn default() -> Self {
-        CopyBody::Struct(CopyFields::Unit)
-    }
-}
-
-/// The fields of a struct or variant.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CopyFields {
-    /// `{ a, b }`: field names.
-    Named(Vec<String>),
-    /// `(A, B)`: the number of fields.
-    Unnamed(usize),
-    /// No fields.
-    Unit,
-}
+use super::common::{Error, ident};
+use crate::model::{
+    ParamKind, ShapeBody, ShapeFields, ShapeVariant, StructDef, TypeDef, TypeShape, UnionDef,
+};
 
 /// The deep-copying `Clone` of a generated struct (wrapped in `const _`).
-pub(crate) fn generated_struct(ty: &TypeDef, s: &StructDef) -> TokenStream {
+pub(crate) fn generated_struct(ty: &TypeDef, s: &StructDef) -> Result<TokenStream, Error> {
     let mut names: Vec<String> = s.fields.iter().map(|f| f.rust_name.clone()).collect();
     names.extend(s.additional.iter().map(|a| a.rust_name.clone()));
-    let def = CopyDef {
+    let shape = TypeShape {
         name: ty.name.clone(),
-        generics: Generics::default(),
-        body: CopyBody::Struct(CopyFields::Named(names)),
+        body: ShapeBody::Struct(ShapeFields::Named(names)),
+        ..TypeShape::default()
     };
-    let clone = clone_impl(&def);
-    quote! { const _: () = { #clone }; }
+    let clone = clone_impl(&shape)?;
+    Ok(quote! { const _: () = { #clone }; })
 }
 
 /// The deep-copying `Clone` of a generated untagged union (wrapped in `const _`).
-pub(crate) fn generated_union(ty: &TypeDef, u: &UnionDef) -> TokenStream {
-    let def = CopyDef {
+pub(crate) fn generated_union(ty: &TypeDef, u: &UnionDef) -> Result<TokenStream, Error> {
+    let shape = TypeShape {
         name: ty.name.clone(),
-        generics: Generics::default(),
-        body: CopyBody::Enum(
+        body: ShapeBody::Enum(
             u.variants
                 .iter()
-                .map(|v| (v.rust_name.clone(), CopyFields::Unnamed(1)))
+                .map(|v| ShapeVariant {
+                    name: v.rust_name.clone(),
+                    fields: ShapeFields::Unnamed(1),
+                })
                 .collect(),
         ),
+        ..TypeShape::default()
     };
-    let clone = clone_impl(&def);
-    quote! { const _: () = { #clone }; }
+    let clone = clone_impl(&shape)?;
+    Ok(quote! { const _: () = { #clone }; })
 }
 
-/// An identifier from a name that may be raw (`r#type`).
-pub(crate) fn any_ident(name: &str) -> Ident {
-    match name.strip_prefix("r#") {
-        Some(raw) => Ident::new_raw(raw, Span::call_site()),
-        None => Ident::new(name, Span::call_site()),
-    }
+/// Parses one piece of the shape's generics.
+fn parse<T: syn::parse::Parse>(shape: &TypeShape, text: &str) -> Result<T, Error> {
+    syn::parse_str(text).map_err(|_| Error::BadGenerics {
+        ty: shape.name.clone(),
+        text: text.to_owned(),
+    })
 }
 
-/// `impl Clone for #name` with `clone` and a field-wise `clone_from`.
-pub fn clone_impl(def: &CopyDef) -> TokenStream {
-    let name = any_ident(&def.name);
-    let Generics {
-        impl_params,
-        type_args,
-        where_predicates,
-        type_params,
-    } = &def.generics;
-    let bounds = type_params.iter().map(|p| {
-        let p = any_ident(p);
-        quote! { #p: ::core::clone::Clone }
-    });
-    let predicates: Vec<TokenStream> = where_predicates.iter().cloned().chain(bounds).collect();
+/// `impl Clone for #name` with `clone` and a field-wise `clone_from`. Type parameters get
+/// a `Clone` bound, as `#[derive(Clone)]` adds.
+pub fn clone_impl(shape: &TypeShape) -> Result<TokenStream, Error> {
+    let name = ident(&shape.name);
+    let params = &shape.generics.params;
+    let declarations = params
+        .iter()
+        .map(|p| parse::<syn::GenericParam>(shape, &p.declaration))
+        .collect::<Result<Vec<_>, _>>()?;
+    let arguments = params
+        .iter()
+        .map(|p| match p.kind {
+            ParamKind::Lifetime => parse::<syn::Lifetime>(shape, &p.name).map(|l| quote! { #l }),
+            ParamKind::Type | ParamKind::Const => {
+                let name = ident(&p.name);
+                Ok(quote! { #name })
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let (impl_params, type_args) = if params.is_empty() {
+        (TokenStream::new(), TokenStream::new())
+    } else {
+        (
+            quote! { <#(#declarations),*> },
+            quote! { <#(#arguments),*> },
+        )
+    };
+    let mut predicates = shape
+        .generics
+        .where_predicates
+        .iter()
+        .map(|p| parse::<syn::WherePredicate>(shape, p).map(|p| quote! { #p }))
+        .collect::<Result<Vec<_>, _>>()?;
+    predicates.extend(
+        params
+            .iter()
+            .filter(|p| p.kind == ParamKind::Type)
+            .map(|p| {
+                let p = ident(&p.name);
+                quote! { #p: ::core::clone::Clone }
+            }),
+    );
     let where_clause = (!predicates.is_empty()).then(|| quote! { where #(#predicates),* });
-    let (clone, clone_from) = match &def.body {
-        CopyBody::Struct(fields) => struct_bodies(fields),
-        CopyBody::Enum(variants) => enum_bodies(variants),
+    let (clone, clone_from) = match &shape.body {
+        ShapeBody::Struct(fields) => struct_bodies(fields),
+        ShapeBody::Enum(variants) => enum_bodies(variants),
     };
-    quote! {
+    Ok(quote! {
         #[automatically_derived]
         impl #impl_params ::core::clone::Clone for #name #type_args #where_clause {
             #[inline]
@@ -147,68 +133,68 @@ pub fn clone_impl(def: &CopyDef) -> TokenStream {
                 #clone_from
             }
         }
-    }
+    })
 }
 
-fn struct_bodies(fields: &CopyFields) -> (TokenStream, TokenStream) {
+fn struct_bodies(fields: &ShapeFields) -> (TokenStream, TokenStream) {
     match fields {
-        CopyFields::Named(names) => {
-            let names: Vec<Ident> = names.iter().map(|n| any_ident(n)).collect();
+        ShapeFields::Named(names) => {
+            let names: Vec<Ident> = names.iter().map(|n| ident(n)).collect();
             (
                 quote! { Self { #(#names: ::core::clone::Clone::clone(&self.#names),)* } },
                 quote! { #(::core::clone::Clone::clone_from(&mut self.#names, &source.#names);)* },
             )
         }
-        CopyFields::Unnamed(count) => {
+        ShapeFields::Unnamed(count) => {
             let indices: Vec<syn::Index> = (0..*count).map(syn::Index::from).collect();
             (
                 quote! { Self(#(::core::clone::Clone::clone(&self.#indices),)*) },
                 quote! { #(::core::clone::Clone::clone_from(&mut self.#indices, &source.#indices);)* },
             )
         }
-        CopyFields::Unit => (quote! { Self }, TokenStream::new()),
+        ShapeFields::Unit => (quote! { Self }, TokenStream::new()),
     }
 }
 
 /// Bindings for one side of a variant pattern: `{ a: dst_0, b: dst_1 }` or `(dst_0, dst_1)`.
-fn pattern(fields: &CopyFields, prefix: &str) -> (TokenStream, Vec<Ident>) {
+fn pattern(fields: &ShapeFields, prefix: &str) -> (TokenStream, Vec<Ident>) {
     match fields {
-        CopyFields::Named(names) => {
+        ShapeFields::Named(names) => {
             let bindings: Vec<Ident> = (0..names.len())
                 .map(|i| format_ident!("{prefix}_{i}"))
                 .collect();
-            let names = names.iter().map(|n| any_ident(n));
+            let names = names.iter().map(|n| ident(n));
             (quote! { { #(#names: #bindings),* } }, bindings)
         }
-        CopyFields::Unnamed(count) => {
+        ShapeFields::Unnamed(count) => {
             let bindings: Vec<Ident> = (0..*count).map(|i| format_ident!("{prefix}_{i}")).collect();
             (quote! { ( #(#bindings),* ) }, bindings)
         }
-        CopyFields::Unit => (TokenStream::new(), Vec::new()),
+        ShapeFields::Unit => (TokenStream::new(), Vec::new()),
     }
 }
 
-fn enum_bodies(variants: &[(String, CopyFields)]) -> (TokenStream, TokenStream) {
+fn enum_bodies(variants: &[ShapeVariant]) -> (TokenStream, TokenStream) {
     if variants.is_empty() {
         return (quote! { match *self {} }, quote! { match *self {} });
     }
-    let clone_arms = variants.iter().map(|(variant, fields)| {
-        let variant = any_ident(variant);
+    let clone_arms = variants.iter().map(|ShapeVariant { name, fields }| {
+        let variant = ident(name);
         let (pat, bindings) = pattern(fields, "field");
         let built = match fields {
-            CopyFields::Named(names) => {
-                let names = names.iter().map(|n| any_ident(n));
+            ShapeFields::Named(names) => {
+                let names = names.iter().map(|n| ident(n));
                 quote! { { #(#names: ::core::clone::Clone::clone(#bindings)),* } }
             }
-            CopyFields::Unnamed(_) => {
+            ShapeFields::Unnamed(_) => {
                 quote! { ( #(::core::clone::Clone::clone(#bindings)),* ) }
             }
-            CopyFields::Unit => TokenStream::new(),
+            ShapeFields::Unit => TokenStream::new(),
         };
         quote! { Self::#variant #pat => Self::#variant #built, }
     });
-    let from_arms = variants.iter().map(|(variant, fields)| {
-        let variant = any_ident(variant);
+    let from_arms = variants.iter().map(|ShapeVariant { name, fields }| {
+        let variant = ident(name);
         let (dst_pat, dst) = pattern(fields, "dst");
         let (src_pat, src) = pattern(fields, "src");
         quote! {
@@ -234,17 +220,19 @@ fn enum_bodies(variants: &[(String, CopyFields)]) -> (TokenStream, TokenStream) 
 mod tests {
     use super::*;
 
-    fn formatted(def: &CopyDef) -> String {
-        let file: syn::File = syn::parse2(clone_impl(def)).expect("valid Rust");
+    use crate::model::{GenericParam, Generics};
+
+    fn formatted(shape: &TypeShape) -> String {
+        let file: syn::File = syn::parse2(clone_impl(shape).unwrap()).expect("valid Rust");
         prettyplease::unparse(&file)
     }
 
     #[test]
     fn struct_copies_field_by_field() {
-        let code = formatted(&CopyDef {
+        let code = formatted(&TypeShape {
             name: "Foo".into(),
             generics: Generics::default(),
-            body: CopyBody::Struct(CopyFields::Named(vec!["name".into(), "r#type".into()])),
+            body: ShapeBody::Struct(ShapeFields::Named(vec!["name".into(), "r#type".into()])),
         });
         assert!(code.contains("::core::clone::Clone::clone_from(&mut self.name, &source.name);"));
         assert!(
@@ -258,31 +246,31 @@ mod tests {
 
     #[test]
     fn tuple_and_unit_structs() {
-        let tuple = formatted(&CopyDef {
+        let tuple = formatted(&TypeShape {
             name: "Pair".into(),
             generics: Generics::default(),
-            body: CopyBody::Struct(CopyFields::Unnamed(2)),
+            body: ShapeBody::Struct(ShapeFields::Unnamed(2)),
         });
         assert!(tuple.contains(
             "Self(::core::clone::Clone::clone(&self.0), ::core::clone::Clone::clone(&self.1))"
         ));
         assert!(tuple.contains("clone_from(&mut self.1, &source.1)"));
-        let unit = formatted(&CopyDef {
+        let unit = formatted(&TypeShape {
             name: "Unit".into(),
-            ..CopyDef::default()
+            ..TypeShape::default()
         });
         assert!(unit.contains("fn clone(&self) -> Self {\n        Self\n    }"));
     }
 
     #[test]
     fn enums_fall_back_only_across_variants() {
-        let code = formatted(&CopyDef {
+        let code = formatted(&TypeShape {
             name: "Source".into(),
             generics: Generics::default(),
-            body: CopyBody::Enum(vec![
-                ("Git".into(), CopyFields::Named(vec!["url".into()])),
-                ("Image".into(), CopyFields::Unnamed(1)),
-                ("None".into(), CopyFields::Unit),
+            body: ShapeBody::Enum(vec![
+                variant("Git", ShapeFields::Named(vec!["url".into()])),
+                variant("Image", ShapeFields::Unnamed(1)),
+                variant("None", ShapeFields::Unit),
             ]),
         });
         assert!(code.contains("(Self::Git { url: dst_0 }, Self::Git { url: src_0 }) => {"));
@@ -294,17 +282,25 @@ mod tests {
 
     #[test]
     fn type_parameters_get_clone_bounds() {
-        let code = formatted(&CopyDef {
+        let code = formatted(&TypeShape {
             name: "Wrapper".into(),
             generics: Generics {
-                impl_params: quote! { <T: Send, U> },
-                type_args: quote! { <T, U> },
-                where_predicates: vec![quote! { U: Sync }],
-                type_params: vec!["T".into(), "U".into()],
+                params: vec![
+                    param(ParamKind::Lifetime, "'a", "'a"),
+                    param(ParamKind::Type, "T", "T: Send"),
+                    param(ParamKind::Type, "U", "U"),
+                    param(ParamKind::Const, "N", "const N: usize"),
+                ],
+                where_predicates: vec!["U: Sync".into()],
             },
-            body: CopyBody::Struct(CopyFields::Unnamed(2)),
+            body: ShapeBody::Struct(ShapeFields::Unnamed(2)),
         });
-        assert!(code.contains("impl<T: Send, U> ::core::clone::Clone for Wrapper<T, U>"));
+        assert!(
+            code.contains(
+                "impl<'a, T: Send, U, const N: usize> ::core::clone::Clone for Wrapper<'a, T, U, N>"
+            ),
+            "{code}"
+        );
         assert!(
             code.contains("U: Sync,\n    T: ::core::clone::Clone,\n    U: ::core::clone::Clone,")
         );
@@ -312,11 +308,39 @@ mod tests {
 
     #[test]
     fn empty_enum_matches_nothing() {
-        let code = formatted(&CopyDef {
+        let code = formatted(&TypeShape {
             name: "Never".into(),
             generics: Generics::default(),
-            body: CopyBody::Enum(Vec::new()),
+            body: ShapeBody::Enum(Vec::new()),
         });
         assert!(code.contains("match *self {}"));
+    }
+
+    fn variant(name: &str, fields: ShapeFields) -> ShapeVariant {
+        ShapeVariant {
+            name: name.into(),
+            fields,
+        }
+    }
+
+    fn param(kind: ParamKind, name: &str, declaration: &str) -> GenericParam {
+        GenericParam {
+            kind,
+            name: name.into(),
+            declaration: declaration.into(),
+        }
+    }
+
+    #[test]
+    fn unparsable_generics_are_an_error_not_a_panic() {
+        let shape = TypeShape {
+            name: "Bad".into(),
+            generics: Generics {
+                params: vec![param(ParamKind::Type, "T", "T: +")],
+                where_predicates: Vec::new(),
+            },
+            body: ShapeBody::Struct(ShapeFields::Unit),
+        };
+        assert!(matches!(clone_impl(&shape), Err(Error::BadGenerics { .. })));
     }
 }

@@ -1,7 +1,8 @@
 //! What a kind's root type gets beyond its fields: the resource impls.
 //!
-//! Both the types emitter (for root types generated from CRDs) and `#[derive(Resource)]`
-//! (for root types written by hand) emit through [`impls`], so the two kinds of root type
+//! Both the types emitter (for root types generated from CRDs and OpenAPI documents) and
+//! `#[derive(Resource)]` (for root types written by hand) emit from the same model data, a
+//! [`Resource`] (group, version, kind and root struct), so the two kinds of root type
 //! implement the same traits the same way:
 //!
 //! - `k8s_openapi::Resource` + `ListableResource` + `Metadata`. kube implements
@@ -20,144 +21,65 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::deepcopy::any_ident;
-use super::types::{Context, ident};
-use super::{Error, Paths};
-use crate::model::{Kind, Scope, StructDef, TypeDef};
-
-/// A root type: a struct with `metadata`, usually `spec` and `status`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ResourceDef {
-    /// The Rust type name.
-    pub type_name: String,
-    /// API group (`samplecontroller.k8s.io`; `""` for core).
-    pub group: String,
-    /// API version (`v1alpha1`).
-    pub version: String,
-    /// The kind: names, scope, subresources, printer columns, selectable fields.
-    pub kind: Kind,
-    /// The struct's fields, `metadata` included, in declaration order.
-    pub fields: Vec<RootField>,
-    /// A flattened map of extra properties (generated types only), by Rust field name.
-    pub additional: Option<String>,
-    /// The type's documentation (the CRD schema's description).
-    pub docs: Option<String>,
-}
-
-impl ResourceDef {
-    /// `group/version`, or `version` for the core group.
-    pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
-    }
-}
-
-/// A field of a root type.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RootField {
-    /// Rust field name (`r#type` for raw identifiers).
-    pub rust_name: String,
-    /// JSON property name.
-    pub wire_name: String,
-    /// Whether the field is an `Option` (skipped when `None`, `None` when absent).
-    pub optional: bool,
-}
+use super::common::{Error, Options, Paths, ident, path};
+use crate::model::{Field, Resource, Scope};
+use crate::naming;
 
 /// Which impls to emit beyond the resource traits and `Serialize`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Emit {
     /// Emit `Deserialize` (the derive) instead of relying on a derived one.
     pub deserialize: bool,
-    /// Emit `crd()`/`try_crd()` using this path to the `kubegen` facade.
-    pub crd: Option<TokenStream>,
-}
-
-/// Crate paths for code emitted inside a crate that depends on the `kubegen` facade:
-/// `#facade::__private::{k8s_openapi, serde, serde_json}`.
-pub fn facade_options(facade: &TokenStream) -> super::Options {
-    let path = |krate: &str| format!("{facade}::__private::{krate}").replace(' ', "");
-    super::Options {
-        k8s_openapi: path("k8s_openapi"),
-        serde: path("serde"),
-        serde_json: path("serde_json"),
-    }
+    /// Emit `crd()`/`try_crd()` using this path to the `kubegen` facade (`::kubegen`).
+    pub crd: Option<String>,
 }
 
 /// The impls of a root type, wrapped in `const _: () = { ... };` (plus an inherent
 /// `impl` with `crd()` when asked for).
 pub fn impls(
-    def: &ResourceDef,
-    options: &super::Options,
+    resource: &Resource<'_>,
+    options: &Options,
     emit: &Emit,
 ) -> Result<TokenStream, Error> {
     let paths = Paths::new(options)?;
-    let traits = resource_traits(def, &paths);
-    let serialize = serialize_impl(def, &paths);
-    let deserialize = emit.deserialize.then(|| deserialize_impl(def, &paths));
-    let crd = emit.crd.as_ref().map(|facade| crd_fn(def, facade));
+    let impls = root_impls(resource, &paths);
+    let deserialize = emit.deserialize.then(|| deserialize_impl(resource, &paths));
+    let crd = match &emit.crd {
+        Some(facade) => Some(crd_fn(resource, &path(facade)?)),
+        None => None,
+    };
     Ok(quote! {
         const _: () = {
-            #traits
-            #serialize
+            #impls
             #deserialize
         };
         #crd
     })
 }
 
-/// The seam the types emitter calls for a generated root type.
-pub(crate) fn resource_impls(
-    ctx: &Context<'_>,
-    ty: &TypeDef,
-    s: &StructDef,
-    kind: &str,
-) -> Result<TokenStream, Error> {
-    let meta = ctx
-        .version
-        .kinds
-        .get(kind)
-        .ok_or_else(|| Error::MissingKind {
-            kind: kind.to_owned(),
-            version: ctx.version.name.clone(),
-        })?;
-    let def = ResourceDef {
-        type_name: ty.name.clone(),
-        group: ctx.group.name.clone(),
-        version: ctx.version.name.clone(),
-        kind: meta.clone(),
-        fields: s
-            .fields
-            .iter()
-            .map(|f| RootField {
-                rust_name: f.rust_name.clone(),
-                wire_name: f.wire_name.clone(),
-                optional: !f.required,
-            })
-            .collect(),
-        additional: s.additional.as_ref().map(|a| a.rust_name.clone()),
-        docs: None,
-    };
-    let paths = ctx.paths;
-    let traits = resource_traits(&def, paths);
-    let serialize = serialize_impl(&def, paths);
-    Ok(quote! {
-        const _: () = {
-            #traits
-            #serialize
-        };
-    })
+/// The resource traits and `Serialize` of a root type, unwrapped (the types emitter puts
+/// them in its own `const _`).
+pub(crate) fn root_impls(resource: &Resource<'_>, paths: &Paths) -> TokenStream {
+    let traits = resource_traits(resource, paths);
+    let serialize = serialize_impl(resource, paths);
+    quote! {
+        #traits
+        #serialize
+    }
 }
 
-fn resource_traits(def: &ResourceDef, paths: &Paths) -> TokenStream {
+/// Whether a root field is an `Option` (skipped when `None`, `None` when absent).
+fn optional(field: &Field) -> bool {
+    !field.required
+}
+
+fn resource_traits(def: &Resource<'_>, paths: &Paths) -> TokenStream {
     let k8s = &paths.k8s_openapi;
-    let name = any_ident(&def.type_name);
-    let group = &def.group;
-    let version = &def.version;
+    let name = ident(&def.root.name);
+    let group = &def.group.name;
+    let version = &def.version.name;
     let kind = &def.kind.name;
-    let api_version = def.api_version();
+    let api_version = naming::api_version(group, version);
     let plural = &def.kind.names.plural;
     let list_kind = &def.kind.names.list_kind;
     let scope = match def.kind.scope {
@@ -195,14 +117,14 @@ fn resource_traits(def: &ResourceDef, paths: &Paths) -> TokenStream {
     }
 }
 
-fn serialize_impl(def: &ResourceDef, paths: &Paths) -> TokenStream {
+fn serialize_impl(def: &Resource<'_>, paths: &Paths) -> TokenStream {
     let k8s = &paths.k8s_openapi;
     let serde = &paths.serde;
-    let name = any_ident(&def.type_name);
-    let entries = def.fields.iter().map(|field| {
+    let name = ident(&def.root.name);
+    let entries = def.fields.fields.iter().map(|field| {
         let wire = &field.wire_name;
-        let rust = any_ident(&field.rust_name);
-        if field.optional {
+        let rust = ident(&field.rust_name);
+        if optional(field) {
             quote! {
                 if let ::core::option::Option::Some(value) = &self.#rust {
                     map.serialize_entry(#wire, value)?;
@@ -212,8 +134,8 @@ fn serialize_impl(def: &ResourceDef, paths: &Paths) -> TokenStream {
             quote! { map.serialize_entry(#wire, &self.#rust)?; }
         }
     });
-    let additional = def.additional.as_ref().map(|extra| {
-        let rust = ident(extra);
+    let additional = def.fields.additional.as_ref().map(|extra| {
+        let rust = ident(&extra.rust_name);
         quote! {
             for (key, value) in &self.#rust {
                 if key != "apiVersion" && key != "kind" {
@@ -241,22 +163,24 @@ fn serialize_impl(def: &ResourceDef, paths: &Paths) -> TokenStream {
     }
 }
 
-fn deserialize_impl(def: &ResourceDef, paths: &Paths) -> TokenStream {
+fn deserialize_impl(def: &Resource<'_>, paths: &Paths) -> TokenStream {
     let serde = &paths.serde;
-    let name = any_ident(&def.type_name);
-    let expecting = format!("a {} {} object", def.api_version(), def.kind.name);
-    let variants: Vec<_> = (0..def.fields.len())
+    let name = ident(&def.root.name);
+    let api_version = naming::api_version(&def.group.name, &def.version.name);
+    let expecting = format!("a {api_version} {} object", def.kind.name);
+    let fields = &def.fields.fields;
+    let variants: Vec<_> = (0..fields.len())
         .map(|i| format_ident!("Field{i}"))
         .collect();
-    let locals: Vec<_> = (0..def.fields.len())
+    let locals: Vec<_> = (0..fields.len())
         .map(|i| format_ident!("field_{i}"))
         .collect();
-    let wires: Vec<&str> = def.fields.iter().map(|f| f.wire_name.as_str()).collect();
-    let rust: Vec<_> = def.fields.iter().map(|f| any_ident(&f.rust_name)).collect();
-    let finish = def.fields.iter().zip(&locals).map(|(field, local)| {
+    let wires: Vec<&str> = fields.iter().map(|f| f.wire_name.as_str()).collect();
+    let rust: Vec<_> = fields.iter().map(|f| ident(&f.rust_name)).collect();
+    let finish = fields.iter().zip(&locals).map(|(field, local)| {
         let wire = &field.wire_name;
         // Optional fields flatten `Option<Option<T>>`; a missing `metadata` defaults.
-        if field.optional || field.wire_name == "metadata" {
+        if optional(field) || field.wire_name == "metadata" {
             quote! { #local.unwrap_or_default() }
         } else {
             quote! {
@@ -357,11 +281,11 @@ fn deserialize_impl(def: &ResourceDef, paths: &Paths) -> TokenStream {
     }
 }
 
-fn crd_fn(def: &ResourceDef, facade: &TokenStream) -> TokenStream {
+fn crd_fn(def: &Resource<'_>, facade: &TokenStream) -> TokenStream {
     let crd = quote! { #facade::crd };
-    let name = any_ident(&def.type_name);
-    let kind = &def.kind;
-    let (group, version, kind_name) = (&def.group, &def.version, &kind.name);
+    let name = ident(&def.root.name);
+    let kind = def.kind;
+    let (group, version, kind_name) = (&def.group.name, &def.version.name, &kind.name);
     let (plural, singular, list_kind) = (
         &kind.names.plural,
         &kind.names.singular,
@@ -409,18 +333,19 @@ fn crd_fn(def: &ResourceDef, facade: &TokenStream) -> TokenStream {
         }
     });
     let selectable = &kind.selectable_fields;
-    let description = match &def.docs {
+    let description = match &def.root.docs {
         Some(d) => quote! { ::core::option::Option::Some(#d) },
         None => quote! { ::core::option::Option::None },
     };
     let fields = def
         .fields
+        .fields
         .iter()
         .filter(|f| f.wire_name != "metadata")
         .map(|f| {
             let wire = &f.wire_name;
-            let rust = any_ident(&f.rust_name);
-            if f.optional {
+            let rust = ident(&f.rust_name);
+            if optional(f) {
                 quote! { .optional(#wire, |object: &Self| &object.#rust) }
             } else {
                 quote! { .required(#wire, |object: &Self| &object.#rust) }
@@ -474,11 +399,13 @@ fn crd_fn(def: &ResourceDef, facade: &TokenStream) -> TokenStream {
 
 /// Impls that keep a type with invalid `#[resource]` attributes from cascading into more
 /// errors: every trait and `crd()` exist, with bodies that are never run (the crate does
-/// not compile: the real errors are emitted beside).
-pub fn fallback(type_name: &str, facade: &TokenStream) -> TokenStream {
+/// not compile: the real errors are emitted beside). `facade` falls back to `::kubegen`
+/// when it is not a path.
+pub fn fallback(type_name: &str, facade: &str) -> TokenStream {
+    let facade = path(facade).unwrap_or_else(|_| quote! { ::kubegen });
     let k8s = quote! { #facade::__private::k8s_openapi };
     let serde = quote! { #facade::__private::serde };
-    let name = any_ident(type_name);
+    let name = ident(type_name);
     quote! {
         const _: () = {
             impl #k8s::Resource for #name {

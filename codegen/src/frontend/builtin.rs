@@ -7,17 +7,43 @@
 //! build input); the types themselves come from k8s-openapi. Kinds that cannot be listed
 //! or watched (`Binding`, `Eviction`) and the deprecated `ComponentStatus` are left out.
 //!
+//! Each kind's Rust type is k8s-openapi's, by path ([`RootType::External`]): the
+//! generated clients name it through the facade's re-export of k8s-openapi.
+//!
 //! ```
 //! use kubegen_codegen::frontend::builtin;
+//! use kubegen_codegen::model::{Model, RootType};
 //!
-//! let model = builtin::model();
+//! let mut model = Model::default();
+//! builtin::load(&mut model, &builtin::Options::default())?;
 //! let apps = &model.groups["apps"].versions["v1"];
 //! assert!(apps.kinds["Deployment"].subresources.scale.is_some());
+//! assert!(matches!(&apps.kinds["Deployment"].root,
+//!     RootType::External(t) if t.path == "k8s_openapi::api::apps::v1::Deployment"));
 //! assert_eq!(model.groups[""].versions["v1"].kinds["Endpoints"].names.plural, "endpoints");
+//! # Ok::<(), kubegen_codegen::frontend::Error>(())
 //! ```
 
-use crate::model::{Kind, KindNames, Model, Scale, Scope, Subresources};
+use super::{Error, Result, Versions};
+use crate::model::{
+    ExternalType, Kind, KindNames, Model, Origin, RootType, Scale, Scope, Subresources,
+};
 use crate::naming;
+
+/// Options of the built-in front-end.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Which versions to add (each built-in kind here has one version, served and stored).
+    pub versions: Versions,
+}
+
+impl Options {
+    /// Selects the versions to add.
+    pub fn versions(mut self, versions: Versions) -> Self {
+        self.versions = versions;
+        self
+    }
+}
 
 /// Subresources of a built-in kind.
 #[derive(Clone, Copy)]
@@ -116,10 +142,13 @@ const KINDS: &[(&str, &str, &str, Scope, Sub)] = &[
     ),
 ];
 
-/// The model of the built-in groups (kinds only: their types are k8s-openapi's).
-pub fn model() -> Model {
-    let mut model = Model::default();
+/// Adds the built-in kinds of the selected versions to `model` (kinds only: their types
+/// are k8s-openapi's), then validates it. The table is the input, so there are no sources.
+pub fn load(model: &mut Model, options: &Options) -> Result<()> {
     for &(group, version, kind, scope, sub) in KINDS {
+        if !options.versions.selects(version, true, true) {
+            continue;
+        }
         let scale = matches!(sub, StatusScale).then(|| Scale {
             spec_replicas_path: ".spec.replicas".to_owned(),
             status_replicas_path: ".status.replicas".to_owned(),
@@ -132,6 +161,10 @@ pub fn model() -> Model {
             categories: Vec::new(),
             list_kind: format!("{kind}List"),
         };
+        let path = format!(
+            "k8s_openapi::api::{}::{version}::{kind}",
+            naming::group_short(group)
+        );
         let entry = Kind {
             name: kind.to_owned(),
             names,
@@ -145,20 +178,50 @@ pub fn model() -> Model {
             },
             printer_columns: Vec::new(),
             selectable_fields: Vec::new(),
-            root_type: kind.to_owned(),
+            root: RootType::External(ExternalType::new(path, true)),
             module: naming::kind_module(kind),
+            origin: Origin::default(),
         };
-        model
-            .version_mut(group, version)
-            .kinds
-            .insert(kind.to_owned(), entry);
+        let target = model.version_mut(group, version);
+        if target.kinds.contains_key(kind) {
+            return Err(Error::DuplicateKind {
+                at: None,
+                api_version: naming::api_version(group, version),
+                kind: kind.to_owned(),
+            });
+        }
+        target.kinds.insert(kind.to_owned(), entry);
     }
-    model
+    model.validate()?;
+    Ok(())
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    fn model() -> Model {
+        let mut model = Model::default();
+        load(&mut model, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+        model
+    }
+
+    #[test]
+    fn versions_select_kinds() {
+        let mut model = Model::default();
+        load(
+            &mut model,
+            &Options::default().versions("v2".parse().unwrap()),
+        )
+        .unwrap();
+        assert_eq!(model.kind_count(), 1);
+        assert!(
+            model.groups["autoscaling"].versions["v2"]
+                .kinds
+                .contains_key("HorizontalPodAutoscaler")
+        );
+    }
 
     #[test]
     fn every_requested_group_is_present() {

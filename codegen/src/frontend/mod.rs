@@ -1,26 +1,48 @@
 //! Front-ends: read inputs and build the [model](crate::model).
 //!
-//! - [`crd`]: CustomResourceDefinition YAML or JSON (`apiextensions.k8s.io/v1`).
-//! - [`rust`]: annotated Rust structs (`#[derive(Resource)]`), read with syn.
-//! - [`builtin`]: the built-in API groups (kinds from a table, types from k8s-openapi).
-//! - [`openapi`]: Kubernetes OpenAPI v3 and v2 (swagger) documents, for whole API groups.
+//! | front-end   | input                                               | kinds' Rust types        |
+//! |-------------|-----------------------------------------------------|--------------------------|
+//! | [`crd`]     | CustomResourceDefinition YAML or JSON               | generated from the schemas |
+//! | [`openapi`] | Kubernetes OpenAPI v3 and v2 (swagger) documents    | generated from the schemas |
+//! | [`rust`]    | `#[derive(Resource)]` structs, read with syn        | the structs themselves   |
+//! | [`builtin`] | the built-in API groups (a committed table)         | k8s-openapi's            |
 //!
-//! Inputs are [`Source`]s (a display name and the text), so front-ends never touch the
-//! file system themselves; [`read_sources`] expands files and directories for the CLI.
+//! Every front-end has the same entry point, `load(model, [sources,] options)`: it adds
+//! the kinds of the selected [`Versions`] (and, for CRDs and OpenAPI, their types) to a
+//! [`Model`] and ends in [`Model::validate`], so every path into the emitters goes through
+//! Kubernetes' naming rules. Errors are one [`Error`] for all of them; input errors print
+//! as `file:line:column: what was expected`. The CRD and OpenAPI front-ends share the
+//! JSON-schema layer ([`schema`]), which belongs to neither.
+//!
+//! [`load`] is the pipeline's first half: any mix of [`Input`]s into one validated model.
+//! Inputs are [`Source`]s (a display name and the text), so front-ends never touch the file
+//! system themselves; [`read_sources`] and [`rust::read_dir`] read files for the CLI.
+//!
+//! ```
+//! use kubegen_codegen::frontend::{self, Input, Source, crd, builtin};
+//!
+//! let model = frontend::load(&[
+//!     Input::Crd(&[Source::new("foo.yaml", kubegen_codegen::SAMPLE_CRD)], crd::Options::default()),
+//!     Input::Kubernetes(builtin::Options::default()),
+//! ])?;
+//! assert!(model.groups.contains_key("samplecontroller.k8s.io"));
+//! assert!(model.groups.contains_key("apps"));
+//! # Ok::<(), frontend::Error>(())
+//! ```
 
 pub mod builtin;
 pub mod crd;
 pub mod openapi;
 pub mod rust;
+pub(crate) mod schema;
+mod versions;
 
+pub use versions::Versions;
+
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReadError + '_ {
-    move |reason| ReadError::Io {
-        path: path.to_owned(),
-        reason,
-    }
-}
+use crate::model::{self, Location, Model};
 
 /// One input document set: its display name (used in error messages) and its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,22 +63,166 @@ impl Source {
     }
 }
 
-/// Why inputs could not be read.
+/// Why inputs could not be turned into a model.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub enum Error {
+    /// An input is not what its front-end reads.
+    #[error("{at}: {message}")]
+    Input {
+        /// Where.
+        at: Location,
+        /// What was expected.
+        message: String,
+    },
     /// A file or directory could not be read.
     #[error("failed to read {}: {reason}", path.display())]
-    Io {
+    Read {
         /// The path that failed.
         path: PathBuf,
         /// The I/O error.
         reason: std::io::Error,
     },
+    /// Two inputs (or two parts of one) define the same kind.
+    #[error("{}kind `{kind}` of {api_version} is defined twice", at.as_ref().map(|a| format!("{a}: ")).unwrap_or_default())]
+    DuplicateKind {
+        /// Where the second definition is, when known.
+        at: Option<Location>,
+        /// `group/version` (`v1` for core).
+        api_version: String,
+        /// The kind.
+        kind: String,
+    },
+    /// The selected OpenAPI group/version is served by none of the documents.
+    #[error(
+        "failed to select {wanted}: the OpenAPI documents serve no such group/version \
+(they serve: {available})"
+    )]
+    NotServed {
+        /// The selection, as `group/version` (`*` for any).
+        wanted: String,
+        /// What the documents serve, comma-separated.
+        available: String,
+    },
+    /// A version named in [`Versions::Named`] is in none of the inputs.
+    #[error("failed to select versions {wanted}: no input has {missing} (selected: {found})")]
+    NoSuchVersion {
+        /// The selection.
+        wanted: String,
+        /// The names no input has, comma-separated.
+        missing: String,
+        /// The versions that were selected, comma-separated (`nothing` when none).
+        found: String,
+    },
+    /// The version selection cannot apply to an input.
+    #[error("failed to select {versions} versions of {input}: {reason}")]
+    Selection {
+        /// The selection.
+        versions: Versions,
+        /// The input kind (`OpenAPI documents`).
+        input: &'static str,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The model breaks a rule: a name Kubernetes rejects (with `file:line:column` when
+    /// known), or an invariant a front-end failed to keep.
+    #[error(transparent)]
+    Model(Box<model::Error>),
+}
+
+impl From<model::Error> for Error {
+    fn from(error: model::Error) -> Self {
+        Error::Model(Box::new(error))
+    }
+}
+
+impl Error {
+    /// An input error at `file:line:column`.
+    pub fn input(file: &str, line: u64, column: u64, message: impl Into<String>) -> Self {
+        Error::Input {
+            at: Location::new(file, line, column),
+            message: message.into(),
+        }
+    }
+}
+
+/// Result of the front-ends.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// One input of a generation run, as the CLI's flags name them, with its front-end's
+/// options (which include the [`Versions`] to select).
+#[derive(Clone, Debug)]
+pub enum Input<'a> {
+    /// CustomResourceDefinitions (`--crd`).
+    Crd(&'a [Source], crd::Options),
+    /// OpenAPI documents (`--openapi`).
+    OpenApi(&'a [Source], openapi::Options),
+    /// Rust sources with `#[derive(Resource)]` structs (`--rust`).
+    Rust(&'a [Source], rust::Options),
+    /// The built-in API groups (`--kubernetes`).
+    Kubernetes(builtin::Options),
+}
+
+impl Input<'_> {
+    /// The versions this input selects.
+    pub fn versions(&self) -> &Versions {
+        match self {
+            Input::Crd(_, o) => &o.versions,
+            Input::OpenApi(_, o) => &o.versions,
+            Input::Rust(_, o) => &o.versions,
+            Input::Kubernetes(o) => &o.versions,
+        }
+    }
+}
+
+/// Builds one model from every input, in order, through each front-end's `load`, and
+/// validates the whole. A version named in a [`Versions::Named`] selection that no input
+/// has is an error.
+pub fn load(inputs: &[Input<'_>]) -> Result<Model> {
+    let mut model = Model::default();
+    for input in inputs {
+        match input {
+            Input::Crd(sources, options) => crd::load(&mut model, sources, options)?,
+            Input::OpenApi(sources, options) => openapi::load(&mut model, sources, options)?,
+            Input::Rust(sources, options) => rust::load(&mut model, sources, options)?,
+            Input::Kubernetes(options) => builtin::load(&mut model, options)?,
+        }
+    }
+    let found: BTreeSet<&str> = model.versions().map(|(_, v)| v.name.as_str()).collect();
+    for input in inputs {
+        if let Versions::Named(names) = input.versions() {
+            let missing: Vec<&str> = names
+                .iter()
+                .map(String::as_str)
+                .filter(|n| !found.contains(n))
+                .collect();
+            if !missing.is_empty() {
+                let found: Vec<&str> = found.iter().copied().collect();
+                return Err(Error::NoSuchVersion {
+                    wanted: input.versions().to_string(),
+                    missing: missing.join(", "),
+                    found: if found.is_empty() {
+                        "nothing".to_owned()
+                    } else {
+                        found.join(", ")
+                    },
+                });
+            }
+        }
+    }
+    model.validate()?;
+    Ok(model)
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |reason| Error::Read {
+        path: path.to_owned(),
+        reason,
+    }
 }
 
 /// Reads `paths` into sources: files as given, directories expanded (non-recursively) to
 /// their `*.yaml`, `*.yml` and `*.json` files in name order. Names are the paths as given.
-pub fn read_sources(paths: &[PathBuf]) -> Result<Vec<Source>, ReadError> {
+pub fn read_sources(paths: &[PathBuf]) -> Result<Vec<Source>> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {

@@ -2,13 +2,29 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Model, TypeDefKind, TypeRef, Version};
+use super::{Location, Model, RootType, TypeDef, TypeDefKind, TypeRef, Version};
 use crate::naming;
 
-/// Why a model is not valid. Front-ends that build models correctly never produce these;
-/// they guard emitters against a front-end bug producing code that cannot compile.
+/// Why a model is not valid: a name Kubernetes rejects ([`Error::InvalidName`], at the
+/// place it was written), or a broken invariant that front-ends which build models
+/// correctly never produce (the other variants guard emitters against such a bug).
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum Error {
+    /// A group, version, kind, plural, singular, list kind, short name or category that
+    /// the API server would reject.
+    #[error("{}invalid {what} {name:?}: {expected}", prefix(.at.as_deref(), .context))]
+    InvalidName {
+        /// Where the name was written, when known.
+        at: Option<Box<Location>>,
+        /// The group/version it belongs to (`example.com/v1`).
+        context: String,
+        /// What is named (`version`, `kind`, `plural`...).
+        what: &'static str,
+        /// The name.
+        name: String,
+        /// What was expected instead.
+        expected: String,
+    },
     /// Two types of one version share a Rust name.
     #[error("failed to validate {group}/{version}: type name `{name}` is defined twice")]
     DuplicateType {
@@ -45,7 +61,8 @@ pub enum Error {
         /// `not a valid identifier` or `used twice`.
         problem: &'static str,
     },
-    /// A kind's root type is missing, is not a root struct, or lacks `metadata: ObjectMeta`.
+    /// A kind's root type is missing, is not a root struct, lacks `metadata: ObjectMeta`,
+    /// or has a path that is not a Rust path.
     #[error(
         "failed to validate {group}/{version}: kind `{kind}` has no root struct `{root}` \
 with a required `metadata: ObjectMeta` field"
@@ -77,10 +94,23 @@ with a required `metadata: ObjectMeta` field"
 /// Result of model validation.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// `file:line:column: ` when the location is known, else what was being validated.
+fn prefix(at: Option<&Location>, context: &str) -> String {
+    match at {
+        Some(at) => format!("{at}: "),
+        None => format!("failed to validate {context}: "),
+    }
+}
+
 impl Model {
-    /// Checks the invariants emitters rely on: unique, valid names; every named reference
-    /// resolves; every kind has a root struct.
+    /// Checks what emitters rely on, Kubernetes' naming rules first: group (a DNS-1123
+    /// subdomain, or `""` for core), version (a DNS-1035 label), kind and list kind (a
+    /// DNS-1035 label once lowercased, and different), plural, singular, short names and
+    /// categories (DNS-1035 labels), one kind per plural; then that every module, type,
+    /// field and variant name is a Rust identifier unique in its scope, every named
+    /// reference resolves, and every kind has a root struct with `metadata: ObjectMeta`.
     pub fn validate(&self) -> Result<()> {
+        super::names::validate_names(self)?;
         let mut modules: BTreeMap<&str, &str> = BTreeMap::new();
         for group in self.groups.values() {
             if let Some(first) = modules.insert(&group.module, &group.name) {
@@ -88,6 +118,15 @@ impl Model {
                     first: first.to_owned(),
                     second: group.name.clone(),
                     module: group.module.clone(),
+                });
+            }
+            if !naming::is_identifier(&group.module) {
+                return Err(Error::BadName {
+                    at: group.name.clone(),
+                    scope: "the model".to_owned(),
+                    what: "module",
+                    name: group.module.clone(),
+                    problem: "not a valid identifier",
                 });
             }
             for version in group.versions.values() {
@@ -108,14 +147,36 @@ impl Model {
     }
 }
 
-fn validate_version(group: &str, version: &Version) -> Result<()> {
-    let bad = |scope: &str, what: &'static str, name: &str, problem: &'static str| Error::BadName {
-        at: format!("{group}/{}", version.name),
+/// A [`Error::BadName`] in `group/version`.
+fn bad_name(
+    group: &str,
+    version: &Version,
+    scope: &str,
+    what: &'static str,
+    name: &str,
+    problem: &'static str,
+) -> Error {
+    Error::BadName {
+        at: naming::api_version(group, &version.name),
         scope: scope.to_owned(),
         what,
         name: name.to_owned(),
         problem,
+    }
+}
+
+fn validate_version(group: &str, version: &Version) -> Result<()> {
+    let bad = |scope: &str, what, name: &str, problem| {
+        bad_name(group, version, scope, what, name, problem)
     };
+    if !naming::is_identifier(&version.module) {
+        return Err(bad(
+            &version.name,
+            "module",
+            &version.module,
+            "not a valid identifier",
+        ));
+    }
     let mut names = BTreeSet::new();
     for ty in &version.types {
         if !names.insert(ty.name.as_str()) {
@@ -143,40 +204,7 @@ fn validate_version(group: &str, version: &Version) -> Result<()> {
         }
     }
     for ty in &version.types {
-        let mut refs = Vec::new();
-        let mut members = BTreeSet::new();
-        let mut member = |what: &'static str, name: &str| {
-            if !naming::is_identifier(name) {
-                return Err(bad(&ty.name, what, name, "not a valid identifier"));
-            }
-            if !members.insert(name.to_owned()) {
-                return Err(bad(&ty.name, what, name, "used twice"));
-            }
-            Ok(())
-        };
-        match &ty.kind {
-            TypeDefKind::Struct(s) => {
-                for field in &s.fields {
-                    member("field", &field.rust_name)?;
-                    field.ty.visit_named(&mut |n| refs.push(n.to_owned()));
-                }
-                if let Some(extra) = &s.additional {
-                    member("field", &extra.rust_name)?;
-                    extra.value.visit_named(&mut |n| refs.push(n.to_owned()));
-                }
-            }
-            TypeDefKind::Enum(e) => {
-                for v in &e.variants {
-                    member("variant", &v.rust_name)?;
-                }
-            }
-            TypeDefKind::Union(u) => {
-                for v in &u.variants {
-                    member("variant", &v.rust_name)?;
-                    v.ty.visit_named(&mut |n| refs.push(n.to_owned()));
-                }
-            }
-        }
+        let refs = members(group, version, ty)?;
         if let Some(name) = refs.into_iter().find(|n| !names.contains(n.as_str())) {
             return Err(Error::UnknownType {
                 group: group.to_owned(),
@@ -187,31 +215,94 @@ fn validate_version(group: &str, version: &Version) -> Result<()> {
         }
     }
     for kind in version.kinds.values() {
-        // The resource impls hand out `&self.metadata` as `ObjectMeta`.
-        let is_root = version
-            .type_named(&kind.root_type)
-            .is_some_and(|t| match &t.kind {
-                TypeDefKind::Struct(s) => {
-                    s.root.is_some()
-                        && s.fields.iter().any(|f| {
-                            f.rust_name == "metadata"
-                                && f.required
-                                && !f.nullable
-                                && f.ty == TypeRef::External(super::ExternalType::object_meta())
-                        })
+        let missing = || Error::MissingRoot {
+            group: group.to_owned(),
+            version: version.name.clone(),
+            kind: kind.name.clone(),
+            root: kind.root.name().to_owned(),
+        };
+        match &kind.root {
+            RootType::External(external) if naming::is_type_path(&external.path) => continue,
+            RootType::External(_) => return Err(missing()),
+            RootType::HandWritten(hand) => {
+                if !naming::is_type_path(&hand.path) || !naming::is_identifier(&hand.def.name) {
+                    return Err(missing());
                 }
-                _ => false,
-            });
+                members(group, version, &hand.def)?;
+            }
+            RootType::Generated(_) => {
+                if !naming::is_identifier(&kind.module) {
+                    return Err(bad(
+                        &kind.name,
+                        "module",
+                        &kind.module,
+                        "not a valid identifier",
+                    ));
+                }
+            }
+        }
+        // The resource impls hand out `&self.metadata` as `ObjectMeta`.
+        let is_root = version.root_of(kind).is_some_and(|(_, s)| {
+            s.root.is_some()
+                && s.fields.iter().any(|f| {
+                    f.rust_name == "metadata"
+                        && f.required
+                        && !f.nullable
+                        && f.ty == TypeRef::External(super::ExternalType::object_meta())
+                })
+        });
         if !is_root {
-            return Err(Error::MissingRoot {
-                group: group.to_owned(),
-                version: version.name.clone(),
-                kind: kind.name.clone(),
-                root: kind.root_type.clone(),
-            });
+            return Err(missing());
         }
     }
     Ok(())
+}
+
+/// Checks that the members (fields, variants) of `ty` are identifiers unique in the type,
+/// and returns the names of the types they refer to.
+fn members(group: &str, version: &Version, ty: &TypeDef) -> Result<Vec<String>> {
+    let mut refs = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut member = |what: &'static str, name: &str| {
+        if !naming::is_identifier(name) {
+            return Err(bad_name(
+                group,
+                version,
+                &ty.name,
+                what,
+                name,
+                "not a valid identifier",
+            ));
+        }
+        if !seen.insert(name.to_owned()) {
+            return Err(bad_name(group, version, &ty.name, what, name, "used twice"));
+        }
+        Ok(())
+    };
+    match &ty.kind {
+        TypeDefKind::Struct(s) => {
+            for field in &s.fields {
+                member("field", &field.rust_name)?;
+                field.ty.visit_named(&mut |n| refs.push(n.to_owned()));
+            }
+            if let Some(extra) = &s.additional {
+                member("field", &extra.rust_name)?;
+                extra.value.visit_named(&mut |n| refs.push(n.to_owned()));
+            }
+        }
+        TypeDefKind::Enum(e) => {
+            for v in &e.variants {
+                member("variant", &v.rust_name)?;
+            }
+        }
+        TypeDefKind::Union(u) => {
+            for v in &u.variants {
+                member("variant", &v.rust_name)?;
+                v.ty.visit_named(&mut |n| refs.push(n.to_owned()));
+            }
+        }
+    }
+    Ok(refs)
 }
 
 /// The by-value edges of a version's type graph: `A -> B` when `A` stores a `B` inline.

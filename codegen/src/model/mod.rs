@@ -3,13 +3,19 @@
 //! The model has two halves:
 //!
 //! - the API surface: [`Model`] -> [`Group`] -> [`Version`] -> [`Kind`] (names, scope,
-//!   subresources, printer columns...);
+//!   subresources, printer columns, where the kind's Rust type lives ([`RootType`]), and
+//!   where its names were written ([`Origin`]));
 //! - the type model: each [`Version`] owns a namespace of [`TypeDef`]s (structs, string
 //!   enums, untagged unions) whose fields point at other types through [`TypeRef`].
 //!
-//! Everything is owned and deterministically ordered (`BTreeMap` or sorted `Vec`), so two
-//! runs over the same input build equal models and emit identical bytes. Front-ends build a
-//! model, call [`Model::validate`], and hand it to the emitters.
+//! Beside them, [`TypeShape`] is what `#[derive(DeepCopy)]` reads from any Rust type.
+//!
+//! The model is the whole contract between front-ends and emitters: front-ends build it
+//! and end with [`Model::validate`], which enforces Kubernetes' own naming rules (with the
+//! `file:line:column` of the offending name) and the invariants emitters rely on; emitters
+//! read nothing else. Everything is owned and deterministically ordered (`BTreeMap` or
+//! sorted `Vec`), so two runs over the same input build equal models and emit identical
+//! bytes.
 //!
 //! ```
 //! use kubegen_codegen::model::{Model, TypeRef};
@@ -21,10 +27,20 @@
 
 mod api;
 mod check;
+mod names;
+mod origin;
+mod shape;
 mod types;
 
-pub use api::{Group, Kind, KindNames, PrinterColumn, Scale, Scope, Subresources, Version};
+pub use api::{
+    Group, HandWritten, Kind, KindNames, PrinterColumn, Resource, RootType, Scale, Scope,
+    Subresources, Version,
+};
 pub use check::{Error, Result};
+pub use origin::{Location, Origin};
+pub use shape::{
+    GenericParam, Generics, ParamKind, ShapeBody, ShapeFields, ShapeVariant, TypeShape,
+};
 pub use types::{
     Additional, EnumDef, EnumVariant, ExternalType, Field, RootInfo, StructDef, TypeDef,
     TypeDefKind, TypeRef, UnionDef, UnionVariant,
@@ -63,6 +79,27 @@ impl Model {
         self.groups
             .values()
             .flat_map(|g| g.versions.values().map(move |v| (g, v)))
+    }
+
+    /// Every kind with its group and version, in deterministic order.
+    pub fn kinds(&self) -> impl Iterator<Item = (&Group, &Version, &Kind)> {
+        self.versions()
+            .flat_map(|(g, v)| v.kinds.values().map(move |k| (g, v, k)))
+    }
+
+    /// Every kind whose root struct is in the model (generated or hand-written), with what
+    /// its resource impls are built from.
+    pub fn resources(&self) -> impl Iterator<Item = Resource<'_>> {
+        self.kinds().filter_map(|(group, version, kind)| {
+            let (root, fields) = version.root_of(kind)?;
+            Some(Resource {
+                group,
+                version,
+                kind,
+                root,
+                fields,
+            })
+        })
     }
 
     /// Total number of kinds in the model.

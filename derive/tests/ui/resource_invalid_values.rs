@@ -8,7 +8,7 @@ struct FooSpec {}
 #[resource(
     group = "example",
     version = "V1",
-    kind = "foo",
+    kind = "1Foo",
     namespaced,
     cluster,
     status,

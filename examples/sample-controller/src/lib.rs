@@ -15,7 +15,7 @@
 //!
 //! The `Foo` type is written by hand in [`apis`] with `#[derive(Resource, DeepCopy)]`;
 //! its clientset, lister and informer in [`generated`] come from
-//! `kubegen generate --rust src/apis --out src/generated` (the controller uses
+//! `kubegen generate --rust src/apis --clients-out src/generated` (the controller uses
 //! `Clientset::samplecontroller_v1alpha1().foos(ns)`, `FooLister` and
 //! `factory.samplecontroller().v1alpha1().foos()`). Deployments go through the
 //! generated clientset and informers of the built-in groups, `kubegen::kubernetes`

@@ -1,7 +1,7 @@
 //! A small API crate written the kubegen way: hand-written types with
 //! `#[derive(Resource, DeepCopy)]` under [`apis`], and the clientset, listers and
 //! informers `hack/update-codegen.sh` generates from them under [`generated`]
-//! (`kubegen generate --rust src/apis --rust-module crate::apis --out src/generated`).
+//! (`kubegen generate --rust src/apis --rust-module crate::apis --clients-out src/generated`).
 
 pub mod apis;
 #[rustfmt::skip]

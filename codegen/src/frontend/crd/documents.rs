@@ -1,4 +1,4 @@
-//! Splitting a source into YAML documents and rendering parser errors.
+//! Splitting a source into YAML documents, and skipping those that are not CRDs.
 
 /// One document of a multi-document source.
 #[derive(Debug, PartialEq)]
@@ -60,17 +60,6 @@ pub(crate) fn split(text: &str) -> Vec<Document<'_>> {
         line_offset: start_line,
     });
     docs
-}
-
-/// The message of a parser error without the location and source snippet (the front-end
-/// prints `file:line:column:` itself).
-pub(crate) fn message(error: &serde_saphyr::Error) -> String {
-    let text = error.without_snippet().to_string();
-    let text = text.lines().next().unwrap_or_default();
-    match text.find(" at line ") {
-        Some(i) => text[..i].to_owned(),
-        None => text.to_owned(),
-    }
 }
 
 #[cfg(test)]

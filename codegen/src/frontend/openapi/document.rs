@@ -7,10 +7,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::Error;
-use crate::frontend::Source;
-use crate::frontend::crd::documents;
-use crate::frontend::crd::schema::{GroupVersionKind, Schema};
+use crate::frontend::schema::{self, GroupVersionKind, Schema};
+use crate::frontend::{Error, Source};
 
 /// A whole document, v2 or v3.
 #[derive(Debug, Deserialize)]
@@ -109,24 +107,13 @@ pub(crate) fn parse(source: &Source, parser: Parser) -> Result<Parsed, Error> {
 
 fn parse_located(source: &Source) -> Result<Document, Error> {
     let options = serde_saphyr::options! { budget: None };
-    serde_saphyr::from_str_with_options(&source.text, options).map_err(|e| {
-        let (line, column) = e
-            .location()
-            .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
-        Error::Input {
-            file: source.name.clone(),
-            line,
-            column,
-            message: documents::message(&e),
-        }
-    })
+    serde_saphyr::from_str_with_options(&source.text, options)
+        .map_err(|e| schema::parse_error(&source.name, 0, &e))
 }
 
 fn check(source: &Source, doc: Document) -> Result<Parsed, Error> {
     let input = |location: &serde_saphyr::Location, message: String| Error::Input {
-        file: source.name.clone(),
-        line: location.line().max(1),
-        column: location.column().max(1),
+        at: schema::location(&source.name, 0, location),
         message,
     };
     let (definitions, prefix) = match (&doc.openapi, &doc.swagger) {

@@ -1,8 +1,8 @@
 //! The OpenAPI front-end: Kubernetes OpenAPI v3 (per group-version, `components.schemas`)
 //! and v2 (swagger, `definitions`) documents -> model, for whole API groups.
 //!
-//! For every selected group/version (all that the documents serve, or the one chosen with
-//! [`Options::group`] / [`Options::version`]):
+//! For every selected group/version (all that the documents serve, or those chosen with
+//! [`Options::group`], [`Options::version`] and [`Options::versions`]):
 //!
 //! - **kinds** are the resources the document's paths serve: plural,
 //!   scope and the `status`/`scale` subresources come from the paths, the kind from their
@@ -26,7 +26,7 @@
 //! `allOf` as v3 does to attach a description or default) resolve to those types; the rest
 //! of the schema language (`x-kubernetes-int-or-string`, `x-kubernetes-preserve-unknown-fields`,
 //! `x-kubernetes-embedded-resource`, formats, enums, `default`, descriptions) is read by the
-//! same builder as the CRD front-end's. `x-kubernetes-list-type`, `x-kubernetes-list-map-keys`
+//! [schema layer](super::schema) the CRD front-end uses too. `x-kubernetes-list-type`, `x-kubernetes-list-map-keys`
 //! and `x-kubernetes-map-type` are documented on the fields.
 //!
 //! ```
@@ -72,72 +72,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_saphyr::Spanned;
 
-use super::Source;
-use super::crd::convert::{Dialect, Refs, TypeBuilder};
-use super::crd::schema::{GroupVersionKind, Schema};
-use crate::model::{self, ExternalType, Kind, KindNames, Model, Scale, Subresources, TypeRef};
+use super::schema::{self, Dialect, GroupVersionKind, Refs, Schema, TypeBuilder};
+use super::{Error, Result, Source, Versions};
+use crate::model::{
+    ExternalType, Kind, KindNames, Model, Origin, RootType, Scale, Subresources, TypeRef,
+};
 use crate::naming::{self, UniqueNames};
 use document::{Parsed, Parser};
 use resources::Resource;
-
-/// Why OpenAPI input could not be turned into a model.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// The input is not an OpenAPI document the generator can read.
-    #[error("{file}:{line}:{column}: {message}")]
-    Input {
-        /// The source name.
-        file: String,
-        /// 1-based line.
-        line: u64,
-        /// 1-based column.
-        column: u64,
-        /// What was expected.
-        message: String,
-    },
-    /// The selected group/version is served by none of the documents.
-    #[error(
-        "failed to select {wanted}: the OpenAPI documents serve no such group/version \
-(they serve: {available})"
-    )]
-    NotServed {
-        /// The selection, as `group/version` (`*` for any).
-        wanted: String,
-        /// What the documents serve, comma-separated.
-        available: String,
-    },
-    /// The model built from valid input failed validation (a generator bug).
-    #[error(transparent)]
-    Model(Box<model::Error>),
-}
-
-impl From<model::Error> for Error {
-    fn from(error: model::Error) -> Self {
-        Error::Model(Box::new(error))
-    }
-}
-
-/// Result of the OpenAPI front-end.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-impl From<super::crd::Error> for Error {
-    fn from(error: super::crd::Error) -> Self {
-        match error {
-            super::crd::Error::Input {
-                file,
-                line,
-                column,
-                message,
-            } => Error::Input {
-                file,
-                line,
-                column,
-                message,
-            },
-            super::crd::Error::Model(e) => Error::Model(e),
-        }
-    }
-}
 
 /// Which groups to generate, and how to treat definitions of other packages.
 ///
@@ -150,6 +92,9 @@ impl From<super::crd::Error> for Error {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
+    /// Which versions to read (default: all the documents serve). OpenAPI documents do
+    /// not say which version is the storage version, so [`Versions::Storage`] is an error.
+    pub versions: Versions,
     /// Only this API group (`""` or `core` for the core group); every group when `None`.
     pub group: Option<String>,
     /// Only this version; every version when `None`.
@@ -172,6 +117,12 @@ impl Options {
         self
     }
 
+    /// Selects versions (see the field).
+    pub fn versions(mut self, versions: Versions) -> Self {
+        self.versions = versions;
+        self
+    }
+
     /// Generates referenced definitions of other packages too (see the field).
     pub fn generate_referenced(mut self, yes: bool) -> Self {
         self.generate_referenced = yes;
@@ -184,7 +135,9 @@ impl Options {
             Some("core") => group.is_empty(),
             Some(wanted) => wanted == group,
         };
-        group_ok && self.version.as_deref().is_none_or(|v| v == version)
+        group_ok
+            && self.version.as_deref().is_none_or(|v| v == version)
+            && self.versions.selects(version, true, false)
     }
 
     fn describe(&self) -> String {
@@ -213,6 +166,14 @@ struct Work<'d> {
 /// JSON documents are read with serde_json first; if anything fails, the model is restored
 /// and everything is read again with source locations, so errors name `file:line:column`.
 pub fn load(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> {
+    if options.versions == Versions::Storage {
+        return Err(Error::Selection {
+            versions: Versions::Storage,
+            input: "OpenAPI documents",
+            reason: "they do not say which version is the storage version (select versions by \
+name, or `served`)",
+        });
+    }
     let original = model.clone();
     match load_with(model, sources, options, Parser::Fast) {
         Ok(()) => Ok(()),
@@ -364,9 +325,7 @@ fn k8s_openapi_has_default(
 fn add_group_version(model: &mut Model, w: &Work<'_>, options: &Options) -> Result<()> {
     let doc = w.doc;
     let input = |location: &serde_saphyr::Location, message: String| Error::Input {
-        file: doc.file.clone(),
-        line: location.line().max(1),
-        column: location.column().max(1),
+        at: schema::location(&doc.file, 0, location),
         message,
     };
     // Each kind with its definition.
@@ -405,13 +364,11 @@ version: {:?}, kind: {:?}}}, the kind path `{}` serves",
     let target = model.version_mut(&w.group, &w.version);
     for (resource, _, _) in &kinds {
         if target.kinds.contains_key(&resource.kind.kind) {
-            return Err(input(
-                &resource.location,
-                format!(
-                    "kind `{}` of {}/{} is defined twice",
-                    resource.kind.kind, w.group, w.version
-                ),
-            ));
+            return Err(Error::DuplicateKind {
+                at: Some(schema::location(&doc.file, 0, &resource.location)),
+                api_version: naming::api_version(&w.group, &w.version),
+                kind: resource.kind.kind.clone(),
+            });
         }
     }
     let mut names = UniqueNames::camel();
@@ -487,8 +444,9 @@ version: {:?}, kind: {:?}}}, the kind path `{}` serves",
                 },
                 printer_columns: Vec::new(),
                 selectable_fields: Vec::new(),
-                root_type,
+                root: RootType::Generated(root_type),
                 module,
+                origin: origin(&doc.file, resource),
             },
         );
     }
@@ -507,6 +465,19 @@ version: {:?}, kind: {:?}}}, the kind path `{}` serves",
     }
     target.types.append(&mut builder.types);
     Ok(())
+}
+
+/// Where a resource's names are: the path that serves it, for all of them (group,
+/// version, kind and plural all come from that path and its operations).
+fn origin(file: &str, resource: &Resource) -> Origin {
+    let at = Some(schema::location(file, 0, &resource.location));
+    Origin {
+        group: at.clone(),
+        version: at.clone(),
+        kind: at.clone(),
+        plural: at,
+        ..Origin::default()
+    }
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use serde_saphyr::Spanned;
 
 use super::document::PathItem;
-use crate::frontend::crd::schema::GroupVersionKind;
+use crate::frontend::schema::GroupVersionKind;
 use crate::model::Scope;
 
 /// A served resource.

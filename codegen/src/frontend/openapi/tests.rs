@@ -46,12 +46,7 @@ fn v1(model: &Model) -> &Version {
 
 fn input_error(result: Result<Model>) -> (u64, u64, String) {
     match result {
-        Err(Error::Input {
-            line,
-            column,
-            message,
-            ..
-        }) => (line, column, message),
+        Err(Error::Input { at, message }) => (at.line, at.column, message),
         other => panic!("expected an input error, got {other:?}"),
     }
 }
@@ -333,4 +328,27 @@ fn errors_found_after_fast_parsing_still_name_the_line() {
     assert!(err.to_string().starts_with("bad.json:14:13: "), "{err}");
     // What earlier loads built is kept.
     assert_eq!(model.groups["example.com"], before.groups["example.com"]);
+}
+
+#[test]
+fn storage_versions_cannot_be_selected() {
+    let text = v3("{\"type\": \"string\"}", "");
+    let options = Options::default().versions(Versions::Storage);
+    assert!(matches!(
+        load_one(&text, &options),
+        Err(Error::Selection { .. })
+    ));
+    let named = Options::default().versions("v1".parse().unwrap());
+    assert!(load_one(&text, &named).is_ok());
+}
+
+#[test]
+fn kinds_kubernetes_rejects_are_errors_at_their_path() {
+    let text = v3("{\"type\": \"string\"}", "").replace("\"Widget\"", "\"Wid get\"");
+    let err = load_one(&text, &Options::default())
+        .unwrap_err()
+        .to_string();
+    // Line 4 holds the path that serves the kind.
+    assert!(err.starts_with("in.json:4:"), "{err}");
+    assert!(err.contains("invalid kind \"Wid get\""), "{err}");
 }

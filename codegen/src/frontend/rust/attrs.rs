@@ -10,6 +10,7 @@ use syn::{Attribute, LitInt, LitStr};
 
 use super::errors::{Errors, did_you_mean};
 use crate::model::{PrinterColumn, Scale, Scope};
+use crate::naming::kubernetes;
 
 /// Keys of the container attribute, for "did you mean".
 const KEYS: &[&str] = &[
@@ -153,8 +154,12 @@ fn container_key(meta: &ParseNestedMeta<'_>, out: &mut ResourceAttrs, errors: &m
         "group" => set_once(&mut out.group, meta, errors, check_group),
         "version" => set_once(&mut out.version, meta, errors, check_version),
         "kind" => set_once(&mut out.kind, meta, errors, check_kind),
-        "plural" => set_once(&mut out.plural, meta, errors, check_label),
-        "singular" => set_once(&mut out.singular, meta, errors, check_label),
+        "plural" => set_once(&mut out.plural, meta, errors, |v| {
+            invalid("plural", v, kubernetes::check_resource_name)
+        }),
+        "singular" => set_once(&mut out.singular, meta, errors, |v| {
+            invalid("singular", v, kubernetes::check_resource_name)
+        }),
         "namespaced" | "cluster" => {
             let scope = if name == "namespaced" {
                 Scope::Namespaced
@@ -188,10 +193,10 @@ fn container_key(meta: &ParseNestedMeta<'_>, out: &mut ResourceAttrs, errors: &m
         }
         "scale" => out.scale = scale(meta, errors),
         "shortname" | "category" | "selectable" => {
-            let check = if name == "selectable" {
-                check_json_path
-            } else {
-                check_label
+            let check: fn(&str) -> Option<String> = match name.as_str() {
+                "selectable" => check_json_path,
+                "shortname" => |v| invalid("short name", v, kubernetes::check_resource_name),
+                _ => |v| invalid("category", v, kubernetes::check_resource_name),
             };
             let mut slot = None;
             set_once(&mut slot, meta, errors, check);
@@ -341,39 +346,23 @@ fn quoted(keys: &[&str]) -> String {
         .join(" and ")
 }
 
-fn is_dns_label(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 63
-        && s.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && s.ends_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+/// `invalid <what> "<value>": <expected>` when `rule` rejects `value`.
+fn invalid(what: &str, value: &str, rule: fn(&str) -> Result<(), &'static str>) -> Option<String> {
+    rule(value)
+        .err()
+        .map(|expected| format!("invalid {what} {value:?}: {expected}"))
 }
 
 fn check_group(group: &str) -> Option<String> {
-    let valid = group.contains('.') && group.len() <= 253 && group.split('.').all(is_dns_label);
-    (!valid).then(|| {
-        format!(
-            "invalid group `{group}`: a CRD group is a lowercase DNS subdomain with at least \
-             one dot, like `samplecontroller.k8s.io`"
-        )
-    })
+    invalid("group", group, kubernetes::check_crd_group)
 }
 
 fn check_version(version: &str) -> Option<String> {
-    let valid = is_dns_label(version) && version.starts_with(|c: char| c.is_ascii_lowercase());
-    (!valid).then(|| format!("invalid version `{version}`: expected a DNS label like `v1alpha1`"))
+    invalid("version", version, kubernetes::check_version)
 }
 
 fn check_kind(kind: &str) -> Option<String> {
-    let valid = kind.starts_with(|c: char| c.is_ascii_uppercase())
-        && kind.chars().all(|c| c.is_ascii_alphanumeric());
-    (!valid).then(|| format!("invalid kind `{kind}`: expected an UpperCamelCase name like `Foo`"))
-}
-
-fn check_label(name: &str) -> Option<String> {
-    (!is_dns_label(name))
-        .then(|| format!("invalid name `{name}`: expected lowercase letters, digits and `-`"))
+    invalid("kind", kind, kubernetes::check_kind)
 }
 
 fn check_json_path(path: &str) -> Option<String> {

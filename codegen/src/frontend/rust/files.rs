@@ -1,76 +1,64 @@
 //! `kubegen generate --rust <dir>`: find `#[derive(Resource)]` structs in source files.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use syn::{DeriveInput, Item, Type};
+use syn::{DeriveInput, Item};
 
-use super::errors::Errors;
-use super::{option_inner, resource, root_fields};
-use crate::frontend::Source;
-use crate::model::{
-    ExternalType, Field, Model, RootInfo, StructDef, TypeDef, TypeDefKind, TypeRef,
-};
+use super::{derive, location};
+use crate::frontend::{Error, Result, Source, Versions};
+use crate::model::{Model, RootType};
+use crate::naming;
 
-/// Why Rust sources could not be loaded. Messages start with `file:line:column:`.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// A file or directory could not be read.
-    #[error("failed to read {}: {reason}", path.display())]
-    Io {
-        /// The path.
-        path: PathBuf,
-        /// The I/O error.
-        reason: std::io::Error,
-    },
-    /// A file is not valid Rust, or a `#[derive(Resource)]` struct is invalid.
-    #[error("{file}:{line}:{column}: {message}")]
-    Invalid {
-        /// The file (as named by its source).
-        file: String,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What was expected.
-        message: String,
-    },
-    /// The same kind is defined twice.
-    #[error("{file}: kind {kind} of {group}/{version} is defined twice (first at {type_path})")]
-    Duplicate {
-        /// The file of the second definition.
-        file: String,
-        /// API group.
-        group: String,
-        /// API version.
-        version: String,
-        /// The kind.
-        kind: String,
-        /// The Rust path of the first definition.
-        type_path: String,
-    },
+/// Options of the Rust front-end.
+///
+/// ```
+/// use kubegen_codegen::frontend::rust::Options;
+/// assert_eq!(Options::default().module, "crate::apis");
+/// assert_eq!(Options::default().module("crate::types").module, "crate::types");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The Rust module path of the directory the sources come from (`crate::apis`):
+    /// each struct's path is this, then the file's place under the directory, then
+    /// inline `mod`s.
+    pub module: String,
+    /// Which versions to read (each struct declares one version, served and stored).
+    pub versions: Versions,
 }
 
-/// What [`load`] found: the model, and where each kind's Rust type lives.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct RustApis {
-    /// Groups, versions and kinds (each kind with its root type).
-    pub model: Model,
-    /// The Rust path of each kind's type, by `(group, version, kind)`
-    /// (`crate::apis::samplecontroller::v1alpha1::Foo`).
-    pub type_paths: BTreeMap<(String, String, String), String>,
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            module: "crate::apis".to_owned(),
+            versions: Versions::default(),
+        }
+    }
+}
+
+impl Options {
+    /// Sets the module path of the sources' directory.
+    pub fn module(mut self, module: impl Into<String>) -> Self {
+        self.module = module.into();
+        self
+    }
+
+    /// Selects the versions to read.
+    pub fn versions(mut self, versions: Versions) -> Self {
+        self.versions = versions;
+        self
+    }
 }
 
 /// Reads every `.rs` file under `dir` (recursively, in path order) as sources named by
 /// their path relative to `dir` (`samplecontroller/v1alpha1/types.rs`).
-pub fn read_dir(dir: &Path) -> Result<Vec<Source>, Error> {
+pub fn read_dir(dir: &Path) -> Result<Vec<Source>> {
     let mut files = Vec::new();
     collect(dir, &mut files)?;
     files.sort();
     files
         .into_iter()
         .map(|path| {
-            let text = std::fs::read_to_string(&path).map_err(|reason| Error::Io {
+            let text = std::fs::read_to_string(&path).map_err(|reason| Error::Read {
                 path: path.clone(),
                 reason,
             })?;
@@ -85,8 +73,8 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Source>, Error> {
         .collect()
 }
 
-fn collect(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), Error> {
-    let io = |reason| Error::Io {
+fn collect(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+    let io = |reason| Error::Read {
         path: dir.to_owned(),
         reason,
     };
@@ -114,41 +102,40 @@ fn module_of(name: &str) -> Vec<String> {
     parts
 }
 
-/// Adds every `#[derive(Resource)]` struct of `sources` to a model. `root` is the Rust
-/// path of the module the sources' directory is (`crate::apis`); type paths are built from
-/// it and each file's place under the directory (plus inline `mod`s).
+/// Adds the kind of every `#[derive(Resource)]` struct of `sources` (of the selected
+/// versions) to `model`, each with the path of its struct: [`Options::module`], then the
+/// file's place under the directory, then inline `mod`s. Then validates the model.
 ///
 /// ```
 /// use kubegen_codegen::frontend::{Source, rust};
+/// use kubegen_codegen::model::{Model, RootType};
 ///
 /// let source = Source::new("samplecontroller/v1alpha1.rs", r#"
 ///     #[derive(Clone, Debug, kubegen::Resource)]
 ///     #[resource(group = "samplecontroller.k8s.io", version = "v1alpha1")]
 ///     pub struct Foo { pub metadata: ObjectMeta, pub spec: FooSpec }
 /// "#);
-/// let apis = rust::load(&[source], "crate::apis")?;
-/// let key = ("samplecontroller.k8s.io".into(), "v1alpha1".into(), "Foo".into());
-/// assert_eq!(apis.type_paths[&key], "crate::apis::samplecontroller::v1alpha1::Foo");
-/// assert_eq!(apis.model.kind_count(), 1);
-/// # Ok::<(), rust::Error>(())
+/// let mut model = Model::default();
+/// rust::load(&mut model, &[source], &rust::Options::default())?;
+/// let kind = &model.groups["samplecontroller.k8s.io"].versions["v1alpha1"].kinds["Foo"];
+/// assert!(matches!(&kind.root,
+///     RootType::HandWritten(h) if h.path == "crate::apis::samplecontroller::v1alpha1::Foo"));
+/// # Ok::<(), kubegen_codegen::frontend::Error>(())
 /// ```
-pub fn load(sources: &[Source], root: &str) -> Result<RustApis, Error> {
-    let mut apis = RustApis::default();
+pub fn load(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> {
     for source in sources {
         let file = syn::parse_file(&source.text).map_err(|e| invalid(source, &e))?;
-        let mut module = vec![root.to_owned()];
+        let mut module = vec![options.module.clone()];
         module.extend(module_of(&source.name));
-        visit(&file.items, &mut module, source, &mut apis)?;
+        visit(&file.items, &mut module, source, options, model)?;
     }
-    Ok(apis)
+    model.validate()?;
+    Ok(())
 }
 
 fn invalid(source: &Source, error: &syn::Error) -> Error {
-    let start = error.span().start();
-    Error::Invalid {
-        file: source.name.clone(),
-        line: start.line,
-        column: start.column + 1,
+    Error::Input {
+        at: location(&source.name, error.span()),
         message: error.to_string(),
     }
 }
@@ -157,18 +144,19 @@ fn visit(
     items: &[Item],
     module: &mut Vec<String>,
     source: &Source,
-    apis: &mut RustApis,
-) -> Result<(), Error> {
+    options: &Options,
+    model: &mut Model,
+) -> Result<()> {
     for item in items {
         match item {
             Item::Struct(s) if derives_resource(&s.attrs) => {
                 let input = DeriveInput::from(s.clone());
-                add(&input, module, source, apis)?;
+                add(&input, module, source, options, model)?;
             }
             Item::Mod(m) => {
                 if let Some((_, items)) = &m.content {
                     module.push(m.ident.to_string());
-                    visit(items, module, source, apis)?;
+                    visit(items, module, source, options, model)?;
                     module.pop();
                 }
             }
@@ -201,106 +189,26 @@ fn add(
     input: &DeriveInput,
     module: &[String],
     source: &Source,
-    apis: &mut RustApis,
-) -> Result<(), Error> {
-    let def = resource(input).map_err(|e| invalid(source, &e))?;
-    let mut errors = Errors::default();
-    let fields = root_fields(input, &mut errors).unwrap_or_default();
-    let key = (
-        def.group.clone(),
-        def.version.clone(),
-        def.kind.name.clone(),
-    );
-    let type_path = format!("{}::{}", module.join("::"), def.type_name);
-    if let Some(first) = apis.type_paths.get(&key) {
-        return Err(Error::Duplicate {
-            file: source.name.clone(),
-            group: key.0,
-            version: key.1,
-            kind: key.2,
-            type_path: first.clone(),
+    options: &Options,
+    model: &mut Model,
+) -> Result<()> {
+    let mut derived = derive(input, Some(&source.name)).map_err(|e| invalid(source, &e))?;
+    if !options.versions.selects(&derived.version, true, true) {
+        return Ok(());
+    }
+    if let RootType::HandWritten(hand) = &mut derived.kind.root {
+        hand.path = format!("{}::{}", module.join("::"), input.ident);
+    }
+    let version = model.version_mut(&derived.group, &derived.version);
+    if version.kinds.contains_key(&derived.kind.name) {
+        return Err(Error::DuplicateKind {
+            at: Some(location(&source.name, input.ident.span())),
+            api_version: naming::api_version(&derived.group, &derived.version),
+            kind: derived.kind.name.clone(),
         });
     }
-    apis.type_paths.insert(key, type_path);
-    let fields = fields
-        .iter()
-        .map(|(field, ty)| {
-            let plain = option_inner(ty).unwrap_or(ty);
-            Field {
-                wire_name: field.wire_name.clone(),
-                rust_name: field.rust_name.trim_start_matches("r#").to_owned(),
-                ty: type_ref(plain),
-                required: !field.optional,
-                nullable: false,
-                default: None,
-                docs: None,
-            }
-        })
-        .collect();
-    let version = apis.model.version_mut(&def.group, &def.version);
-    version.types.push(TypeDef {
-        name: def.type_name.clone(),
-        module: def.kind.module.clone(),
-        docs: def.docs.clone(),
-        kind: TypeDefKind::Struct(StructDef {
-            fields,
-            additional: None,
-            root: Some(RootInfo {
-                kind: def.kind.name.clone(),
-            }),
-        }),
-    });
-    version.kinds.insert(def.kind.name.clone(), def.kind);
+    derived.add_to(model);
     Ok(())
-}
-
-/// The model's reference for a field type written in Rust. Types defined in the user's
-/// crate (and any type kubegen has no variant for) are external, by the path as written.
-fn type_ref(ty: &Type) -> TypeRef {
-    let Type::Path(path) = ty else {
-        return TypeRef::External(ExternalType::new(
-            quote::ToTokens::to_token_stream(ty).to_string(),
-            false,
-        ));
-    };
-    let Some(last) = path.path.segments.last() else {
-        return TypeRef::Json;
-    };
-    let args: Vec<&Type> = match &last.arguments {
-        syn::PathArguments::AngleBracketed(a) => a
-            .args
-            .iter()
-            .filter_map(|arg| match arg {
-                syn::GenericArgument::Type(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    let name = last.ident.to_string();
-    match (name.as_str(), args.as_slice()) {
-        ("String", []) => TypeRef::String,
-        ("bool", []) => TypeRef::Bool,
-        ("i32", []) => TypeRef::I32,
-        ("i64", []) => TypeRef::I64,
-        ("f64", []) => TypeRef::F64,
-        ("Value", []) => TypeRef::Json,
-        ("ObjectMeta", []) => TypeRef::External(ExternalType::object_meta()),
-        ("Vec", [inner]) => TypeRef::vec(type_ref(inner)),
-        ("Option", [inner]) => TypeRef::option(type_ref(inner)),
-        ("Box", [inner]) => TypeRef::Boxed(Box::new(type_ref(inner))),
-        ("BTreeMap" | "HashMap", [_, value]) => TypeRef::map(type_ref(value)),
-        _ => {
-            let path = path
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect::<Vec<_>>()
-                .join("::");
-            TypeRef::External(ExternalType::new(path, false))
-        }
-    }
 }
 
 #[cfg(test)]
@@ -316,13 +224,19 @@ mod tests {
         assert!(module_of("mod.rs").is_empty());
     }
 
+    fn load_all(sources: &[Source], module: &str) -> Result<Model> {
+        let mut model = Model::default();
+        load(&mut model, sources, &Options::default().module(module))?;
+        Ok(model)
+    }
+
     #[test]
     fn errors_name_file_line_column() {
         let source = Source::new(
             "v1/foo.rs",
             "\n#[derive(Resource)]\n#[resource(group = \"example.com\", version = \"v1\", plurl = \"x\")]\npub struct Foo { metadata: ObjectMeta }\n",
         );
-        let error = load(&[source], "crate").unwrap_err().to_string();
+        let error = load_all(&[source], "crate").unwrap_err().to_string();
         assert_eq!(
             error,
             "v1/foo.rs:3:51: unknown resource attribute `plurl`; did you mean `plural`?"
@@ -335,14 +249,37 @@ mod tests {
             pub mod v1 {
                 #[derive(kubegen::Resource)]
                 #[resource(group = "example.com", version = "v1", cluster)]
-                pub struct Bar { pub metadata: ObjectMeta, pub spec: Vec<String> }
+                pub struct Bar { pub metadata: ObjectMeta, pub spec: Vec<String>, pub r#type: String }
             }
         "#;
-        let apis = load(&[Source::new("lib.rs", text)], "crate::apis").unwrap();
-        let key = ("example.com".into(), "v1".into(), "Bar".into());
-        assert_eq!(apis.type_paths[&key], "crate::apis::v1::Bar");
+        let model = load_all(&[Source::new("lib.rs", text)], "crate::apis").unwrap();
+        let kind = &model.groups["example.com"].versions["v1"].kinds["Bar"];
+        assert!(matches!(&kind.root, RootType::HandWritten(h) if h.path == "crate::apis::v1::Bar"));
         let twice = [Source::new("a.rs", text), Source::new("b.rs", text)];
-        let error = load(&twice, "crate").unwrap_err();
-        assert!(matches!(error, Error::Duplicate { .. }), "{error}");
+        let error = load_all(&twice, "crate").unwrap_err();
+        assert!(matches!(error, Error::DuplicateKind { .. }), "{error}");
+        assert!(
+            error
+                .to_string()
+                .starts_with("b.rs:5:28: kind `Bar` of example.com/v1 is defined twice"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn versions_select_structs() {
+        let text = r#"
+            #[derive(Resource)]
+            #[resource(group = "example.com", version = "v1")]
+            pub struct A { pub metadata: ObjectMeta }
+            #[derive(Resource)]
+            #[resource(group = "example.com", version = "v2")]
+            pub struct B { pub metadata: ObjectMeta }
+        "#;
+        let mut model = Model::default();
+        let options = Options::default().versions("v2".parse().unwrap());
+        load(&mut model, &[Source::new("lib.rs", text)], &options).unwrap();
+        let versions: Vec<&String> = model.groups["example.com"].versions.keys().collect();
+        assert_eq!(versions, ["v2"]);
     }
 }

@@ -1,14 +1,14 @@
 //! The Rust front-end: annotated Rust types, read with syn (nothing is compiled).
 //!
-//! Two callers share it:
+//! Two callers share it, and both get model data:
 //!
-//! - the derives in `kubegen-derive`: [`deep_copy`] turns a `#[derive(DeepCopy)]` input
-//!   into a [`CopyDef`], and [`resource`] turns a
-//!   `#[derive(Resource)]` struct and its `#[resource(...)]` attributes into a
-//!   [`ResourceDef`] holding the model's [`Kind`];
+//! - the derives in `kubegen-derive`: [`deep_copy`] reads a `#[derive(DeepCopy)]` input
+//!   into a [`TypeShape`], and [`resource`] reads a `#[derive(Resource)]` struct and its
+//!   `#[resource(...)]` attributes into a validated [`Model`] holding that one kind, its
+//!   root struct [written by hand](crate::model::RootType::HandWritten);
 //! - `kubegen generate --rust <dir>`: [`load`] finds the `#[derive(Resource)]` structs of
-//!   every `.rs` file and adds their groups, versions and kinds to a [`Model`](crate::model::Model), the same
-//!   model the CRD front-end builds for the same kinds.
+//!   every `.rs` file and adds their kinds to a [`Model`], the same kinds the CRD front-end
+//!   builds from the same CRDs, each with the path of its struct.
 //!
 //! ```
 //! use kubegen_codegen::frontend::rust;
@@ -21,24 +21,28 @@
 //!         pub status: Option<FooStatus>,
 //!     }
 //! };
-//! let def = rust::resource(&input).unwrap();
-//! assert_eq!(def.kind.names.plural, "foos");
-//! assert_eq!(def.kind.names.list_kind, "FooList");
-//! assert!(def.kind.subresources.status);
+//! let model = rust::resource(&input).unwrap();
+//! let (_, _, kind) = model.kinds().next().unwrap();
+//! assert_eq!(kind.names.plural, "foos");
+//! assert_eq!(kind.names.list_kind, "FooList");
+//! assert!(kind.subresources.status);
 //! ```
 
 mod attrs;
 mod errors;
 mod files;
+mod types;
 
 pub use errors::did_you_mean;
-pub use files::{Error, RustApis, load, read_dir};
+pub use files::{Options, load, read_dir};
 
-use syn::{Data, DeriveInput, Fields, GenericParam, Type};
+use syn::{Data, DeriveInput, Fields, GenericParam as SynParam};
 
-use crate::emit::deepcopy::{CopyBody, CopyDef, CopyFields, Generics};
-use crate::emit::resource::{ResourceDef, RootField};
-use crate::model::{Kind, KindNames, Scope, Subresources};
+use crate::model::{
+    Field, GenericParam, Generics, HandWritten, Kind, KindNames, Location, Model, Origin,
+    ParamKind, RootInfo, RootType, Scope, ShapeBody, ShapeFields, ShapeVariant, StructDef,
+    Subresources, TypeDef, TypeDefKind, TypeShape,
+};
 use crate::naming;
 use attrs::{ResourceAttrs, Spanned};
 use errors::Errors;
@@ -47,13 +51,16 @@ use errors::Errors;
 ///
 /// Unions are rejected (a union's active field is unknown, so it cannot be cloned field
 /// by field).
-pub fn deep_copy(input: &DeriveInput) -> syn::Result<CopyDef> {
+pub fn deep_copy(input: &DeriveInput) -> syn::Result<TypeShape> {
     let body = match &input.data {
-        Data::Struct(s) => CopyBody::Struct(copy_fields(&s.fields)),
-        Data::Enum(e) => CopyBody::Enum(
+        Data::Struct(s) => ShapeBody::Struct(shape_fields(&s.fields)),
+        Data::Enum(e) => ShapeBody::Enum(
             e.variants
                 .iter()
-                .map(|v| (v.ident.to_string(), copy_fields(&v.fields)))
+                .map(|v| ShapeVariant {
+                    name: v.ident.to_string(),
+                    fields: shape_fields(&v.fields),
+                })
                 .collect(),
         ),
         Data::Union(u) => {
@@ -64,71 +71,124 @@ pub fn deep_copy(input: &DeriveInput) -> syn::Result<CopyDef> {
             ));
         }
     };
-    Ok(CopyDef {
+    Ok(TypeShape {
         name: input.ident.to_string(),
         generics: generics(&input.generics),
         body,
     })
 }
 
-fn copy_fields(fields: &Fields) -> CopyFields {
+fn shape_fields(fields: &Fields) -> ShapeFields {
     match fields {
-        Fields::Named(named) => CopyFields::Named(
+        Fields::Named(named) => ShapeFields::Named(
             named
                 .named
                 .iter()
                 .filter_map(|f| f.ident.as_ref().map(ToString::to_string))
                 .collect(),
         ),
-        Fields::Unnamed(unnamed) => CopyFields::Unnamed(unnamed.unnamed.len()),
-        Fields::Unit => CopyFields::Unit,
+        Fields::Unnamed(unnamed) => ShapeFields::Unnamed(unnamed.unnamed.len()),
+        Fields::Unit => ShapeFields::Unit,
     }
 }
 
+/// The source text of a syntax node (what the emitter parses back).
+fn text(node: &impl quote::ToTokens) -> String {
+    node.to_token_stream().to_string()
+}
+
 fn generics(generics: &syn::Generics) -> Generics {
-    let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
     Generics {
-        impl_params: quote::quote! { #impl_generics },
-        type_args: quote::quote! { #type_generics },
-        where_predicates: where_clause
-            .map(|w| w.predicates.iter().map(|p| quote::quote! { #p }).collect())
-            .unwrap_or_default(),
-        type_params: generics
+        params: generics
             .params
             .iter()
-            .filter_map(|p| match p {
-                GenericParam::Type(t) => Some(t.ident.to_string()),
-                _ => None,
+            .map(|p| match p {
+                SynParam::Lifetime(l) => GenericParam {
+                    kind: ParamKind::Lifetime,
+                    name: text(&l.lifetime),
+                    declaration: text(l),
+                },
+                SynParam::Type(t) => GenericParam {
+                    kind: ParamKind::Type,
+                    name: t.ident.to_string(),
+                    declaration: text(t),
+                },
+                SynParam::Const(c) => GenericParam {
+                    kind: ParamKind::Const,
+                    name: c.ident.to_string(),
+                    declaration: text(c),
+                },
             })
+            .collect(),
+        where_predicates: generics
+            .where_clause
+            .iter()
+            .flat_map(|w| w.predicates.iter().map(text))
             .collect(),
     }
 }
 
-/// The root type described by a `#[derive(Resource)]` struct.
+/// A validated model holding the one kind a `#[derive(Resource)]` struct declares, its
+/// root struct [written by hand](RootType::HandWritten) (the path is the type's name).
 ///
-/// Every problem (unknown or misspelled keys, invalid names, a missing `metadata` field,
-/// `status` declared without a `status` field...) is reported, each with its span, in one
-/// combined error.
-pub fn resource(input: &DeriveInput) -> syn::Result<ResourceDef> {
-    let mut errors = Errors::default();
-    let attrs = attrs::resource_attrs(&input.attrs, &mut errors);
-    let def = build_resource(input, &attrs, &mut errors);
-    match errors.finish() {
-        Some(error) => Err(error),
-        None => def.ok_or_else(|| syn::Error::new(input.ident.span(), "invalid resource")),
+/// Every problem (unknown or misspelled keys, names Kubernetes rejects, a missing
+/// `metadata` field, `status` declared without a `status` field...) is reported, each with
+/// its span, in one combined error.
+pub fn resource(input: &DeriveInput) -> syn::Result<Model> {
+    let derived = derive(input, None)?;
+    let mut model = Model::default();
+    derived.add_to(&mut model);
+    model
+        .validate()
+        .map_err(|e| syn::Error::new(input.ident.span(), e.to_string()))?;
+    Ok(model)
+}
+
+/// The path of the `kubegen` facade named by `#[resource(crate = "...")]`, if any
+/// (`::kubegen`, `crate`).
+pub fn facade_path(input: &DeriveInput) -> Option<String> {
+    let path = attrs::resource_attrs(&input.attrs, &mut Errors::default()).krate?;
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let lead = if path.leading_colon.is_some() {
+        "::"
+    } else {
+        ""
+    };
+    Some(format!("{lead}{}", segments.join("::")))
+}
+
+/// A kind read from a `#[derive(Resource)]` struct.
+struct Derived {
+    group: String,
+    version: String,
+    kind: Kind,
+}
+
+impl Derived {
+    fn add_to(self, model: &mut Model) {
+        let version = model.version_mut(&self.group, &self.version);
+        version.kinds.insert(self.kind.name.clone(), self.kind);
     }
 }
 
-/// The path of the `kubegen` facade named by `#[resource(crate = "...")]`, if any.
-pub fn facade_path(input: &DeriveInput) -> Option<syn::Path> {
-    attrs::resource_attrs(&input.attrs, &mut Errors::default()).krate
+/// Reads `input` into a kind; `file` names the source for [`Origin`]s (the derive has
+/// none: its errors are spans).
+fn derive(input: &DeriveInput, file: Option<&str>) -> syn::Result<Derived> {
+    let mut errors = Errors::default();
+    let attrs = attrs::resource_attrs(&input.attrs, &mut errors);
+    let derived = build(input, &attrs, file, &mut errors);
+    match errors.finish() {
+        Some(error) => Err(error),
+        None => derived.ok_or_else(|| syn::Error::new(input.ident.span(), "invalid resource")),
+    }
 }
 
-fn build_resource(
+fn build(
     input: &DeriveInput,
     attrs: &ResourceAttrs,
+    file: Option<&str>,
     errors: &mut Errors,
-) -> Option<ResourceDef> {
+) -> Option<Derived> {
     let name = &input.ident;
     if !attrs.present {
         errors.spanned(
@@ -149,11 +209,11 @@ fn build_resource(
             "Resource cannot be derived for generic structs: a kind has one concrete schema",
         );
     }
-    let fields = root_fields(input, errors);
+    let fields = types::root_fields(input, errors);
     let has_status = fields
         .iter()
         .flatten()
-        .any(|(field, _)| field.wire_name == "status");
+        .any(|field| field.wire_name == "status");
     if let (Some(span), false) = (attrs.status, has_status) {
         errors.push(syn::Error::new(
             span,
@@ -167,9 +227,33 @@ fn build_resource(
         .map_or_else(|| name.to_string(), |k| k.value.clone());
     let value = |v: &Option<Spanned<String>>| v.as_ref().map(|s| s.value.clone());
     let plural = value(&attrs.plural).unwrap_or_else(|| naming::plural(&kind_name));
+    let def = TypeDef {
+        name: name.to_string(),
+        module: naming::kind_module(&kind_name),
+        docs: docs(&input.attrs),
+        kind: TypeDefKind::Struct(StructDef {
+            fields,
+            additional: None,
+            root: Some(RootInfo {
+                kind: kind_name.clone(),
+            }),
+        }),
+    };
+    let origin = file.map(|file| {
+        let at = |span: proc_macro2::Span| Some(location(file, span));
+        let spanned = |v: &Option<Spanned<String>>| v.as_ref().and_then(|s| at(s.span));
+        Origin {
+            group: spanned(&attrs.group),
+            version: spanned(&attrs.version),
+            kind: spanned(&attrs.kind).or_else(|| at(name.span())),
+            plural: spanned(&attrs.plural),
+            singular: spanned(&attrs.singular),
+            ..Origin::default()
+        }
+    });
     let kind = Kind {
         names: KindNames {
-            singular: value(&attrs.singular).unwrap_or_else(|| kind_name.to_ascii_lowercase()),
+            singular: value(&attrs.singular).unwrap_or_else(|| kind_name.to_lowercase()),
             plural,
             short_names: attrs.short_names.clone(),
             categories: attrs.categories.clone(),
@@ -185,115 +269,25 @@ fn build_resource(
         },
         printer_columns: attrs.printer_columns.clone(),
         selectable_fields: attrs.selectable.clone(),
-        root_type: name.to_string(),
+        root: RootType::HandWritten(HandWritten {
+            path: name.to_string(),
+            def,
+        }),
         module: naming::kind_module(&kind_name),
+        origin: origin.unwrap_or_default(),
         name: kind_name,
     };
-    Some(ResourceDef {
-        type_name: name.to_string(),
+    Some(Derived {
         group: value(&attrs.group)?,
         version: value(&attrs.version)?,
         kind,
-        fields: fields.into_iter().map(|(field, _)| field).collect(),
-        additional: None,
-        docs: docs(&input.attrs),
     })
 }
 
-/// The struct's fields with their types, or `None` (with errors recorded) when it is not
-/// a struct with named fields and an `ObjectMeta` `metadata` field.
-pub(crate) fn root_fields<'a>(
-    input: &'a DeriveInput,
-    errors: &mut Errors,
-) -> Option<Vec<(RootField, &'a Type)>> {
-    let Data::Struct(data) = &input.data else {
-        errors.spanned(
-            &input.ident,
-            "Resource can only be derived for structs with `metadata`, `spec` and optional `status` fields",
-        );
-        return None;
-    };
-    let Fields::Named(named) = &data.fields else {
-        errors.spanned(
-            &input.ident,
-            "Resource needs named fields: `metadata: ObjectMeta`, `spec`, optional `status`",
-        );
-        return None;
-    };
-    let mut fields = Vec::new();
-    for field in &named.named {
-        let ident = field.ident.as_ref()?;
-        let rust_name = ident.to_string();
-        let plain = rust_name.trim_start_matches("r#");
-        let rename = attrs::field_rename(&field.attrs, errors);
-        let wire_name = rename.unwrap_or_else(|| lower_camel(plain));
-        let optional = option_inner(&field.ty).is_some();
-        if wire_name == "metadata" && (optional || !is_object_meta(&field.ty)) {
-            errors.spanned(
-                &field.ty,
-                "`metadata` must be `ObjectMeta` (k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta)",
-            );
-        }
-        if wire_name == "apiVersion" || wire_name == "kind" {
-            errors.spanned(
-                ident,
-                format!("remove the `{wire_name}` field: the derive writes `apiVersion` and `kind` itself"),
-            );
-        }
-        fields.push((
-            RootField {
-                rust_name,
-                wire_name,
-                optional,
-            },
-            &field.ty,
-        ));
-    }
-    if !fields.iter().any(|(f, _)| f.wire_name == "metadata") {
-        errors.spanned(
-            &input.ident,
-            "a resource needs a `metadata: ObjectMeta` field",
-        );
-    }
-    Some(fields)
-}
-
-/// `Some(T)` when `ty` is `Option<T>` (or `std::option::Option<T>`...).
-pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
-    let Type::Path(path) = ty else {
-        return None;
-    };
-    let last = path.path.segments.last()?;
-    if last.ident != "Option" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    match args.args.first()? {
-        syn::GenericArgument::Type(inner) if args.args.len() == 1 => Some(inner),
-        _ => None,
-    }
-}
-
-fn is_object_meta(ty: &Type) -> bool {
-    matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "ObjectMeta"))
-}
-
-fn lower_camel(snake: &str) -> String {
-    let mut out = String::with_capacity(snake.len());
-    let mut upper = false;
-    for c in snake.chars() {
-        if c == '_' {
-            upper = !out.is_empty();
-        } else if upper {
-            out.push(c.to_ascii_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
+/// Where `span` starts in `file` (1-based line and column).
+fn location(file: &str, span: proc_macro2::Span) -> Location {
+    let start = span.start();
+    Location::new(file, start.line as u64, start.column as u64 + 1)
 }
 
 /// The text of the `///` comments among `attrs`, trimmed, or `None`.
@@ -314,6 +308,19 @@ fn docs(attrs: &[syn::Attribute]) -> Option<String> {
         .collect();
     let text = lines.join("\n").trim().to_owned();
     (!text.is_empty()).then_some(text)
+}
+
+/// The model's field for a struct field read from Rust (used by [`types::root_fields`]).
+fn field(rust_name: String, wire_name: String, ty: &syn::Type, optional: bool) -> Field {
+    Field {
+        wire_name,
+        rust_name,
+        ty: types::type_ref(types::option_inner(ty).unwrap_or(ty)),
+        required: !optional,
+        nullable: false,
+        default: None,
+        docs: None,
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,16 @@
 use syn::parse_quote;
 
 use super::*;
-use crate::emit::deepcopy::CopyFields;
+use crate::model::Resource;
+use crate::naming::kubernetes::EXPECTED_VERSION;
+
+/// The one resource of a derive's model.
+fn one(model: &Model) -> Resource<'_> {
+    let mut resources = model.resources();
+    let resource = resources.next().expect("one resource");
+    assert!(resources.next().is_none());
+    resource
+}
 
 fn messages(input: &DeriveInput) -> Vec<String> {
     match resource(input) {
@@ -15,19 +24,26 @@ fn deep_copy_shapes() {
     let input: DeriveInput = parse_quote! {
         enum Source<T: Send> where T: Sync { Git { url: String, r#ref: T }, Image(String, u8), None }
     };
-    let def = deep_copy(&input).unwrap();
-    assert_eq!(def.name, "Source");
-    assert_eq!(def.generics.type_params, ["T"]);
-    assert_eq!(def.generics.where_predicates.len(), 1);
-    let CopyBody::Enum(variants) = def.body else {
+    let shape = deep_copy(&input).unwrap();
+    assert_eq!(shape.name, "Source");
+    assert_eq!(
+        shape.generics.params,
+        [GenericParam {
+            kind: ParamKind::Type,
+            name: "T".into(),
+            declaration: "T : Send".into()
+        }]
+    );
+    assert_eq!(shape.generics.where_predicates, ["T : Sync"]);
+    let ShapeBody::Enum(variants) = shape.body else {
         panic!("an enum")
     };
     assert_eq!(
-        variants[0].1,
-        CopyFields::Named(vec!["url".into(), "r#ref".into()])
+        variants[0].fields,
+        ShapeFields::Named(vec!["url".into(), "r#ref".into()])
     );
-    assert_eq!(variants[1].1, CopyFields::Unnamed(2));
-    assert_eq!(variants[2].1, CopyFields::Unit);
+    assert_eq!(variants[1].fields, ShapeFields::Unnamed(2));
+    assert_eq!(variants[2].fields, ShapeFields::Unit);
 
     let union: DeriveInput = parse_quote! { union U { a: u32 } };
     assert!(
@@ -45,26 +61,29 @@ fn resource_defaults() {
         #[resource(group = "net.example.com", version = "v1", cluster)]
         struct NetPolicy { metadata: ObjectMeta, spec: Spec, status: Option<Status>, extra_data: Option<String> }
     };
-    let def = resource(&input).unwrap();
+    let model = resource(&input).unwrap();
+    let def = one(&model);
+    assert_eq!(def.group.name, "net.example.com");
     assert_eq!(def.kind.name, "NetPolicy");
     assert_eq!(def.kind.names.plural, "netpolicies");
     assert_eq!(def.kind.names.singular, "netpolicy");
     assert_eq!(def.kind.names.list_kind, "NetPolicyList");
     assert_eq!(def.kind.scope, Scope::Cluster);
     assert!(!def.kind.subresources.status);
-    assert_eq!(def.docs.as_deref(), Some("A network policy of sorts."));
+    assert_eq!(def.root.docs.as_deref(), Some("A network policy of sorts."));
     let wire: Vec<_> = def
         .fields
+        .fields
         .iter()
-        .map(|f| (f.wire_name.as_str(), f.optional))
+        .map(|f| (f.wire_name.as_str(), f.required))
         .collect();
     assert_eq!(
         wire,
         [
-            ("metadata", false),
-            ("spec", false),
-            ("status", true),
-            ("extraData", true)
+            ("metadata", true),
+            ("spec", true),
+            ("status", false),
+            ("extraData", false)
         ]
     );
 }
@@ -80,19 +99,20 @@ fn resource_full_attributes() {
                    selectable = ".spec.deploymentName")]
         struct FooObject { metadata: ObjectMeta, spec: FooSpec, #[resource(rename = "status")] state: Option<FooStatus> }
     };
-    let def = resource(&input).unwrap();
+    let model = resource(&input).unwrap();
+    let def = one(&model);
     assert_eq!(def.kind.name, "Foo");
-    assert_eq!(def.type_name, "FooObject");
+    assert_eq!(def.root.name, "FooObject");
     assert_eq!(def.kind.names.short_names, ["fo", "foo"]);
     assert_eq!(def.kind.names.categories, ["all"]);
-    let scale = def.kind.subresources.scale.unwrap();
+    let scale = def.kind.subresources.scale.clone().unwrap();
     assert_eq!(
         scale.label_selector_path.as_deref(),
         Some(".status.selector")
     );
     assert_eq!(def.kind.printer_columns[0].priority, 1);
     assert_eq!(def.kind.selectable_fields, [".spec.deploymentName"]);
-    assert_eq!(def.fields[2].wire_name, "status");
+    assert_eq!(def.fields.fields[2].wire_name, "status");
 }
 
 #[test]
@@ -106,7 +126,7 @@ fn every_error_is_reported_at_once() {
         messages(&input),
         [
             "unknown resource attribute `gruop`; did you mean `group`?",
-            "invalid version `V1`: expected a DNS label like `v1alpha1`",
+            format!("invalid version \"V1\": {EXPECTED_VERSION}").as_str(),
             "a resource is either `namespaced` or `cluster`, not both",
             "`printcolumn` needs `type` and `json_path`",
             "unknown scale attribute `spec_replicas`; did you mean `spec_replicas_path`?",
@@ -150,7 +170,30 @@ fn shape_errors() {
 
 #[test]
 fn lower_camel_wire_names() {
-    assert_eq!(lower_camel("spec"), "spec");
-    assert_eq!(lower_camel("extra_data_v2"), "extraDataV2");
-    assert_eq!(lower_camel("_private"), "private");
+    assert_eq!(types::lower_camel("spec"), "spec");
+    assert_eq!(types::lower_camel("extra_data_v2"), "extraDataV2");
+    assert_eq!(types::lower_camel("_private"), "private");
+}
+
+#[test]
+fn names_follow_kubernetes_rules() {
+    let input: DeriveInput = parse_quote! {
+        #[resource(group = "example", version = "v1.2", kind = "1Foo", plural = "Foos")]
+        struct Foo { metadata: ObjectMeta }
+    };
+    let got = messages(&input);
+    assert_eq!(got.len(), 4, "{got:?}");
+    assert!(
+        got[0].starts_with("invalid group \"example\": expected a domain with at least one dot")
+    );
+    assert!(got[1].starts_with("invalid version \"v1.2\""));
+    assert!(got[2].starts_with("invalid kind \"1Foo\""));
+    assert!(got[3].starts_with("invalid plural \"Foos\""));
+    // Kubernetes accepts a dash in a kind, and so does the derive.
+    let dashed: DeriveInput = parse_quote! {
+        #[resource(group = "example.com", version = "fn", kind = "a-b")]
+        struct Dashed { metadata: ObjectMeta, r#type: String }
+    };
+    let model = resource(&dashed).unwrap();
+    assert_eq!(one(&model).version.module, "fn_");
 }

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use super::schema::Schema;
+use super::node::Schema;
 use crate::model::ExternalType;
 
 /// The k8s-openapi type an object schema is, if it is one.
@@ -84,7 +84,7 @@ fn is_string(schema: &Schema) -> bool {
 }
 
 fn is_string_map(schema: &Schema) -> bool {
-    use super::schema::AdditionalProperties;
+    use super::node::AdditionalProperties;
     is_plain(schema, "object")
         && schema.properties.is_none()
         && matches!(&schema.additional_properties, Some(AdditionalProperties::Schema(v)) if is_string(v))

@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_saphyr::Spanned;
 
 use super::{At, TypeBuilder, merged};
-use crate::frontend::crd::Error;
-use crate::frontend::crd::schema::Schema;
+use crate::frontend::Error;
+use crate::frontend::schema::Schema;
 use crate::model::TypeRef;
 use crate::naming;
 

@@ -5,27 +5,25 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::GeneratedFile;
-use super::clientset::{ClientOptions, Clients, Error, accessor, kind_ident, nest};
-use super::file;
-use crate::model::{Model, Scope};
+use super::context::{Clients, nest};
+use crate::emit::common::{Error, GeneratedFile, file};
+use crate::model::Scope;
 
 /// The listers file.
-pub fn listers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile, Error> {
-    let clients = Clients::new(model, options)?;
+pub(super) fn listers(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
     let facade = &clients.facade;
     let lister = quote! { #facade::runtime::lister };
     let modules = nest(
-        &clients,
+        clients,
         |group, version| {
             let mut items = TokenStream::new();
             for kind in version.kinds.values() {
-                let ty = clients.type_path(group, version, kind)?;
-                let name = kind_ident(kind, "Lister");
+                let ty = clients.type_path(group, version, kind);
+                let name = clients.kind_ident(group, version, kind, "Lister");
                 let plural = &kind.names.plural;
                 let scoped = match kind.scope {
                     Scope::Namespaced => {
-                        let method = accessor(kind);
+                        let method = clients.accessor(group, version, kind);
                         let doc = format!(" The cached `{plural}` of `namespace`.");
                         quote! {
                             #[doc = #doc]
@@ -85,5 +83,5 @@ pub fn listers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile, 
         //! Listers: typed, read-only views of informer caches.
         #modules
     };
-    Ok(file("listers.rs", tokens)?)
+    file("listers.rs", tokens)
 }

@@ -1,4 +1,5 @@
-//! All naming: casing, keyword escaping, sanitising and clash resolution.
+//! All naming: casing, keyword escaping, sanitising, clash resolution, and Kubernetes' own
+//! rules for API names.
 //!
 //! Every identifier kubegen emits comes from this module, so the rules live in one place:
 //!
@@ -10,7 +11,13 @@
 //!   (`Certificate` + `spec` + `keystores` + `jks` -> `CertificateSpecKeystoresJks`);
 //! - clashes after conversion are resolved by [`UniqueNames`], which appends `2`, `3`...
 //!   in the order names are claimed (callers claim in sorted wire order, so the result does
-//!   not depend on hash order).
+//!   not depend on hash order);
+//! - groups, versions and kinds get modules, accessors and client names (the `api` part:
+//!   [`group_module`], [`version_module`], [`kind_accessor`], [`kind_type_base`]...), and
+//!   docs spell them the way Kubernetes does ([`api_version`], [`describe_group`]);
+//! - [`kubernetes`] holds the API server's rules for group, version, kind and resource
+//!   names, which [`Model::validate`](crate::model::Model::validate) enforces;
+//! - OpenAPI definition names map to k8s-openapi paths ([`k8s_openapi_path`]).
 //!
 //! ```
 //! use kubegen_codegen::naming;
@@ -22,7 +29,18 @@
 //! assert_eq!(naming::variant_name("not-ready"), "NotReady");
 //! assert_eq!(naming::variant_name("*"), "Star");
 //! assert_eq!(naming::group_module("cert-manager.io"), "cert_manager_io");
+//! assert_eq!(naming::version_module("fn"), "fn_");
 //! ```
+
+mod api;
+pub mod kubernetes;
+mod openapi;
+
+pub use api::{
+    api_version, capitalized, describe_group, group_module, group_short, kind_accessor,
+    kind_module, kind_type_base, plural, version_module,
+};
+pub use openapi::{definition_package, definition_short_name, k8s_openapi_path};
 
 use std::collections::BTreeSet;
 
@@ -58,24 +76,69 @@ const RESERVED_TYPES: &[&str] = &[
     "Vec",
 ];
 
-/// Whether `s` is a plain (non-raw) Rust identifier that is not a keyword.
+/// Raw identifiers (`r#name`) cannot name these.
+const NOT_RAW: &[&str] = &["crate", "self", "super", "Self", "_"];
+
+/// Whether `s` can name a Rust item, field or module: a plain identifier that is not a
+/// keyword, or a raw identifier (`r#type`, as hand-written structs may use).
 ///
 /// ```
 /// use kubegen_codegen::naming::is_identifier;
 /// assert!(is_identifier("spec"));
+/// assert!(is_identifier("r#type"));
 /// assert!(!is_identifier("type"));
 /// assert!(!is_identifier("9lives"));
 /// assert!(!is_identifier("_"));
+/// assert!(!is_identifier("r#self"));
 /// ```
 pub fn is_identifier(s: &str) -> bool {
+    match s.strip_prefix("r#") {
+        Some(raw) => is_word(raw) && !NOT_RAW.contains(&raw),
+        None => is_word(s) && s != "_" && !KEYWORDS.contains(&s),
+    }
+}
+
+/// `[A-Za-z_][A-Za-z0-9_]*`.
+fn is_word(s: &str) -> bool {
     let mut chars = s.chars();
-    let Some(first) = chars.next() else {
+    chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether `s` is a path kubegen can name a type by: identifiers separated by `::`, with
+/// an optional leading `::`, starting with `crate`, `self` or `super`s if relative.
+///
+/// ```
+/// use kubegen_codegen::naming::is_type_path;
+/// assert!(is_type_path("crate::apis::v1::Foo"));
+/// assert!(is_type_path("::k8s_openapi::api::core::v1::Pod"));
+/// assert!(is_type_path("super::super::Foo"));
+/// assert!(is_type_path("Foo"));
+/// assert!(!is_type_path("crate::apis::Foo Bar"));
+/// assert!(!is_type_path("crate::"));
+/// assert!(!is_type_path("a::crate::B"));
+/// ```
+pub fn is_type_path(s: &str) -> bool {
+    let rest = s.strip_prefix("::").unwrap_or(s);
+    let segments: Vec<&str> = rest.split("::").collect();
+    let Some((last, init)) = segments.split_last() else {
         return false;
     };
-    (first.is_ascii_alphabetic() || first == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && s != "_"
-        && !KEYWORDS.contains(&s)
+    let leading = init
+        .iter()
+        .take_while(|seg| matches!(**seg, "crate" | "self" | "super"))
+        .count();
+    let relative_start_ok = init
+        .iter()
+        .take(leading)
+        .enumerate()
+        .all(|(i, seg)| *seg == "super" || i == 0);
+    relative_start_ok
+        && (leading == 0 || !s.starts_with("::"))
+        && init[leading..].iter().all(|seg| is_identifier(seg))
+        && is_identifier(last)
 }
 
 /// Replaces characters that cannot be part of an identifier by word boundaries, and
@@ -179,161 +242,6 @@ fn symbol_word(c: char) -> String {
         _ => return format!("U{:04x}", u32::from(c)),
     };
     word.to_owned()
-}
-
-/// The Rust module for an API group: lowercase, non-alphanumerics as `_`, `core` for `""`.
-pub fn group_module(group: &str) -> String {
-    if group.is_empty() {
-        return "core".to_owned();
-    }
-    module_from(group)
-}
-
-/// The Rust module for an API version (`v1beta2`).
-pub fn version_module(version: &str) -> String {
-    module_from(version)
-}
-
-/// The Rust module (file name) for a kind: `ClusterIssuer` -> `cluster_issuer`.
-pub fn kind_module(kind: &str) -> String {
-    field_name(kind)
-}
-
-/// The package of an OpenAPI definition name: everything before the last `.`
-/// (`io.k8s.api.apps.v1.Deployment` -> `io.k8s.api.apps.v1`; `""` without a dot).
-pub fn definition_package(definition: &str) -> &str {
-    definition
-        .rsplit_once('.')
-        .map_or("", |(package, _)| package)
-}
-
-/// The short name of an OpenAPI definition name: after the last `.`
-/// (`io.k8s.api.apps.v1.Deployment` -> `Deployment`).
-pub fn definition_short_name(definition: &str) -> &str {
-    definition
-        .rsplit_once('.')
-        .map_or(definition, |(_, short)| short)
-}
-
-/// The k8s-openapi type path (no leading `::`) for a Kubernetes OpenAPI definition name.
-///
-/// This is the one rule that maps the definitions of other packages to existing types:
-/// k8s-openapi mirrors the Go package layout, so the path is the definition name without
-/// its `io.k8s.` prefix, with `.` as `::` and `-` as `_`, under `k8s_openapi::`. Names
-/// outside `io.k8s.` have no k8s-openapi type (`None`).
-///
-/// ```
-/// use kubegen_codegen::naming::k8s_openapi_path;
-///
-/// assert_eq!(
-///     k8s_openapi_path("io.k8s.api.core.v1.PodTemplateSpec").as_deref(),
-///     Some("k8s_openapi::api::core::v1::PodTemplateSpec"),
-/// );
-/// assert_eq!(
-///     k8s_openapi_path("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta").as_deref(),
-///     Some("k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta"),
-/// );
-/// assert_eq!(
-///     k8s_openapi_path("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON").as_deref(),
-///     Some("k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON"),
-/// );
-/// assert_eq!(k8s_openapi_path("com.example.v1.Widget"), None);
-/// ```
-pub fn k8s_openapi_path(definition: &str) -> Option<String> {
-    let rest = definition.strip_prefix("io.k8s.")?;
-    let mut path = String::from("k8s_openapi");
-    for segment in rest.split('.') {
-        if segment.is_empty() {
-            return None;
-        }
-        path.push_str("::");
-        path.push_str(&segment.replace('-', "_"));
-    }
-    Some(path)
-}
-
-fn module_from(raw: &str) -> String {
-    let mut name: String = raw
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if name.starts_with(|c: char| c.is_ascii_digit()) {
-        name.insert(0, '_');
-    }
-    escape_keyword(name)
-}
-
-/// The resource (plural) name of a kind, the way Kubernetes' code generators spell it:
-/// lowercased, then `es` after `s`, `x`, `z`, `ch` and `sh`, `ies` for a consonant + `y`,
-/// else `s`.
-///
-/// ```
-/// use kubegen_codegen::naming::plural;
-/// assert_eq!(plural("Foo"), "foos");
-/// assert_eq!(plural("Ingress"), "ingresses");
-/// assert_eq!(plural("NetworkPolicy"), "networkpolicies");
-/// assert_eq!(plural("Gateway"), "gateways");
-/// assert_eq!(plural("Endpoints"), "endpoints");
-/// ```
-pub fn plural(kind: &str) -> String {
-    let lower = kind.to_ascii_lowercase();
-    if lower == "endpoints" {
-        return lower;
-    }
-    if ["s", "x", "z", "ch", "sh"]
-        .iter()
-        .any(|end| lower.ends_with(end))
-    {
-        return lower + "es";
-    }
-    if let Some(stem) = lower.strip_suffix('y')
-        && !stem.ends_with(['a', 'e', 'i', 'o', 'u'])
-    {
-        return format!("{stem}ies");
-    }
-    lower + "s"
-}
-
-/// The accessor of a kind in generated clients, listers and informers: the plural of
-/// the kind in `snake_case` (`NetworkPolicy` -> `network_policies`, `Endpoints` ->
-/// `endpoints`), keywords escaped.
-///
-/// ```
-/// use kubegen_codegen::naming::kind_accessor;
-/// assert_eq!(kind_accessor("Foo"), "foos");
-/// assert_eq!(kind_accessor("NetworkPolicy"), "network_policies");
-/// assert_eq!(kind_accessor("Ingress"), "ingresses");
-/// assert_eq!(kind_accessor("Endpoints"), "endpoints");
-/// ```
-pub fn kind_accessor(kind: &str) -> String {
-    let snake = field_name(kind);
-    let snake = snake.trim_end_matches('_');
-    let (stem, last) = match snake.rsplit_once('_') {
-        Some((stem, last)) => (format!("{stem}_"), last),
-        None => (String::new(), snake),
-    };
-    escape_keyword(format!("{stem}{}", plural(last)))
-}
-
-/// The short name of an API group in generated accessors: its first DNS label
-/// (`samplecontroller.k8s.io` -> `samplecontroller`, `""` -> `core`), as client-go names
-/// `SamplecontrollerV1alpha1()`. Callers fall back to [`group_module`] when two groups
-/// share a first label.
-///
-/// ```
-/// use kubegen_codegen::naming::group_short;
-/// assert_eq!(group_short("samplecontroller.k8s.io"), "samplecontroller");
-/// assert_eq!(group_short("cert-manager.io"), "cert_manager");
-/// assert_eq!(group_short(""), "core");
-/// ```
-pub fn group_short(group: &str) -> String {
-    group_module(group.split('.').next().unwrap_or(group))
 }
 
 /// Hands out names unique within one scope, in claim order.
@@ -534,18 +442,5 @@ mod tests {
         assert_eq!(names.claim("a_2".into()), "a_2_2");
         assert_eq!(names.claim("type_".into()), "type_");
         assert_eq!(names.claim("type_".into()), "type_2");
-    }
-
-    #[test]
-    fn modules() {
-        assert_eq!(group_module(""), "core");
-        assert_eq!(
-            group_module("source.toolkit.fluxcd.io"),
-            "source_toolkit_fluxcd_io"
-        );
-        assert_eq!(group_module("0day.io"), "_0day_io");
-        assert_eq!(version_module("v1beta2"), "v1beta2");
-        assert_eq!(kind_module("HTTPRoute"), "http_route");
-        assert_eq!(kind_module("Type"), "type_");
     }
 }

@@ -2,14 +2,14 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::docs::doc_attrs;
-use super::{Error, Paths, deepcopy, resource};
+use crate::emit::common::{Error, Paths, ident, type_path};
+use crate::emit::docs::doc_attrs;
+use crate::emit::{deepcopy, resource};
 use crate::model::{
-    EnumDef, ExternalType, Field, Group, StructDef, TypeDef, TypeDefKind, TypeRef, UnionDef,
-    Version,
+    EnumDef, Field, Group, Resource, StructDef, TypeDef, TypeDefKind, TypeRef, UnionDef, Version,
 };
 use crate::naming;
 
@@ -39,7 +39,7 @@ pub(crate) fn module_items(ctx: &Context<'_>) -> Result<TokenStream, Error> {
                 struct_item(ctx, ty, s)?
             }
             TypeDefKind::Enum(e) => enum_item(ctx, ty, e),
-            TypeDefKind::Union(u) => union_item(ctx, ty, u),
+            TypeDefKind::Union(u) => union_item(ctx, ty, u)?,
         });
     }
     if needs_helper {
@@ -86,29 +86,48 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
     let fields = s
         .fields
         .iter()
-        .map(|f| field_tokens(ctx, f, s.root.is_some(), camel));
-    let additional = s.additional.as_ref().map(|extra| {
-        let field = ident(&extra.rust_name);
-        let value = type_tokens(ctx, &extra.value);
-        quote! {
-            /// Properties not declared by the schema, kept as they are.
-            #[serde(flatten)]
-            pub #field: ::std::collections::BTreeMap<String, #value>,
+        .map(|f| field_tokens(ctx, f, s.root.is_some(), camel))
+        .collect::<Result<Vec<_>, _>>()?;
+    let additional = match &s.additional {
+        Some(extra) => {
+            let field = ident(&extra.rust_name);
+            let value = type_tokens(ctx, &extra.value)?;
+            Some(quote! {
+                /// Properties not declared by the schema, kept as they are.
+                #[serde(flatten)]
+                pub #field: ::std::collections::BTreeMap<String, #value>,
+            })
         }
-    });
+        None => None,
+    };
     let default = ctx
         .defaultable
         .contains(&ty.name)
         .then(|| quote! { Default, });
     let serde_crate = serde_crate_attr(ctx.paths);
     let (serialize, impls) = match &s.root {
-        Some(root) => (
-            TokenStream::new(),
-            resource::resource_impls(ctx, ty, s, &root.kind)?,
-        ),
+        Some(root) => {
+            let kind = ctx
+                .version
+                .kinds
+                .get(&root.kind)
+                .ok_or_else(|| Error::MissingKind {
+                    kind: root.kind.clone(),
+                    version: ctx.version.name.clone(),
+                })?;
+            let resource = Resource {
+                group: ctx.group,
+                version: ctx.version,
+                kind,
+                root: ty,
+                fields: s,
+            };
+            let impls = resource::root_impls(&resource, ctx.paths);
+            (TokenStream::new(), quote! { const _: () = { #impls }; })
+        }
         None => (quote! { #serde::Serialize, }, TokenStream::new()),
     };
-    let clone = deepcopy::generated_struct(ty, s);
+    let clone = deepcopy::generated_struct(ty, s)?;
     Ok(quote! {
         #docs
         #[derive(Debug, #default PartialEq, #serialize #serde::Deserialize)]
@@ -124,18 +143,23 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
 }
 
 /// The Rust type of a field, with the `Option`s its presence rules need.
-pub(crate) fn field_type(ctx: &Context<'_>, field: &Field) -> TokenStream {
-    let inner = type_tokens(ctx, &field.ty);
-    match (field.required, field.nullable, &field.ty) {
+fn field_type(ctx: &Context<'_>, field: &Field) -> Result<TokenStream, Error> {
+    let inner = type_tokens(ctx, &field.ty)?;
+    Ok(match (field.required, field.nullable, &field.ty) {
         (true, false, _) => inner,
         (false, true, ty) if *ty != TypeRef::Json => quote! { Option<Option<#inner>> },
         _ => quote! { Option<#inner> },
-    }
+    })
 }
 
-fn field_tokens(ctx: &Context<'_>, field: &Field, root: bool, camel: bool) -> TokenStream {
+fn field_tokens(
+    ctx: &Context<'_>,
+    field: &Field,
+    root: bool,
+    camel: bool,
+) -> Result<TokenStream, Error> {
     let name = ident(&field.rust_name);
-    let ty = field_type(ctx, field);
+    let ty = field_type(ctx, field)?;
     let mut docs = field.docs.clone().unwrap_or_default();
     if let Some(default) = &field.default {
         if !docs.is_empty() {
@@ -165,11 +189,11 @@ fn field_tokens(ctx: &Context<'_>, field: &Field, root: bool, camel: bool) -> To
         attrs.push(quote! { skip_serializing_if = "Option::is_none" });
     }
     let serde_attr = (!attrs.is_empty()).then(|| quote! { #[serde(#(#attrs),*)] });
-    quote! {
+    Ok(quote! {
         #docs
         #serde_attr
         pub #name: #ty,
-    }
+    })
 }
 
 fn enum_item(ctx: &Context<'_>, ty: &TypeDef, e: &EnumDef) -> TokenStream {
@@ -198,22 +222,26 @@ fn enum_item(ctx: &Context<'_>, ty: &TypeDef, e: &EnumDef) -> TokenStream {
     }
 }
 
-fn union_item(ctx: &Context<'_>, ty: &TypeDef, u: &UnionDef) -> TokenStream {
+fn union_item(ctx: &Context<'_>, ty: &TypeDef, u: &UnionDef) -> Result<TokenStream, Error> {
     let serde = &ctx.paths.serde;
     let name = ident(&ty.name);
     let docs = doc_attrs(ty.docs.as_deref().unwrap_or_default());
     let serde_crate = serde_crate_attr(ctx.paths);
-    let variants = u.variants.iter().map(|v| {
-        let variant = ident(&v.rust_name);
-        let inner = type_tokens(ctx, &v.ty);
-        let doc = format!(" A `{}` value.", v.ty);
-        quote! {
-            #[doc = #doc]
-            #variant(#inner),
-        }
-    });
-    let clone = deepcopy::generated_union(ty, u);
-    quote! {
+    let variants = u
+        .variants
+        .iter()
+        .map(|v| {
+            let variant = ident(&v.rust_name);
+            let inner = type_tokens(ctx, &v.ty)?;
+            let doc = format!(" A `{}` value.", v.ty);
+            Ok(quote! {
+                #[doc = #doc]
+                #variant(#inner),
+            })
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    let clone = deepcopy::generated_union(ty, u)?;
+    Ok(quote! {
         #docs
         #[derive(Debug, PartialEq, #serde::Serialize, #serde::Deserialize)]
         #[serde(untagged)]
@@ -222,14 +250,14 @@ fn union_item(ctx: &Context<'_>, ty: &TypeDef, u: &UnionDef) -> TokenStream {
             #(#variants)*
         }
         #clone
-    }
+    })
 }
 
 /// The Rust type for a reference.
-pub(crate) fn type_tokens(ctx: &Context<'_>, ty: &TypeRef) -> TokenStream {
+fn type_tokens(ctx: &Context<'_>, ty: &TypeRef) -> Result<TokenStream, Error> {
     let k8s = &ctx.paths.k8s_openapi;
     let json = &ctx.paths.serde_json;
-    match ty {
+    Ok(match ty {
         TypeRef::String => quote! { String },
         TypeRef::Bool => quote! { bool },
         TypeRef::I32 => quote! { i32 },
@@ -242,19 +270,19 @@ pub(crate) fn type_tokens(ctx: &Context<'_>, ty: &TypeRef) -> TokenStream {
         TypeRef::IntOrString => quote! { #k8s::apimachinery::pkg::util::intstr::IntOrString },
         TypeRef::Json => quote! { #json::Value },
         TypeRef::Vec(inner) => {
-            let inner = type_tokens(ctx, inner);
+            let inner = type_tokens(ctx, inner)?;
             quote! { Vec<#inner> }
         }
         TypeRef::Map(inner) => {
-            let inner = type_tokens(ctx, inner);
+            let inner = type_tokens(ctx, inner)?;
             quote! { ::std::collections::BTreeMap<String, #inner> }
         }
         TypeRef::Option(inner) => {
-            let inner = type_tokens(ctx, inner);
+            let inner = type_tokens(ctx, inner)?;
             quote! { Option<#inner> }
         }
         TypeRef::Boxed(inner) => {
-            let inner = type_tokens(ctx, inner);
+            let inner = type_tokens(ctx, inner)?;
             quote! { Box<#inner> }
         }
         TypeRef::Named(name) => {
@@ -269,24 +297,6 @@ pub(crate) fn type_tokens(ctx: &Context<'_>, ty: &TypeRef) -> TokenStream {
                 quote! { super::#name }
             }
         }
-        TypeRef::External(external) => external_tokens(ctx, external),
-    }
-}
-
-fn external_tokens(ctx: &Context<'_>, external: &ExternalType) -> TokenStream {
-    let mut segments = external.path.split("::");
-    let first = segments.next().unwrap_or_default();
-    let root = if first == "k8s_openapi" {
-        ctx.paths.k8s_openapi.clone()
-    } else {
-        let first = ident(first);
-        quote! { ::#first }
-    };
-    let rest = segments.map(ident);
-    quote! { #root #(:: #rest)* }
-}
-
-/// An identifier the model validated.
-pub(crate) fn ident(name: &str) -> Ident {
-    Ident::new(name, Span::call_site())
+        TypeRef::External(external) => type_path(&external.path, k8s)?,
+    })
 }

@@ -1,5 +1,5 @@
-//! The subset of `apiextensions.k8s.io/v1` CustomResourceDefinition that code generation
-//! reads, deserialized straight from YAML so that shape errors carry line and column.
+//! A structural OpenAPI v3 schema node (`JSONSchemaProps`), the parts that shape types,
+//! deserialized straight from YAML or JSON so that shape errors carry line and column.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -7,116 +7,6 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, MapAccess, Visitor};
 use serde_saphyr::Spanned;
-
-/// A CustomResourceDefinition document.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Crd {
-    pub(crate) api_version: String,
-    pub(crate) spec: CrdSpec,
-}
-
-/// `spec` of a CRD.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct CrdSpec {
-    pub(crate) group: String,
-    pub(crate) names: Names,
-    pub(crate) scope: Scope,
-    pub(crate) versions: Vec<CrdVersion>,
-}
-
-/// `spec.scope`.
-#[derive(Clone, Copy, Debug, Deserialize)]
-pub(crate) enum Scope {
-    Namespaced,
-    Cluster,
-}
-
-/// `spec.names`.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Names {
-    pub(crate) kind: Spanned<String>,
-    pub(crate) plural: String,
-    #[serde(default)]
-    pub(crate) singular: Option<String>,
-    #[serde(default)]
-    pub(crate) short_names: Vec<String>,
-    #[serde(default)]
-    pub(crate) categories: Vec<String>,
-    #[serde(default)]
-    pub(crate) list_kind: Option<String>,
-}
-
-/// One entry of `spec.versions`.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct CrdVersion {
-    pub(crate) name: Spanned<String>,
-    pub(crate) served: bool,
-    pub(crate) storage: bool,
-    #[serde(default)]
-    pub(crate) deprecated: bool,
-    #[serde(default)]
-    pub(crate) deprecation_warning: Option<String>,
-    #[serde(default)]
-    pub(crate) schema: Option<Validation>,
-    #[serde(default)]
-    pub(crate) subresources: Option<Subresources>,
-    #[serde(default)]
-    pub(crate) additional_printer_columns: Vec<PrinterColumn>,
-    #[serde(default)]
-    pub(crate) selectable_fields: Vec<SelectableField>,
-}
-
-/// `schema` of a version.
-#[derive(Debug, Deserialize)]
-pub(crate) struct Validation {
-    #[serde(rename = "openAPIV3Schema")]
-    pub(crate) open_api_v3_schema: Option<Spanned<Schema>>,
-}
-
-/// `subresources` of a version.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Subresources {
-    #[serde(default)]
-    pub(crate) status: Option<de::IgnoredAny>,
-    #[serde(default)]
-    pub(crate) scale: Option<ScaleSpec>,
-}
-
-/// `subresources.scale`.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ScaleSpec {
-    pub(crate) spec_replicas_path: String,
-    pub(crate) status_replicas_path: String,
-    #[serde(default)]
-    pub(crate) label_selector_path: Option<String>,
-}
-
-/// One of `additionalPrinterColumns`.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct PrinterColumn {
-    pub(crate) name: String,
-    #[serde(rename = "type")]
-    pub(crate) type_: String,
-    pub(crate) json_path: String,
-    #[serde(default)]
-    pub(crate) description: Option<String>,
-    #[serde(default)]
-    pub(crate) priority: i32,
-}
-
-/// One of `selectableFields`.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct SelectableField {
-    pub(crate) json_path: String,
-}
 
 /// A structural OpenAPI v3 schema node (`JSONSchemaProps`), the parts that shape types.
 #[derive(Clone, Debug, Default, Deserialize)]

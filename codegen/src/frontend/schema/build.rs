@@ -15,7 +15,7 @@
 //!    `Quantity` by `enum`/`format`; integers -> `i32`/`i64`; numbers -> `f64`.
 //! 5. Nodes with no type information -> `serde_json::Value`.
 //!
-//! The OpenAPI front-end shares this builder ([`Dialect::OpenApi`]): there a `$ref` (also
+//! The OpenAPI front-end uses this builder too ([`Dialect::OpenApi`]): there a `$ref` (also
 //! wrapped in a one-branch `allOf`) resolves through [`Refs`] to a named type or to a
 //! k8s-openapi type, objects are never matched to k8s-openapi types by shape (names are
 //! authoritative), and list/map semantics (`x-kubernetes-list-type`...) go to the docs.
@@ -24,9 +24,9 @@ use std::borrow::Cow;
 
 use serde_saphyr::Spanned;
 
-use super::Error;
-use super::schema::{AdditionalProperties, Schema};
+use super::node::{AdditionalProperties, Schema};
 use super::wellknown;
+use crate::frontend::Error;
 use crate::model::{
     Additional, EnumDef, EnumVariant, ExternalType, Field, RootInfo, StructDef, TypeDef,
     TypeDefKind, TypeRef, UnionDef, UnionVariant,
@@ -149,12 +149,7 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
     }
 
     fn error(&self, at: At, message: impl Into<String>) -> Error {
-        Error::Input {
-            file: self.file.to_owned(),
-            line: at.line,
-            column: at.column,
-            message: message.into(),
-        }
+        Error::input(self.file, at.line, at.column, message)
     }
 
     fn field(

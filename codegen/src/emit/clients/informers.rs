@@ -6,21 +6,18 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::GeneratedFile;
-use super::clientset::{ClientOptions, Clients, Error, accessor, kind_ident, nest, version_path};
-use super::file;
-use super::types::ident;
-use crate::model::Model;
+use super::context::{Clients, nest, version_path};
+use crate::emit::common::{Error, GeneratedFile, file, ident};
+use crate::naming;
 
 /// The informers file.
-pub fn informers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile, Error> {
-    let clients = Clients::new(model, options)?;
+pub(super) fn informers(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
     let facade = &clients.facade;
     let factory = quote! { #facade::gentype::InformerFactory };
     let groups = clients.groups().into_iter().map(|group| {
         let name = clients.group_name(group);
         let module = ident(&group.module);
-        let doc = format!(" Informers of API group `{}`.", group.name);
+        let doc = format!(" Informers of {}.", naming::describe_group(&group.name));
         quote! {
             #[doc = #doc]
             #[inline]
@@ -30,16 +27,16 @@ pub fn informers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile
         }
     });
     let modules = nest(
-        &clients,
+        clients,
         |group, version| {
             let mut accessors = TokenStream::new();
             let mut items = TokenStream::new();
             for kind in version.kinds.values() {
-                let ty = clients.type_path(group, version, kind)?;
-                let informer = kind_ident(kind, "Informer");
-                let lister = kind_ident(kind, "Lister");
+                let ty = clients.type_path(group, version, kind);
+                let informer = clients.kind_ident(group, version, kind, "Informer");
+                let lister = clients.kind_ident(group, version, kind, "Lister");
                 let listers = version_path(group, version);
-                let method = accessor(kind);
+                let method = clients.accessor(group, version, kind);
                 let plural = &kind.names.plural;
                 let doc = format!(" The shared informer of `{plural}`.");
                 accessors.extend(quote! {
@@ -77,7 +74,10 @@ pub fn informers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile
                     }
                 });
             }
-            let doc = format!(" Informers of `{}/{}`.", group.name, version.name);
+            let doc = format!(
+                " Informers of `{}`.",
+                naming::api_version(&group.name, &version.name)
+            );
             Ok(quote! {
                 #[doc = #doc]
                 #[derive(Clone, Debug)]
@@ -99,14 +99,17 @@ pub fn informers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile
             })
         },
         |group| {
-            let doc = format!(" Informers of API group `{}`.", group.name);
+            let doc = format!(" Informers of {}.", naming::describe_group(&group.name));
             let versions = group
                 .versions
                 .values()
                 .filter(|v| !v.kinds.is_empty())
                 .map(|v| {
-                    let name = ident(&v.name);
-                    let doc = format!(" Informers of `{}/{}`.", group.name, v.name);
+                    let name = ident(&v.module);
+                    let doc = format!(
+                        " Informers of `{}`.",
+                        naming::api_version(&group.name, &v.name)
+                    );
                     quote! {
                         #[doc = #doc]
                         #[inline]
@@ -161,5 +164,5 @@ pub fn informers(model: &Model, options: &ClientOptions) -> Result<GeneratedFile
 
         #modules
     };
-    Ok(file("informers.rs", tokens)?)
+    file("informers.rs", tokens)
 }
