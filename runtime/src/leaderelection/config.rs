@@ -127,9 +127,12 @@ impl LeaderElectionConfig {
         self
     }
 
-    /// On shutdown, once the work has finished, release the Lease (clear its holder and
-    /// shorten it to 1 s, as client-go does) so another replica takes over within about
-    /// one retry period instead of a whole lease duration (default false).
+    /// When leading ends, once the work has finished, release the Lease (clear its holder
+    /// and shorten it to 1 s, as client-go does) so another replica takes over within
+    /// about one retry period instead of a whole lease duration (default false).
+    ///
+    /// The release is a conditional write over the version this replica last wrote, so
+    /// after a lost lease it only goes through if nobody else has written since.
     pub fn release_on_cancel(mut self, release: bool) -> Self {
         self.release_on_cancel = release;
         self

@@ -111,6 +111,7 @@ impl Election {
     }
 
     /// The record as last observed, if any.
+    #[cfg(test)]
     pub(crate) fn observed(&self) -> Option<&Observed> {
         self.observed.as_ref()
     }

@@ -13,14 +13,23 @@ type Labels = [(&'static str, String); 1];
 /// 0 while it stands by (client-go's gauge and help text).
 ///
 /// ```
-/// use kubegen_runtime::leaderelection::LeaderElectionConfig;
+/// use kubegen_runtime::leaderelection::{LeaderElectionConfig, LeaderElector};
 /// use kubegen_runtime::metrics::prometheus::PrometheusLeaderElectionMetrics;
 /// use prometheus_client::registry::Registry;
 ///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let mut registry = Registry::default();
 /// let metrics = PrometheusLeaderElectionMetrics::register(&mut registry);
+/// let client = kube::Client::try_from(kube::Config::new("http://127.0.0.1:6443".parse()?))?;
 /// let config = LeaderElectionConfig::default().lease_name("foo-controller").metrics(metrics);
-/// # let _ = config;
+/// let _elector = LeaderElector::new(client, config)?;
+///
+/// // A replica reports 0 (standby) from the moment its elector exists.
+/// let mut text = String::new();
+/// prometheus_client::encoding::text::encode(&mut text, &registry)?;
+/// assert!(text.contains(r#"leader_election_master_status{name="foo-controller"} 0"#));
+/// # Ok(()) }
 /// ```
 #[derive(Clone, Debug)]
 pub struct PrometheusLeaderElectionMetrics {
