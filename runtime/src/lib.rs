@@ -11,6 +11,8 @@
 //!   a delaying queue and a rate-limiting queue with composable limiters.
 //! - [`events`]: an [`EventRecorder`](events::EventRecorder) for events.k8s.io/v1 Events,
 //!   with series and de-duplication of repeats.
+//! - [`leaderelection`]: client-go's `LeaderElector` over a Lease, so replicas of a
+//!   controller run their work one at a time.
 //! - [`metrics`]: small metrics traits shared by every runtime component, with a
 //!   Prometheus implementation behind the `prometheus` feature.
 
@@ -21,6 +23,7 @@ pub mod factory;
 pub mod finalizer;
 pub mod informer;
 pub mod key;
+pub mod leaderelection;
 pub mod lister;
 pub mod metrics;
 pub mod reflector;

@@ -6,6 +6,7 @@
 //!
 //! - [`workqueue::WorkqueueMetricsProvider`] for the [work queues](crate::workqueue).
 //! - [`informer`] for reflectors and informers.
+//! - [`leaderelection::LeaderElectionMetrics`] for [leader electors](crate::leaderelection).
 //!
 //! [`NoopMetrics`] is the default provider of every family: it records nothing and costs
 //! nothing (components skip their time bookkeeping when the provider declines).
@@ -13,6 +14,7 @@
 //! that register into a [`prometheus_client`] registry.
 
 pub mod informer;
+pub mod leaderelection;
 pub mod workqueue;
 
 #[cfg(feature = "prometheus")]

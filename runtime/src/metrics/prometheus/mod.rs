@@ -6,9 +6,12 @@
 //!
 //! - [`PrometheusWorkqueueMetrics`] for the [work queues](crate::workqueue).
 //! - [`PrometheusInformerMetrics`] for reflectors and informers.
+//! - [`PrometheusLeaderElectionMetrics`] for [leader electors](crate::leaderelection).
 
 mod informer;
+mod leaderelection;
 mod workqueue;
 
 pub use informer::PrometheusInformerMetrics;
+pub use leaderelection::PrometheusLeaderElectionMetrics;
 pub use workqueue::PrometheusWorkqueueMetrics;
