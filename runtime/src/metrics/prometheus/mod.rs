@@ -6,9 +6,13 @@
 //!
 //! - [`PrometheusWorkqueueMetrics`] for the [work queues](crate::workqueue).
 //! - [`PrometheusInformerMetrics`] for reflectors and informers.
+//! - [`PrometheusControllerMetrics`] for [controllers](crate::controller), under
+//!   controller-runtime's names.
 
+mod controller;
 mod informer;
 mod workqueue;
 
+pub use controller::PrometheusControllerMetrics;
 pub use informer::PrometheusInformerMetrics;
 pub use workqueue::PrometheusWorkqueueMetrics;
