@@ -259,8 +259,10 @@ type ValuesFn<K> = Box<dyn FnMut(&K) -> Vec<String> + Send>;
 ///
 /// `values` says under which index values to look, `index` (registered on `store`'s
 /// informer with [`add_index`](crate::informer::SharedInformer::add_index)) finds the
-/// keys. The lookup happens when the event is handled, so the index must be on a cache
-/// the controller waits for.
+/// keys. The lookup happens when the event is handled: events handled before the
+/// indexed cache has synced find nothing. Have the controller also enqueue the indexed
+/// objects themselves (with [`EnqueueObject`] on their informer): their initial list
+/// covers that window.
 ///
 /// ```no_run
 /// # fn demo(controller: &kubegen_runtime::controller::Controller,
