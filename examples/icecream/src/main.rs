@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
+use kubegen_runtime::controller::ErrorChain;
 use icecream::apis::icecream::v1::Icecream;
 use icecream::{App, Options, demo};
 use kubegen_example_support::{
@@ -45,13 +46,7 @@ fn main() -> ExitCode {
     match runtime.block_on(run(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            let mut text = error.to_string();
-            let mut source = error.source();
-            while let Some(cause) = source {
-                text.push_str(&format!(": {cause}"));
-                source = cause.source();
-            }
-            eprintln!("error: {text}");
+            eprintln!("error: {}", ErrorChain(error.as_ref()));
             ExitCode::FAILURE
         }
     }

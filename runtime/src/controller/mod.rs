@@ -89,7 +89,7 @@ use tokio::sync::watch;
 pub use chain::ErrorChain;
 pub use config::{ControllerConfig, DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_NAME};
 pub use handlers::{EnqueueByIndex, EnqueueMapped, EnqueueObject, EnqueueOwner, KeyScope};
-pub use reconciler::{Action, Reconciler};
+pub use reconciler::{Action, Reconciler, is_cache_lag};
 
 use crate::informer::{EventHandler, HandlerRegistration, HasSynced, SharedInformer};
 use crate::key::ObjectKey;

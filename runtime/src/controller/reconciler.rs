@@ -75,3 +75,29 @@ impl<R: Reconciler> Reconciler for Arc<R> {
         (**self).reconcile(key)
     }
 }
+
+/// Whether a write refused with `error` only shows that the cache the reconciler read
+/// was behind the server: `409 Conflict` (an update carrying a cached, now stale
+/// `resourceVersion`) or `AlreadyExists` (a create of an object the cache had not seen
+/// yet, typically one this controller created a moment ago).
+///
+/// Informer caches lag the server by design, so these refusals are expected, not
+/// failures: return [`Action::Requeue`] (log at debug level) and let the next reconcile
+/// read the caught-up cache. A watch event for the object usually enqueues the key
+/// anyway.
+///
+/// ```
+/// use kubegen_runtime::controller::{Action, is_cache_lag};
+///
+/// fn after_write(result: Result<(), kubegen_runtime::error::Error>) -> Result<Action, kubegen_runtime::error::Error> {
+///     match result {
+///         Ok(()) => Ok(Action::Done),
+///         Err(error) if is_cache_lag(&error) => Ok(Action::Requeue),
+///         Err(error) => Err(error),
+///     }
+/// }
+/// # let _ = after_write;
+/// ```
+pub fn is_cache_lag(error: &crate::error::Error) -> bool {
+    error.is_conflict() || error.is_already_exists()
+}
