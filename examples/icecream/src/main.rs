@@ -6,12 +6,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use kubegen_runtime::controller::ErrorChain;
 use icecream::apis::icecream::v1::Icecream;
 use icecream::{App, Options, demo};
 use kubegen_example_support::{
     Cluster, ClusterArgs, ClusterSource, RunArgs, ctrl_c, init_logging, install_crds,
 };
+use kubegen_runtime::controller::ErrorChain;
 
 /// Writes into every Icecream custom resource the nodes its pods run on.
 #[derive(Debug, Parser)]

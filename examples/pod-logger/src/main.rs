@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use kubegen_runtime::controller::ErrorChain;
 use kubegen_example_support::{Cluster, ClusterArgs, ClusterSource, ctrl_c, init_logging};
+use kubegen_runtime::controller::ErrorChain;
 use pod_logger::{Options, PodLogger, demo};
 
 /// The minimal informer: logs Pod adds, updates, resyncs and deletes.

@@ -238,7 +238,11 @@ impl Controller {
             // A patch of the one field the Foo owns: no stale resourceVersion to refuse.
             let scale = json!({ "spec": { "replicas": replicas } });
             match deployments
-                .patch(deployment_name, &PatchParams::default(), &Patch::Merge(&scale))
+                .patch(
+                    deployment_name,
+                    &PatchParams::default(),
+                    &Patch::Merge(&scale),
+                )
                 .await
             {
                 Ok(fixed) => available = available_replicas(&fixed),

@@ -102,12 +102,8 @@ impl App {
         let recorder =
             EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
         let factory = SharedInformerFactory::new(client.clone()).default_resync(options.resync);
-        let controller = Controller::new(
-            client.clone(),
-            &factory,
-            recorder.clone(),
-            options.workers,
-        );
+        let controller =
+            Controller::new(client.clone(), &factory, recorder.clone(), options.workers);
         factory.start();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(Arc::clone(&controller).run(async move {

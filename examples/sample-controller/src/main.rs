@@ -5,10 +5,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use kubegen_runtime::controller::ErrorChain;
 use kubegen_example_support::{
     Cluster, ClusterArgs, ClusterSource, RunArgs, ctrl_c, init_logging, install_crds,
 };
+use kubegen_runtime::controller::ErrorChain;
 use sample_controller::apis::samplecontroller::v1alpha1::Foo;
 use sample_controller::demo::{self, DeploymentStandIn};
 use sample_controller::{App, Options};

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use kubegen_runtime::controller::ErrorChain;
 use kubegen_example_support::{Cluster, ClusterArgs, ClusterSource, RunArgs, ctrl_c, init_logging};
+use kubegen_runtime::controller::ErrorChain;
 use secret_sync::controller::Scope;
 use secret_sync::demo::{self, DEMO_SOURCE};
 use secret_sync::{App, Options};
