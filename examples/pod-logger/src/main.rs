@@ -84,7 +84,11 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         ctrl_c().await;
     }
     logger.shutdown().await;
-    println!("Logged {}", logger.counts());
+    println!(
+        "Logged {}; reconciled {} times",
+        logger.counts(),
+        logger.reconciles()
+    );
     cluster.shutdown().await;
     Ok(())
 }
