@@ -1,5 +1,6 @@
 //! pod-logger end to end against the testkit API server: the handler sees every add,
-//! update, resync and delete, including deletions it only learns of on relist.
+//! update, resync and delete, including deletions it only learns of on relist, and the
+//! reconcile loop ends up with every pod's current state (`in_step` waits for both).
 #![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 
 use std::time::Duration;
@@ -96,6 +97,9 @@ async fn resyncs_redeliver_every_cached_pod() {
     let counts = in_step(&logger, &client, 6).await;
     assert_eq!((counts.adds, counts.updates, counts.deletes), (3, 0, 0));
     assert!(counts.resyncs >= 6);
+    // The reconcile loop looked at each pod once: resyncs change nothing, so they are
+    // not enqueued.
+    assert_eq!(logger.reconciles(), 3);
     logger.shutdown().await;
     server.shutdown().await;
 }

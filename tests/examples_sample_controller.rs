@@ -295,7 +295,7 @@ async fn converges_through_dropped_watches_and_failing_writes() {
     faults.fail(
         Failure::status(500)
             .times(3)
-            .matching(Matcher::any().verb(Verb::Update).resource("foos/status")),
+            .matching(Matcher::any().verb(Verb::Patch).resource("foos/status")),
     );
     fx.deployments()
         .delete("web-frontend", &DeleteParams::default())

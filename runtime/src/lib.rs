@@ -7,6 +7,9 @@
 //!   with event handlers, and a factory that shares them between controllers; over
 //!   `kube::core::PartialObjectMeta<K>` they cache metadata only.
 //! - [`finalizer`]: hold an object's deletion until the controller cleaned up after it.
+//! - [`controller`]: the reconcile loop over the work queue: workers, requeue and
+//!   backoff, panic safety, cache-sync wait, drain on shutdown, controller-runtime's
+//!   metrics, and the event handlers that enqueue keys.
 //! - [`workqueue`]: a deduplicating work queue with client-go's dirty/processing rules,
 //!   a delaying queue and a rate-limiting queue with composable limiters.
 //! - [`events`]: an [`EventRecorder`](events::EventRecorder) for events.k8s.io/v1 Events,
@@ -17,6 +20,7 @@
 //!   Prometheus implementation behind the `prometheus` feature.
 
 pub mod client;
+pub mod controller;
 pub mod error;
 pub mod events;
 pub mod factory;

@@ -1,31 +1,35 @@
 //! The Icecream controller: pod events enqueue the Icecreams whose selector matches the
 //! pod (before or after the change); a sync recomputes one Icecream's status from the
-//! pod lister and writes it through the status subresource when it differs.
+//! pod lister and writes it through the status subresource when it differs. The loop
+//! (workers, backoff, drain) is [`kubegen_runtime::controller`]'s.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Patch, PatchParams};
 use kubegen::kubernetes;
 use kubegen::kubernetes::listers::core::v1::PodLister;
+use kubegen_runtime::controller::{
+    self as runtime, Action, ControllerConfig, EnqueueMapped, EnqueueObject, ErrorChain, Reconciler,
+};
 use kubegen_runtime::events::{Event, EventRecorder};
 use kubegen_runtime::factory::SharedInformerFactory;
-use kubegen_runtime::informer::{
-    DeletedObject, HandlerFns, HandlerRegistration, HasSynced, wait_for_cache_sync,
-};
 use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::lister::Selector;
-use kubegen_runtime::workqueue::{QueueConfig, RateLimitingQueue, default_controller_rate_limiter};
+use kubegen_runtime::workqueue::RateLimitingQueue;
+use serde_json::json;
 use tokio::sync::watch;
 
-use crate::apis::icecream::v1::{Icecream, IcecreamStatus, PodPlacement};
+use crate::apis::icecream::v1::{IcecreamStatus, PodPlacement};
 use crate::generated::clientset::Clientset;
 use crate::generated::informers::InformerFactory;
 use crate::generated::listers::icecream_example_com::v1::IcecreamLister;
 use crate::selector::to_selector;
 
-/// The controller's name: `reportingController` of its events and its queue's name.
+/// The controller's name: `reportingController` of its events, its queue's name and
+/// the `controller` label of its metrics.
 pub const CONTROLLER_NAME: &str = "icecream-controller";
 /// Event reason when an Icecream's selector cannot be used.
 pub const REASON_INVALID_SELECTOR: &str = "InvalidSelector";
@@ -35,67 +39,59 @@ pub const REASON_PLACED: &str = "Placed";
 pub const CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Why an Icecream could not be synced (it is retried with backoff), or the controller
-/// could not start.
+/// could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A call to the API server failed; the message names the call.
     #[error(transparent)]
     Api(#[from] kubegen_runtime::error::Error),
-    /// The informer caches did not sync in time.
-    #[error("failed to wait for the Icecream and Pod caches to sync")]
-    CacheSync,
+    /// The reconcile loop could not run (its caches did not sync).
+    #[error(transparent)]
+    Run(#[from] runtime::Error),
 }
 
-/// Keeps every Icecream's status in step with where its pods run.
+/// Keeps every Icecream's status in step with where its pods run: the reconciler, with
+/// the runtime controller that runs it.
 pub struct Controller {
     client: kube::Client,
     icecreams: IcecreamLister,
     pods: PodLister,
-    synced: Vec<HandlerRegistration>,
-    queue: RateLimitingQueue<ObjectKey>,
     recorder: EventRecorder,
-    processed: watch::Sender<u64>,
+    loop_: runtime::Controller,
 }
 
 impl std::fmt::Debug for Controller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Controller")
-            .field("queue", &self.queue)
+            .field("loop", &self.loop_)
             .finish_non_exhaustive()
     }
 }
 
-/// Enqueues the Icecreams of a pod's namespace whose selector matches it.
-#[derive(Clone)]
-struct PodEnqueuer {
-    icecreams: IcecreamLister,
-    queue: RateLimitingQueue<ObjectKey>,
-}
-
-impl PodEnqueuer {
-    fn pod(&self, pod: &Pod) {
-        let namespace = pod.metadata.namespace.as_deref().unwrap_or_default();
-        for icecream in self
-            .icecreams
-            .icecreams(namespace)
-            .list(&Selector::everything())
-        {
-            // An invalid selector is reported by the Icecream's own sync.
-            let matches = to_selector(&icecream.spec.selector)
-                .is_ok_and(|s| s.matches_labels(pod.metadata.labels.as_ref()));
-            if matches {
-                self.queue.add(ObjectKey::of(icecream.as_ref()));
-            }
-        }
-    }
+/// The keys of the Icecreams of a pod's namespace whose selector matches it.
+fn icecreams_selecting(icecreams: &IcecreamLister, pod: &Pod) -> Vec<ObjectKey> {
+    let namespace = pod.metadata.namespace.as_deref().unwrap_or_default();
+    icecreams
+        .icecreams(namespace)
+        .list(&Selector::everything())
+        .into_iter()
+        // An invalid selector is reported by the Icecream's own sync.
+        .filter(|icecream| {
+            to_selector(&icecream.spec.selector)
+                .is_ok_and(|s| s.matches_labels(pod.metadata.labels.as_ref()))
+        })
+        .map(|icecream| ObjectKey::of(icecream.as_ref()))
+        .collect()
 }
 
 impl Controller {
-    /// Sets up the informers' event handlers on `factory` (which the caller starts).
+    /// Sets up the informers' event handlers on `factory` (which the caller starts) and
+    /// a reconcile loop with `workers` workers.
     pub fn new(
         client: kube::Client,
         factory: &SharedInformerFactory,
         recorder: EventRecorder,
+        workers: usize,
     ) -> Arc<Self> {
         // Icecreams from our generated factory, Pods from the built-in groups' generated
         // factory; both hand out informers of the one shared factory.
@@ -108,94 +104,47 @@ impl Controller {
             .core()
             .v1()
             .pods();
-        let icecream_informer = icecreams.informer();
-        let pod_informer = pods.informer();
-        let queue = RateLimitingQueue::with_config(
-            default_controller_rate_limiter(),
-            QueueConfig::default().name(CONTROLLER_NAME),
+        let loop_ = runtime::Controller::new(
+            ControllerConfig::default()
+                .name(CONTROLLER_NAME)
+                .workers(workers)
+                .cache_sync_timeout(CACHE_SYNC_TIMEOUT),
         );
-        let icecream_registration = icecream_informer.add_event_handler(
-            HandlerFns::new()
-                .on_add({
-                    let queue = queue.clone();
-                    move |ice: Arc<Icecream>, _| queue.add(ObjectKey::of(ice.as_ref()))
-                })
-                .on_update({
-                    let queue = queue.clone();
-                    move |_, ice: Arc<Icecream>| queue.add(ObjectKey::of(ice.as_ref()))
-                }),
-        );
-        let enqueuer = PodEnqueuer {
-            icecreams: icecreams.lister(),
-            queue: queue.clone(),
-        };
-        let pod_registration = pod_informer.add_event_handler(
-            HandlerFns::new()
-                .on_add({
-                    let e = enqueuer.clone();
-                    move |pod: Arc<Pod>, _| e.pod(&pod)
-                })
-                .on_update({
-                    let e = enqueuer.clone();
-                    move |old: Arc<Pod>, new: Arc<Pod>| {
-                        if old.metadata.resource_version == new.metadata.resource_version {
-                            return; // a resync: nothing moved
-                        }
-                        // Old labels too: an Icecream the pod no longer matches must drop it.
-                        e.pod(&old);
-                        e.pod(&new);
-                    }
-                })
-                .on_delete(move |gone: DeletedObject<Pod>| enqueuer.pod(gone.object())),
+        loop_.watches(&icecreams.informer(), EnqueueObject::new(loop_.queue()));
+        // A pod changed: the Icecreams selecting it before or after the change (an
+        // Icecream the pod no longer matches must drop it). Resyncs: nothing moved.
+        let lister = icecreams.lister();
+        loop_.watches(
+            &pods.informer(),
+            EnqueueMapped::new(loop_.queue(), move |pod: &Pod| {
+                icecreams_selecting(&lister, pod)
+            })
+            .skip_resyncs(),
         );
         Arc::new(Self {
             client,
             icecreams: icecreams.lister(),
             pods: pods.lister(),
-            synced: vec![icecream_registration, pod_registration],
-            queue,
             recorder,
-            processed: watch::Sender::new(0),
+            loop_,
         })
     }
 
-    /// Waits for the caches, runs `workers` workers until `shutdown` resolves, then drains
-    /// the queue.
-    pub async fn run(
-        self: Arc<Self>,
-        workers: usize,
-        shutdown: impl Future<Output = ()>,
-    ) -> Result<(), Error> {
-        let synced: Vec<&dyn HasSynced> = self.synced.iter().map(|r| r as &dyn HasSynced).collect();
-        if !wait_for_cache_sync(CACHE_SYNC_TIMEOUT, &synced).await {
-            return Err(Error::CacheSync);
-        }
-        tracing::info!(workers, "starting workers");
-        let handles: Vec<_> = (0..workers.max(1))
-            .map(|_| {
-                let controller = Arc::clone(&self);
-                tokio::spawn(async move { while controller.process_next_work_item().await {} })
-            })
-            .collect();
-        shutdown.await;
-        tracing::info!("shutting down workers, draining the queue");
-        self.queue.shut_down_with_drain().await;
-        for handle in handles {
-            if let Err(error) = handle.await {
-                tracing::error!(%error, "a worker panicked");
-            }
-        }
+    /// Waits for the caches, syncs until `shutdown` resolves, then drains the queue.
+    pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) -> Result<(), Error> {
+        let loop_ = self.loop_.clone();
+        loop_.run(self, shutdown).await?;
         Ok(())
     }
 
     /// A receiver of the number of keys processed so far.
     pub fn processed(&self) -> watch::Receiver<u64> {
-        self.processed.subscribe()
+        self.loop_.processed()
     }
 
     /// The work queue (for inspection).
     pub fn queue(&self) -> &RateLimitingQueue<ObjectKey> {
-        &self.queue
+        self.loop_.queue()
     }
 
     /// The Icecream lister.
@@ -208,26 +157,10 @@ impl Controller {
         &self.pods
     }
 
-    async fn process_next_work_item(&self) -> bool {
-        let Some(key) = self.queue.get().await else {
-            return false;
-        };
-        match self.sync_handler(&key).await {
-            Ok(()) => self.queue.forget(&key),
-            Err(error) => {
-                tracing::warn!(icecream = %key, %error, "error syncing; requeuing");
-                self.queue.add_rate_limited(key.clone());
-            }
-        }
-        self.queue.done(&key);
-        self.processed.send_modify(|n| *n += 1);
-        true
-    }
-
-    async fn sync_handler(&self, key: &ObjectKey) -> Result<(), Error> {
+    async fn sync_handler(&self, key: &ObjectKey) -> Result<Action, Error> {
         let namespace = key.namespace().unwrap_or_default();
         let Some(icecream) = self.icecreams.icecreams(namespace).get(key.name()) else {
-            return Ok(()); // deleted
+            return Ok(Action::Done); // deleted
         };
         let selector = match to_selector(&icecream.spec.selector) {
             Ok(selector) => selector,
@@ -237,28 +170,51 @@ impl Controller {
                     icecream.as_ref(),
                     Event::warning(REASON_INVALID_SELECTOR, "Select", error.to_string()),
                 );
-                return Ok(());
+                return Ok(Action::Done);
             }
         };
         let pods = self.pods.pods(namespace).list(&selector);
         let status = status_for(&pods, icecream.metadata.generation);
         if icecream.status.as_ref() == Some(&status) {
-            return Ok(());
+            return Ok(Action::Done);
         }
-        let mut copy = Icecream::clone(&icecream);
-        copy.status = Some(status.clone());
-        Clientset::new(self.client.clone())
+        // A merge patch of the status subresource: the status is the controller's alone,
+        // and an update carrying the cached Icecream's resourceVersion would be refused
+        // (409) whenever the cache has not yet seen the previous status write.
+        let patch = json!({ "status": {
+            "observedGeneration": status.observed_generation,
+            "pods": status.pods,
+            "nodes": status.nodes,
+        }});
+        let written = Clientset::new(self.client.clone())
             .icecream_v1()
             .icecreams(namespace)
-            .update_status(&copy)
-            .await?;
+            .patch_status(key.name(), &PatchParams::default(), &Patch::Merge(&patch))
+            .await;
+        match written {
+            Ok(_) => {}
+            // Deleted meanwhile: nothing left to report on.
+            Err(error) if error.is_not_found() => {
+                tracing::debug!(icecream = %key, error = %ErrorChain(&error), "icecream is gone");
+                return Ok(Action::Done);
+            }
+            Err(error) => return Err(error.into()),
+        }
         let placement = describe(&status);
         tracing::info!(icecream = %key, %placement, "updated status");
         self.recorder.publish(
             icecream.as_ref(),
             Event::normal(REASON_PLACED, "UpdateStatus", placement),
         );
-        Ok(())
+        Ok(Action::Done)
+    }
+}
+
+impl Reconciler for Controller {
+    type Error = Error;
+
+    async fn reconcile(&self, key: &ObjectKey) -> Result<Action, Error> {
+        self.sync_handler(key).await
     }
 }
 

@@ -11,6 +11,7 @@ use icecream::{App, Options, demo};
 use kubegen_example_support::{
     Cluster, ClusterArgs, ClusterSource, RunArgs, ctrl_c, init_logging, install_crds,
 };
+use kubegen_runtime::controller::ErrorChain;
 
 /// Writes into every Icecream custom resource the nodes its pods run on.
 #[derive(Debug, Parser)]
@@ -45,13 +46,7 @@ fn main() -> ExitCode {
     match runtime.block_on(run(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            let mut text = error.to_string();
-            let mut source = error.source();
-            while let Some(cause) = source {
-                text.push_str(&format!(": {cause}"));
-                source = cause.source();
-            }
-            eprintln!("error: {text}");
+            eprintln!("error: {}", ErrorChain(error.as_ref()));
             ExitCode::FAILURE
         }
     }

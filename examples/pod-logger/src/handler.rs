@@ -12,11 +12,11 @@ use crate::{Seen, lock};
 /// Logs and counts pod notifications.
 pub(crate) struct PodHandler {
     seen: Arc<Mutex<Seen>>,
-    changes: watch::Sender<u64>,
+    changes: Arc<watch::Sender<u64>>,
 }
 
 impl PodHandler {
-    pub(crate) fn new(seen: Arc<Mutex<Seen>>, changes: watch::Sender<u64>) -> Self {
+    pub(crate) fn new(seen: Arc<Mutex<Seen>>, changes: Arc<watch::Sender<u64>>) -> Self {
         Self { seen, changes }
     }
 
@@ -26,14 +26,14 @@ impl PodHandler {
     }
 }
 
-fn phase(pod: &Pod) -> &str {
+pub(crate) fn phase(pod: &Pod) -> &str {
     pod.status
         .as_ref()
         .and_then(|s| s.phase.as_deref())
         .unwrap_or("Unknown")
 }
 
-fn node(pod: &Pod) -> &str {
+pub(crate) fn node(pod: &Pod) -> &str {
     pod.spec
         .as_ref()
         .and_then(|s| s.node_name.as_deref())

@@ -2,6 +2,12 @@
 //! add, update, periodic resync and delete, with nothing else in the way. Start here to
 //! see what an informer delivers before reading the controllers.
 //!
+//! Next to the handler, the smallest [`kubegen_runtime::controller`]: the same informer
+//! enqueues each changed pod's key ([`EnqueueObject`]) and a reconciler logs where the
+//! pod stands now (`STATE`, or `GONE`), read from the lister. The handler sees every
+//! notification (edge triggered); the reconciler sees each pod once per burst of changes
+//! (level driven), which is what a controller works from.
+//!
 //! ```no_run
 //! # async fn demo(client: kube::Client) -> Result<(), pod_logger::Error> {
 //! use std::time::Duration;
@@ -12,11 +18,13 @@
 //! let counts = logger.wait_in_step(&client, 0).await?; // the handler has seen what the server holds
 //! println!("{counts}");
 //! logger.shutdown().await;
+//! println!("{} reconciles", logger.reconciles());
 //! # Ok(()) }
 //! ```
 
 pub mod demo;
 mod handler;
+mod reconcile;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -26,11 +34,17 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::ListParams;
 use kubegen_runtime::client::TypedClient;
+use kubegen_runtime::controller::{Controller, ControllerConfig, EnqueueObject};
 use kubegen_runtime::informer::{InformerConfig, SharedInformer};
 use kubegen_runtime::key::ObjectKey;
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
 
 use handler::PodHandler;
+use reconcile::PodStates;
+
+/// The name of the reconcile loop (its logs' `controller` field).
+pub const CONTROLLER_NAME: &str = "pod-logger";
 
 /// Why the logger could not compare itself with the server.
 #[derive(Debug, thiserror::Error)]
@@ -72,24 +86,31 @@ impl fmt::Display for Counts {
     }
 }
 
-/// What the handler has seen: each pod's last resourceVersion, and the counts.
+/// What the handler and the reconciler have seen.
 #[derive(Debug, Default)]
 pub(crate) struct Seen {
+    /// Each pod's last resourceVersion, as notified to the handler.
     pub(crate) pods: BTreeMap<ObjectKey, Option<String>>,
     pub(crate) counts: Counts,
+    /// Each existing pod's resourceVersion at its last reconcile.
+    pub(crate) states: BTreeMap<ObjectKey, Option<String>>,
+    pub(crate) reconciles: u64,
 }
 
-/// A running pod informer with its logging handler.
+/// A running pod informer with its logging handler and reconcile loop.
 #[derive(Debug)]
 pub struct PodLogger {
     informer: SharedInformer<Pod>,
     namespace: Option<String>,
     seen: Arc<Mutex<Seen>>,
     changes: watch::Receiver<u64>,
+    stop: Mutex<Option<oneshot::Sender<()>>>,
+    reconciling: Mutex<Option<JoinHandle<kubegen_runtime::controller::Result<()>>>>,
 }
 
 impl PodLogger {
-    /// Creates the informer, registers the handler and starts it.
+    /// Creates the informer, registers the handler and the reconcile loop's, and starts
+    /// them.
     pub fn start(client: kube::Client, options: Options) -> Self {
         let api = match &options.namespace {
             Some(ns) => kube::Api::<Pod>::namespaced(client, ns),
@@ -97,15 +118,33 @@ impl PodLogger {
         };
         let informer = SharedInformer::new(api, InformerConfig::default().resync(options.resync));
         let seen = Arc::new(Mutex::new(Seen::default()));
-        let changes = watch::Sender::new(0);
+        let changes = Arc::new(watch::Sender::new(0));
         let receiver = changes.subscribe();
-        informer.add_event_handler(PodHandler::new(Arc::clone(&seen), changes));
+        informer.add_event_handler(PodHandler::new(Arc::clone(&seen), Arc::clone(&changes)));
+
+        // Resyncs re-deliver unchanged pods: the handler logs them, the loop skips them.
+        let controller = Controller::new(ControllerConfig::default().name(CONTROLLER_NAME));
+        controller.watches(
+            &informer,
+            EnqueueObject::new(controller.queue()).skip_resyncs(),
+        );
+        let states = PodStates::new(informer.lister(), Arc::clone(&seen), changes);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let reconciling = tokio::spawn(async move {
+            controller
+                .run(states, async {
+                    let _ = stopped.await;
+                })
+                .await
+        });
         informer.start();
         Self {
             informer,
             namespace: options.namespace,
             seen,
             changes: receiver,
+            stop: Mutex::new(Some(stop)),
+            reconciling: Mutex::new(Some(reconciling)),
         }
     }
 
@@ -119,18 +158,28 @@ impl PodLogger {
         lock(&self.seen).counts
     }
 
+    /// How many reconciles the loop has run so far.
+    pub fn reconciles(&self) -> u64 {
+        lock(&self.seen).reconciles
+    }
+
     /// Whether the handler has seen exactly `pods`, each at its resourceVersion.
     pub fn agrees_with(&self, pods: &[Pod]) -> bool {
         let seen = lock(&self.seen);
-        seen.pods.len() == pods.len()
-            && pods
-                .iter()
-                .all(|p| seen.pods.get(&ObjectKey::of(p)) == Some(&p.metadata.resource_version))
+        same_versions(&seen.pods, pods)
     }
 
-    /// Waits until the handler has seen every pod the server holds at its current
-    /// resourceVersion, no deleted one, and at least `min_resyncs` resyncs. Checks the
-    /// server after every notification, never on a timer.
+    /// Whether the reconcile loop's last look at each pod found exactly `pods`, each at
+    /// its resourceVersion (and every deleted pod gone).
+    pub fn reconciled(&self, pods: &[Pod]) -> bool {
+        let seen = lock(&self.seen);
+        same_versions(&seen.states, pods)
+    }
+
+    /// Waits until the handler and the reconcile loop have seen every pod the server
+    /// holds at its current resourceVersion, no deleted one, and the handler at least
+    /// `min_resyncs` resyncs. Checks the server after every notification and every
+    /// reconcile, never on a timer.
     pub async fn wait_in_step(
         &self,
         client: &kube::Client,
@@ -144,7 +193,10 @@ impl PodLogger {
         loop {
             changes.borrow_and_update();
             let listed = pods.list(&ListParams::default()).await?.items;
-            if self.agrees_with(&listed) && self.counts().resyncs >= min_resyncs {
+            if self.agrees_with(&listed)
+                && self.reconciled(&listed)
+                && self.counts().resyncs >= min_resyncs
+            {
                 return Ok(self.counts());
             }
             if changes.changed().await.is_err() {
@@ -153,10 +205,35 @@ impl PodLogger {
         }
     }
 
-    /// Stops the informer; the handler logs what is still buffered first.
+    /// Stops the reconcile loop (after draining its queue), then the informer; the
+    /// handler logs what is still buffered first.
     pub async fn shutdown(&self) {
+        let stop = self.stop.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(stop) = stop {
+            let _ = stop.send(());
+        }
+        let reconciling = self
+            .reconciling
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(reconciling) = reconciling {
+            match reconciling.await {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => tracing::error!(%error, "the reconcile loop did not run"),
+                Err(error) => tracing::error!(%error, "the reconcile loop panicked"),
+            }
+        }
         self.informer.shutdown().await;
     }
+}
+
+/// Whether `seen` holds exactly `pods`, each at its resourceVersion.
+fn same_versions(seen: &BTreeMap<ObjectKey, Option<String>>, pods: &[Pod]) -> bool {
+    seen.len() == pods.len()
+        && pods
+            .iter()
+            .all(|p| seen.get(&ObjectKey::of(p)) == Some(&p.metadata.resource_version))
 }
 
 pub(crate) fn lock(seen: &Mutex<Seen>) -> MutexGuard<'_, Seen> {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use kubegen_example_support::{Cluster, ClusterArgs, ClusterSource, ctrl_c, init_logging};
+use kubegen_runtime::controller::ErrorChain;
 use pod_logger::{Options, PodLogger, demo};
 
 /// The minimal informer: logs Pod adds, updates, resyncs and deletes.
@@ -43,13 +44,7 @@ fn main() -> ExitCode {
     match runtime.block_on(run(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            let mut text = error.to_string();
-            let mut source = error.source();
-            while let Some(cause) = source {
-                text.push_str(&format!(": {cause}"));
-                source = cause.source();
-            }
-            eprintln!("error: {text}");
+            eprintln!("error: {}", ErrorChain(error.as_ref()));
             ExitCode::FAILURE
         }
     }
@@ -89,7 +84,11 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         ctrl_c().await;
     }
     logger.shutdown().await;
-    println!("Logged {}", logger.counts());
+    println!(
+        "Logged {}; reconciled {} times",
+        logger.counts(),
+        logger.reconciles()
+    );
     cluster.shutdown().await;
     Ok(())
 }

@@ -1,26 +1,30 @@
-//! The Foo controller, step for step client-go's sample-controller:
-//! informers -> event handlers enqueue keys -> rate-limited work queue -> workers read
-//! from listers -> write through the client -> `add_rate_limited` on error, `forget` on
-//! success, `done` always.
+//! The Foo controller, step for step client-go's sample-controller, on the runtime's
+//! reconcile loop: informers -> event handlers enqueue keys -> rate-limited work queue
+//! -> workers call [`Controller::reconcile`], which reads from listers and writes
+//! through the client. The loop itself (workers, backoff, `forget`, `done`, panics,
+//! drain) is [`kubegen_runtime::controller`]'s.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::Resource;
+use kube::api::{Patch, PatchParams};
+use kubegen_runtime::controller::{
+    self as runtime, Action, ControllerConfig, EnqueueObject, EnqueueOwner, ErrorChain, Reconciler,
+    is_cache_lag,
+};
 use kubegen_runtime::events::{Event, EventRecorder};
 use kubegen_runtime::factory::SharedInformerFactory;
-use kubegen_runtime::informer::{
-    DeletedObject, HandlerFns, HandlerRegistration, HasSynced, wait_for_cache_sync,
-};
 use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::workqueue::{QueueConfig, RateLimitingQueue, default_controller_rate_limiter};
+use kubegen_runtime::workqueue::RateLimitingQueue;
+use serde_json::json;
 use tokio::sync::watch;
 
-use crate::apis::samplecontroller::v1alpha1::{Foo, FooStatus};
+use crate::apis::samplecontroller::v1alpha1::Foo;
 use kubegen::kubernetes;
 use kubegen::kubernetes::listers::apps::v1::DeploymentLister;
 
@@ -28,7 +32,8 @@ use crate::generated::clientset::Clientset;
 use crate::generated::informers::InformerFactory;
 use crate::generated::listers::samplecontroller_k8s_io::v1alpha1::FooLister;
 
-/// The controller's name: `reportingController` of its events and its queue's name.
+/// The controller's name: `reportingController` of its events, its queue's name and
+/// the `controller` label of its metrics.
 pub const CONTROLLER_NAME: &str = "sample-controller";
 /// Event reason when a Foo is synced.
 pub const SUCCESS_SYNCED: &str = "Synced";
@@ -38,26 +43,40 @@ pub const ERR_RESOURCE_EXISTS: &str = "ErrResourceExists";
 pub const CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Why a Foo could not be synced (the key is retried with backoff), or the controller
-/// could not start.
+/// could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A call to the API server failed; the message names the call.
     #[error(transparent)]
     Api(#[from] kubegen_runtime::error::Error),
-    /// The Deployment exists and is controlled by something else: it is not adopted.
-    #[error("Resource {deployment:?} already exists and is not managed by Foo {foo}")]
-    NotOwned {
-        /// The Deployment's name.
-        deployment: String,
-        /// The Foo's key.
-        foo: ObjectKey,
-    },
-    /// The informer caches did not sync in time.
-    #[error("failed to wait for the Foo and Deployment caches to sync")]
-    CacheSync,
+    /// The reconcile loop could not run (its caches did not sync).
+    #[error(transparent)]
+    Run(#[from] runtime::Error),
 }
 
-/// Watches Foos and Deployments and makes every Foo's Deployment match it.
+/// The Deployment a Foo names exists and is controlled by something else: it is not
+/// adopted. Reported as a Warning event and one log line, and retried with backoff
+/// until the name is free.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotOwned {
+    /// The Deployment's name.
+    pub deployment: String,
+    /// The Foo's key.
+    pub foo: ObjectKey,
+}
+
+impl std::fmt::Display for NotOwned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Resource {:?} already exists and is not managed by Foo {}",
+            self.deployment, self.foo
+        )
+    }
+}
+
+/// Watches Foos and Deployments and makes every Foo's Deployment match it: the
+/// reconciler, with the runtime controller that runs it.
 pub struct Controller {
     /// Built-in types: client-go's `kubeclientset`.
     kubeclientset: kubernetes::clientset::Clientset,
@@ -65,131 +84,82 @@ pub struct Controller {
     clientset: Clientset,
     foos: FooLister,
     deployments: DeploymentLister,
-    synced: Vec<HandlerRegistration>,
-    queue: RateLimitingQueue<ObjectKey>,
     recorder: EventRecorder,
-    processed: watch::Sender<u64>,
+    loop_: runtime::Controller,
+    /// Foos refused for a Deployment they do not own, with that Deployment's UID: the
+    /// refusal is logged once per Deployment, not on every retry.
+    refused: Mutex<HashMap<ObjectKey, String>>,
 }
 
 impl std::fmt::Debug for Controller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Controller")
-            .field("queue", &self.queue)
+            .field("loop", &self.loop_)
             .finish_non_exhaustive()
     }
 }
 
 impl Controller {
-    /// Sets up the informers' event handlers on `factory` (which the caller starts).
+    /// Sets up the informers' event handlers on `factory` (which the caller starts) and
+    /// a reconcile loop with `workers` workers.
     pub fn new(
         client: kube::Client,
         factory: &SharedInformerFactory,
         recorder: EventRecorder,
+        workers: usize,
     ) -> Arc<Self> {
         // Both generated factories hand out informers of the one shared factory, as
         // client-go's kubeInformerFactory and exampleInformerFactory do.
         let shared = kubegen::gentype::InformerFactory::new(factory.clone());
         let kube_informers = kubernetes::informers::InformerFactory::new(shared.clone());
         let sample_informers = InformerFactory::new(shared);
-        let foo_informer = sample_informers.samplecontroller().v1alpha1().foos();
+        let foos = sample_informers.samplecontroller().v1alpha1().foos();
         let deployments = kube_informers.apps().v1().deployments();
-        let deployment_informer = deployments.informer();
-        let queue = RateLimitingQueue::with_config(
-            default_controller_rate_limiter(),
-            QueueConfig::default().name(CONTROLLER_NAME),
+        let loop_ = runtime::Controller::new(
+            ControllerConfig::default()
+                .name(CONTROLLER_NAME)
+                .workers(workers)
+                .cache_sync_timeout(CACHE_SYNC_TIMEOUT),
         );
-        let foos = foo_informer.lister();
-        let foo_informer = foo_informer.informer();
 
         tracing::info!("setting up event handlers");
         // A Foo changed: reconcile it.
-        let foo_registration = foo_informer.add_event_handler(
-            HandlerFns::new()
-                .on_add({
-                    let queue = queue.clone();
-                    move |foo: Arc<Foo>, _| queue.add(ObjectKey::of(foo.as_ref()))
-                })
-                .on_update({
-                    let queue = queue.clone();
-                    move |_, foo: Arc<Foo>| queue.add(ObjectKey::of(foo.as_ref()))
-                }),
-        );
-        // A Deployment changed: reconcile the Foo that controls it, if any. Periodic
-        // resyncs deliver unchanged objects; those are skipped.
-        let deployment_registration = deployment_informer.add_event_handler(
-            HandlerFns::new()
-                .on_add({
-                    let (queue, foos) = (queue.clone(), foos.clone());
-                    move |d: Arc<Deployment>, _| enqueue_owner(&queue, &foos, d.as_ref())
-                })
-                .on_update({
-                    let (queue, foos) = (queue.clone(), foos.clone());
-                    move |old: Arc<Deployment>, new: Arc<Deployment>| {
-                        if old.metadata.resource_version != new.metadata.resource_version {
-                            enqueue_owner(&queue, &foos, new.as_ref());
-                        }
-                    }
-                })
-                .on_delete({
-                    let (queue, foos) = (queue.clone(), foos.clone());
-                    move |gone: DeletedObject<Deployment>| {
-                        enqueue_owner(&queue, &foos, gone.object().as_ref())
-                    }
-                }),
+        loop_.watches(&foos.informer(), EnqueueObject::new(loop_.queue()));
+        // A Deployment changed: reconcile the Foo that controls it, if any (client-go's
+        // handleObject). Periodic resyncs deliver unchanged objects; those are skipped.
+        loop_.watches(
+            &deployments.informer(),
+            EnqueueOwner::<Foo>::new(loop_.queue()).skip_resyncs(),
         );
 
         Arc::new(Self {
             kubeclientset: kubernetes::clientset::Clientset::new(client.clone()),
             clientset: Clientset::new(client),
-            foos,
+            foos: foos.lister(),
             deployments: deployments.lister(),
-            synced: vec![foo_registration, deployment_registration],
-            queue,
             recorder,
-            processed: watch::Sender::new(0),
+            loop_,
+            refused: Mutex::new(HashMap::new()),
         })
     }
 
-    /// Waits for the caches, runs `workers` workers until `shutdown` resolves, then stops
-    /// taking new keys and drains the queue (keys being processed are finished).
-    pub async fn run(
-        self: Arc<Self>,
-        workers: usize,
-        shutdown: impl Future<Output = ()>,
-    ) -> Result<(), Error> {
-        tracing::info!("waiting for informer caches to sync");
-        let synced: Vec<&dyn HasSynced> = self.synced.iter().map(|r| r as &dyn HasSynced).collect();
-        if !wait_for_cache_sync(CACHE_SYNC_TIMEOUT, &synced).await {
-            return Err(Error::CacheSync);
-        }
-        tracing::info!(workers, "starting workers");
-        let handles: Vec<_> = (0..workers.max(1))
-            .map(|_| {
-                let controller = Arc::clone(&self);
-                tokio::spawn(async move { while controller.process_next_work_item().await {} })
-            })
-            .collect();
-        shutdown.await;
-        tracing::info!("shutting down workers, draining the queue");
-        self.queue.shut_down_with_drain().await;
-        for handle in handles {
-            if let Err(error) = handle.await {
-                tracing::error!(%error, "a worker panicked");
-            }
-        }
-        tracing::info!("workers stopped");
+    /// Waits for the caches, reconciles until `shutdown` resolves, then stops taking new
+    /// keys and drains the queue (keys being processed are finished).
+    pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) -> Result<(), Error> {
+        let loop_ = self.loop_.clone();
+        loop_.run(self, shutdown).await?;
         Ok(())
     }
 
     /// A receiver of the number of keys processed so far: it changes after every
     /// reconcile, which is when convergence checks are worth running.
     pub fn processed(&self) -> watch::Receiver<u64> {
-        self.processed.subscribe()
+        self.loop_.processed()
     }
 
     /// The work queue (for inspection).
     pub fn queue(&self) -> &RateLimitingQueue<ObjectKey> {
-        &self.queue
+        self.loop_.queue()
     }
 
     /// The Foo lister.
@@ -202,65 +172,61 @@ impl Controller {
         &self.deployments
     }
 
-    /// Takes one key, syncs it, and tells the queue how it went. Returns false once the
-    /// queue is shut down and drained.
-    async fn process_next_work_item(&self) -> bool {
-        let Some(key) = self.queue.get().await else {
-            return false;
-        };
-        match self.sync_handler(&key).await {
-            Ok(()) => {
-                self.queue.forget(&key);
-                tracing::info!(foo = %key, "successfully synced");
-            }
-            Err(error) => {
-                tracing::warn!(foo = %key, error = %error_chain(&error), "error syncing; requeuing");
-                self.queue.add_rate_limited(key.clone());
-            }
-        }
-        self.queue.done(&key);
-        self.processed.send_modify(|n| *n += 1);
-        true
-    }
-
     /// Brings the Deployment of the Foo `key` in line with it, and the Foo's status in
     /// line with the Deployment.
-    async fn sync_handler(&self, key: &ObjectKey) -> Result<(), Error> {
+    ///
+    /// Writes refused because the caches are behind the server (a Deployment this
+    /// controller just created, a status it just wrote) requeue the key quietly; the
+    /// next reconcile reads the caught-up cache.
+    async fn sync_handler(&self, key: &ObjectKey) -> Result<Action, Error> {
         let namespace = key.namespace().unwrap_or_default();
         let Some(foo) = self.foos.foos(namespace).get(key.name()) else {
             // Deleted: the garbage collector removes the owned Deployment.
             tracing::info!(foo = %key, "foo in work queue no longer exists");
-            return Ok(());
+            self.forget_refusal(key);
+            return Ok(Action::Done);
         };
         let deployment_name = foo.spec.deployment_name.as_str();
         if deployment_name.is_empty() {
             // The schema forbids it; an old object may still have it. Retrying cannot help.
             tracing::error!(foo = %key, "deployment name must be specified");
-            return Ok(());
+            return Ok(Action::Done);
         }
 
         let deployments = self.kubeclientset.apps_v1().deployments(namespace);
-        let mut deployment = match self.deployments.deployments(namespace).get(deployment_name) {
+        let deployment = match self.deployments.deployments(namespace).get(deployment_name) {
             Some(existing) => existing,
             None => {
                 tracing::info!(foo = %key, deployment = deployment_name, "creating deployment");
-                Arc::new(deployments.create(&new_deployment(&foo)).await?)
+                match deployments.create(&new_deployment(&foo)).await {
+                    Ok(created) => Arc::new(created),
+                    Err(error) if is_cache_lag(&error) => return Ok(requeue(key, &error)),
+                    Err(error) => return Err(error.into()),
+                }
             }
         };
 
         if !is_controlled_by(&deployment, &foo) {
-            let error = Error::NotOwned {
+            let refusal = NotOwned {
                 deployment: deployment_name.to_owned(),
                 foo: key.clone(),
             };
             self.recorder.publish(
                 foo.as_ref(),
-                Event::warning(ERR_RESOURCE_EXISTS, "Adopt", error.to_string()),
+                Event::warning(ERR_RESOURCE_EXISTS, "Adopt", refusal.to_string()),
             );
-            return Err(error);
+            let uid = deployment.metadata.uid.clone().unwrap_or_default();
+            if self.note_refusal(key, uid) {
+                tracing::warn!(foo = %key, "{refusal}; retrying with backoff");
+            } else {
+                tracing::debug!(foo = %key, "{refusal}");
+            }
+            return Ok(Action::Requeue);
         }
+        self.forget_refusal(key);
 
         let replicas = foo.desired_replicas();
+        let mut available = available_replicas(&deployment);
         if deployment.spec.replicas != Some(replicas) {
             tracing::info!(
                 foo = %key,
@@ -269,63 +235,93 @@ impl Controller {
                 to = replicas,
                 "fixing deployment replicas"
             );
-            let mut fixed = Deployment::clone(&deployment);
-            fixed.spec.replicas = Some(replicas);
-            // The cached resourceVersion makes this optimistic: a newer Deployment fails
-            // with a conflict and the key is retried with fresh state.
-            deployment = Arc::new(deployments.update(&fixed).await?);
+            // A patch of the one field the Foo owns: no stale resourceVersion to refuse.
+            let scale = json!({ "spec": { "replicas": replicas } });
+            match deployments
+                .patch(
+                    deployment_name,
+                    &PatchParams::default(),
+                    &Patch::Merge(&scale),
+                )
+                .await
+            {
+                Ok(fixed) => available = available_replicas(&fixed),
+                // Deleted meanwhile: its deletion enqueues the Foo again.
+                Err(error) if error.is_not_found() => return Ok(requeue(key, &error)),
+                Err(error) => return Err(error.into()),
+            }
         }
 
-        self.update_foo_status(&foo, &deployment).await?;
+        if foo.status.as_ref().map(|s| s.available_replicas) != Some(available) {
+            match self.update_foo_status(&foo, available).await {
+                Ok(()) => {}
+                Err(error) if error.is_not_found() => return Ok(requeue(key, &error)),
+                Err(error) => return Err(error.into()),
+            }
+            tracing::info!(foo = %key, available, "updated foo status");
+        }
         self.recorder.publish(
             foo.as_ref(),
             Event::normal(SUCCESS_SYNCED, "Sync", "Foo synced successfully"),
         );
-        Ok(())
+        tracing::info!(foo = %key, "successfully synced");
+        Ok(Action::Done)
     }
 
-    async fn update_foo_status(&self, foo: &Foo, deployment: &Deployment) -> Result<(), Error> {
-        let available = deployment
-            .status
-            .as_ref()
-            .and_then(|s| s.available_replicas)
-            .unwrap_or(0);
-        if foo.status.as_ref().map(|s| s.available_replicas) == Some(available) {
-            return Ok(());
-        }
-        // Cached objects are shared: change a copy.
-        let mut copy = foo.clone();
-        copy.status = Some(FooStatus {
-            available_replicas: available,
-        });
+    /// Writes `status.availableReplicas` with a merge patch of the status subresource.
+    /// The status is the controller's alone, so no resourceVersion guards it: an update
+    /// carrying the cached Foo's version would be refused (409) whenever the cache has
+    /// not yet seen this controller's previous status write.
+    async fn update_foo_status(
+        &self,
+        foo: &Foo,
+        available: i32,
+    ) -> Result<(), kubegen_runtime::error::Error> {
         let namespace = foo.metadata.namespace.as_deref().unwrap_or_default();
+        let name = foo.metadata.name.as_deref().unwrap_or_default();
+        let status = json!({ "status": { "availableReplicas": available } });
         self.clientset
             .samplecontroller_v1alpha1()
             .foos(namespace)
-            .update_status(&copy)
+            .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
             .await?;
-        tracing::info!(foo = %ObjectKey::of(foo), available, "updated foo status");
         Ok(())
+    }
+
+    /// Records that `foo` is refused for the Deployment `uid`; true if that is news.
+    fn note_refusal(&self, foo: &ObjectKey, uid: String) -> bool {
+        let mut refused = self.refused.lock().unwrap_or_else(PoisonError::into_inner);
+        refused.insert(foo.clone(), uid.clone()) != Some(uid)
+    }
+
+    fn forget_refusal(&self, foo: &ObjectKey) {
+        self.refused
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(foo);
     }
 }
 
-/// Enqueues the Foo that controls `deployment`, if it is a Foo that exists.
-fn enqueue_owner(queue: &RateLimitingQueue<ObjectKey>, foos: &FooLister, deployment: &Deployment) {
-    let Some(owner) = controller_of(deployment) else {
-        return;
-    };
-    if owner.kind != "Foo" || owner.api_version != Foo::api_version(&()) {
-        return;
+impl Reconciler for Controller {
+    type Error = Error;
+
+    async fn reconcile(&self, key: &ObjectKey) -> Result<Action, Error> {
+        self.sync_handler(key).await
     }
-    let namespace = deployment.metadata.namespace.as_deref().unwrap_or_default();
-    match foos.foos(namespace).get(&owner.name) {
-        Some(foo) if foo.metadata.uid.as_deref() == Some(owner.uid.as_str()) => {
-            queue.add(ObjectKey::of(foo.as_ref()));
-        }
-        _ => {
-            tracing::debug!(deployment = ?deployment.metadata.name, "ignoring orphaned deployment")
-        }
-    }
+}
+
+/// A write refused because the caches were behind: requeue quietly.
+fn requeue(key: &ObjectKey, error: &kubegen_runtime::error::Error) -> Action {
+    tracing::debug!(foo = %key, error = %ErrorChain(error), "cache behind the server; requeuing");
+    Action::Requeue
+}
+
+fn available_replicas(deployment: &Deployment) -> i32 {
+    deployment
+        .status
+        .as_ref()
+        .and_then(|s| s.available_replicas)
+        .unwrap_or(0)
 }
 
 fn controller_of(
@@ -385,18 +381,6 @@ pub fn new_deployment(foo: &Foo) -> Deployment {
     }
 }
 
-/// An error and its sources, `: `-separated, for one-line logs.
-pub fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -430,12 +414,12 @@ mod tests {
 
     #[test]
     fn not_owned_message_names_both_objects() {
-        let error = Error::NotOwned {
+        let refusal = NotOwned {
             deployment: "web-app".into(),
             foo: ObjectKey::namespaced("ns", "web"),
         };
         assert_eq!(
-            error.to_string(),
+            refusal.to_string(),
             "Resource \"web-app\" already exists and is not managed by Foo ns/web"
         );
     }

@@ -10,8 +10,9 @@
 //!
 //! The flow is client-go's: informers -> event handlers enqueue keys -> rate-limited work
 //! queue -> workers read from listers (edge triggered, level driven) -> write through the
-//! client -> `add_rate_limited` on error, `forget` on success, `done` always. See
-//! [`controller`].
+//! client -> `add_rate_limited` on error, `forget` on success, `done` always. The loop is
+//! the runtime's ([`kubegen_runtime::controller`]); this crate supplies the handlers and
+//! the reconciler. See [`controller`].
 //!
 //! The `Foo` type is written by hand in [`apis`] with `#[derive(Resource, DeepCopy)]`;
 //! its clientset, lister and informer in [`generated`] come from
@@ -101,10 +102,11 @@ impl App {
         let recorder =
             EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
         let factory = SharedInformerFactory::new(client.clone()).default_resync(options.resync);
-        let controller = Controller::new(client.clone(), &factory, recorder.clone());
+        let controller =
+            Controller::new(client.clone(), &factory, recorder.clone(), options.workers);
         factory.start();
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(Arc::clone(&controller).run(options.workers, async move {
+        let task = tokio::spawn(Arc::clone(&controller).run(async move {
             let _ = stopped.await;
         }));
         Self {

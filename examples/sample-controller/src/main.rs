@@ -8,8 +8,8 @@ use clap::Parser;
 use kubegen_example_support::{
     Cluster, ClusterArgs, ClusterSource, RunArgs, ctrl_c, init_logging, install_crds,
 };
+use kubegen_runtime::controller::ErrorChain;
 use sample_controller::apis::samplecontroller::v1alpha1::Foo;
-use sample_controller::controller::error_chain;
 use sample_controller::demo::{self, DeploymentStandIn};
 use sample_controller::{App, Options};
 
@@ -46,7 +46,7 @@ fn main() -> ExitCode {
     match runtime.block_on(run(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {}", error_chain(error.as_ref()));
+            eprintln!("error: {}", ErrorChain(error.as_ref()));
             ExitCode::FAILURE
         }
     }

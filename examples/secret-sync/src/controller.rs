@@ -11,16 +11,19 @@ use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{DeleteParams, ObjectMeta};
 use kubegen::kubernetes;
 use kubegen::kubernetes::listers::core::v1::{NamespaceLister, SecretLister};
+use kubegen_runtime::controller::{
+    self as runtime, Action, ControllerConfig, EnqueueByIndex, EnqueueObject, ErrorChain,
+    Reconciler, is_cache_lag,
+};
 use kubegen_runtime::events::{Event, EventRecorder};
 use kubegen_runtime::factory::SharedInformerFactory;
-use kubegen_runtime::informer::{
-    DeletedObject, HandlerFns, HandlerRegistration, HasSynced, wait_for_cache_sync,
-};
+use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::lister::Selector;
-use kubegen_runtime::workqueue::{QueueConfig, RateLimitingQueue, default_controller_rate_limiter};
+use kubegen_runtime::workqueue::RateLimitingQueue;
 use tokio::sync::watch;
 
-/// The controller's name: `reportingController` of its events and its queue's name.
+/// The controller's name: `reportingController` of its events, its queue's name and
+/// the `controller` label of its metrics.
 pub const CONTROLLER_NAME: &str = "secret-sync";
 /// Label on every copy (value [`CONTROLLER_NAME`]): only labelled Secrets are ever updated
 /// or deleted.
@@ -33,6 +36,9 @@ pub const REASON_TARGET_EXISTS: &str = "TargetExists";
 pub const SERVICE_ACCOUNT_TOKEN: &str = "kubernetes.io/service-account-token";
 /// How long [`Controller::run`] waits for the caches.
 pub const CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(60);
+/// The Namespace index behind the fan-out: each target namespace is filed under the
+/// namespaces whose Secrets its sync reads (the source, and itself for its copies).
+const CONCERNED_BY_INDEX: &str = "secret-sync.kubegen.io/concerned-by";
 
 /// Which namespaces are copied from and into.
 #[derive(Clone, Debug)]
@@ -60,10 +66,33 @@ impl Scope {
     pub fn is_target(&self, namespace: &str) -> bool {
         namespace != self.source && !self.excluded.contains(namespace)
     }
+
+    /// The namespaces whose Secrets the sync of `namespace` reads: the source and
+    /// `namespace` itself if it is a target, nothing otherwise.
+    pub fn concerned_by(&self, namespace: &str) -> Vec<String> {
+        if self.is_target(namespace) {
+            vec![self.source.clone(), namespace.to_owned()]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The namespaces whose Secrets changed, as far as syncs care, when `secret` did:
+    /// its own namespace if it is a source Secret or a copy, nothing otherwise. Looked up
+    /// in the index of [`concerned_by`](Self::concerned_by), a source Secret reaches
+    /// every target and a copy reaches its own namespace.
+    pub fn affected_by(&self, secret: &Secret) -> Vec<String> {
+        let namespace = secret.metadata.namespace.as_deref().unwrap_or_default();
+        if namespace == self.source || is_managed(secret) {
+            vec![namespace.to_owned()]
+        } else {
+            Vec::new()
+        }
+    }
 }
 
 /// Why a namespace could not be synced (it is retried with backoff), or the controller
-/// could not start.
+/// could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Some Secrets of the namespace could not be synced; each failure is listed.
@@ -74,68 +103,40 @@ pub enum Error {
         /// One message per failed Secret.
         failures: Vec<String>,
     },
-    /// The informer caches did not sync in time.
-    #[error("failed to wait for the Secret and Namespace caches to sync")]
-    CacheSync,
+    /// The reconcile loop could not run (its caches did not sync).
+    #[error(transparent)]
+    Run(#[from] runtime::Error),
 }
 
-/// Keeps copies of the source namespace's Secrets in every target namespace.
+/// Keeps copies of the source namespace's Secrets in every target namespace: the
+/// reconciler of target namespaces, with the runtime controller that runs it.
 pub struct Controller {
     clientset: kubernetes::clientset::Clientset,
     scope: Scope,
     secrets: SecretLister,
     namespaces: NamespaceLister,
-    synced: Vec<HandlerRegistration>,
-    queue: RateLimitingQueue<String>,
     recorder: EventRecorder,
-    processed: watch::Sender<u64>,
+    loop_: runtime::Controller,
 }
 
 impl std::fmt::Debug for Controller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Controller")
             .field("scope", &self.scope)
-            .field("queue", &self.queue)
+            .field("loop", &self.loop_)
             .finish_non_exhaustive()
     }
 }
 
-/// Decides which target namespaces an event concerns.
-#[derive(Clone)]
-struct Enqueuer {
-    scope: Scope,
-    namespaces: NamespaceLister,
-    queue: RateLimitingQueue<String>,
-}
-
-impl Enqueuer {
-    fn secret(&self, secret: &Secret) {
-        let namespace = secret.metadata.namespace.as_deref().unwrap_or_default();
-        if namespace == self.scope.source {
-            // A source changed: every target must follow.
-            for ns in self.namespaces.list(&Selector::everything()) {
-                self.namespace(ns.metadata.name.as_deref().unwrap_or_default());
-            }
-        } else if is_managed(secret) {
-            // A copy changed or went away: its namespace is checked.
-            self.namespace(namespace);
-        }
-    }
-
-    fn namespace(&self, namespace: &str) {
-        if self.scope.is_target(namespace) {
-            self.queue.add(namespace.to_owned());
-        }
-    }
-}
-
 impl Controller {
-    /// Sets up the informers' event handlers on `factory` (which the caller starts).
+    /// Sets up the informers' event handlers on `factory` (which the caller starts) and
+    /// a reconcile loop with `workers` workers. Work items are the keys of Namespaces.
     pub fn new(
         client: kube::Client,
         factory: &SharedInformerFactory,
         recorder: EventRecorder,
         scope: Scope,
+        workers: usize,
     ) -> Arc<Self> {
         // The generated informers of the built-in groups, over the shared factory.
         let informers = kubernetes::informers::InformerFactory::new(
@@ -143,48 +144,36 @@ impl Controller {
         );
         let secrets = informers.core().v1().secrets();
         let namespaces = informers.core().v1().namespaces();
-        let secret_informer = secrets.informer();
         let namespace_informer = namespaces.informer();
-        let queue = RateLimitingQueue::with_config(
-            default_controller_rate_limiter(),
-            QueueConfig::default().name(CONTROLLER_NAME),
+        let loop_ = runtime::Controller::new(
+            ControllerConfig::default()
+                .name(CONTROLLER_NAME)
+                .workers(workers)
+                .cache_sync_timeout(CACHE_SYNC_TIMEOUT),
         );
-        let enqueuer = Enqueuer {
-            scope: scope.clone(),
-            namespaces: namespaces.lister(),
-            queue: queue.clone(),
-        };
 
-        let secret_registration = secret_informer.add_event_handler(
-            HandlerFns::new()
-                .on_add({
-                    let e = enqueuer.clone();
-                    move |s: Arc<Secret>, _| e.secret(&s)
-                })
-                .on_update({
-                    let e = enqueuer.clone();
-                    move |old: Arc<Secret>, new: Arc<Secret>| {
-                        // Both: a copy that lost its label must still be looked at.
-                        e.secret(&old);
-                        e.secret(&new);
-                    }
-                })
-                .on_delete({
-                    let e = enqueuer.clone();
-                    move |gone: DeletedObject<Secret>| e.secret(gone.object())
-                }),
-        );
-        let namespace_registration = namespace_informer.add_event_handler(
-            HandlerFns::new()
-                .on_add({
-                    let e = enqueuer.clone();
-                    move |ns: Arc<Namespace>, _| {
-                        e.namespace(ns.metadata.name.as_deref().unwrap_or_default())
-                    }
-                })
-                .on_update(move |_, ns: Arc<Namespace>| {
-                    enqueuer.namespace(ns.metadata.name.as_deref().unwrap_or_default())
-                }),
+        // A namespace appeared or changed: sync it (non-targets are skipped). Its
+        // initial list syncs every namespace once, whatever the Secrets did meanwhile.
+        loop_.watches(&namespace_informer, EnqueueObject::new(loop_.queue()));
+        // A Secret changed: sync every namespace filed under the Secret's namespace.
+        let concerned_by = namespace_informer.add_index(CONCERNED_BY_INDEX, {
+            let scope = scope.clone();
+            move |ns: &Namespace| {
+                scope.concerned_by(ns.metadata.name.as_deref().unwrap_or_default())
+            }
+        });
+        let affected_by = {
+            let scope = scope.clone();
+            move |secret: &Secret| scope.affected_by(secret)
+        };
+        loop_.watches(
+            &secrets.informer(),
+            EnqueueByIndex::new(
+                loop_.queue(),
+                namespace_informer.store(),
+                concerned_by,
+                affected_by,
+            ),
         );
 
         Arc::new(Self {
@@ -192,50 +181,27 @@ impl Controller {
             scope,
             secrets: secrets.lister(),
             namespaces: namespaces.lister(),
-            synced: vec![secret_registration, namespace_registration],
-            queue,
             recorder,
-            processed: watch::Sender::new(0),
+            loop_,
         })
     }
 
-    /// Waits for the caches, runs `workers` workers until `shutdown` resolves, then drains
-    /// the queue.
-    pub async fn run(
-        self: Arc<Self>,
-        workers: usize,
-        shutdown: impl Future<Output = ()>,
-    ) -> Result<(), Error> {
-        let synced: Vec<&dyn HasSynced> = self.synced.iter().map(|r| r as &dyn HasSynced).collect();
-        if !wait_for_cache_sync(CACHE_SYNC_TIMEOUT, &synced).await {
-            return Err(Error::CacheSync);
-        }
-        tracing::info!(workers, source = %self.scope.source, "starting workers");
-        let handles: Vec<_> = (0..workers.max(1))
-            .map(|_| {
-                let controller = Arc::clone(&self);
-                tokio::spawn(async move { while controller.process_next_work_item().await {} })
-            })
-            .collect();
-        shutdown.await;
-        tracing::info!("shutting down workers, draining the queue");
-        self.queue.shut_down_with_drain().await;
-        for handle in handles {
-            if let Err(error) = handle.await {
-                tracing::error!(%error, "a worker panicked");
-            }
-        }
+    /// Waits for the caches, syncs until `shutdown` resolves, then drains the queue.
+    pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) -> Result<(), Error> {
+        tracing::info!(source = %self.scope.source, "copying secrets");
+        let loop_ = self.loop_.clone();
+        loop_.run(self, shutdown).await?;
         Ok(())
     }
 
     /// A receiver of the number of namespaces synced so far.
     pub fn processed(&self) -> watch::Receiver<u64> {
-        self.processed.subscribe()
+        self.loop_.processed()
     }
 
     /// The work queue (for inspection).
-    pub fn queue(&self) -> &RateLimitingQueue<String> {
-        &self.queue
+    pub fn queue(&self) -> &RateLimitingQueue<ObjectKey> {
+        self.loop_.queue()
     }
 
     /// The Secret lister.
@@ -253,29 +219,20 @@ impl Controller {
         &self.scope
     }
 
-    async fn process_next_work_item(&self) -> bool {
-        let Some(namespace) = self.queue.get().await else {
-            return false;
-        };
-        match self.sync_namespace(&namespace).await {
-            Ok(()) => self.queue.forget(&namespace),
-            Err(error) => {
-                tracing::warn!(%namespace, %error, "error syncing; requeuing");
-                self.queue.add_rate_limited(namespace.clone());
-            }
-        }
-        self.queue.done(&namespace);
-        self.processed.send_modify(|n| *n += 1);
-        true
-    }
-
     /// Makes the copies in `namespace` equal the source's Secrets.
-    async fn sync_namespace(&self, namespace: &str) -> Result<(), Error> {
+    ///
+    /// Writes refused because the Secret cache is behind the server (a copy the
+    /// previous sync created a moment ago, an update carrying a stale resourceVersion)
+    /// requeue the namespace quietly; the next sync reads the caught-up cache.
+    async fn sync_namespace(&self, namespace: &str) -> Result<Action, Error> {
+        if !self.scope.is_target(namespace) {
+            return Ok(Action::Done);
+        }
         let Some(ns) = self.namespaces.get(namespace) else {
-            return Ok(());
+            return Ok(Action::Done);
         };
         if ns.metadata.deletion_timestamp.is_some() {
-            return Ok(()); // Terminating: its Secrets are going away anyway.
+            return Ok(Action::Done); // Terminating: its Secrets are going away anyway.
         }
         let sources: BTreeMap<String, Arc<Secret>> = self
             .secrets
@@ -287,7 +244,7 @@ impl Controller {
             .collect();
         let targets = self.secrets.secrets(namespace);
         let api = self.clientset.core_v1().secrets(namespace);
-        let mut failures = Vec::new();
+        let mut failures = Failures::default();
 
         for (name, source) in &sources {
             let wanted = copy_of(source, namespace);
@@ -304,7 +261,7 @@ impl Controller {
                         source.as_ref(),
                         Event::warning(REASON_TARGET_EXISTS, "Copy", note.clone()),
                     );
-                    failures.push(note);
+                    failures.failed.push(note);
                     continue;
                 }
                 Some(existing) if in_step(&existing, &wanted) => continue,
@@ -332,7 +289,7 @@ impl Controller {
                         format!("copied into namespace {namespace}"),
                     ),
                 ),
-                Err(error) => failures.push(error_chain(&error)),
+                Err(error) => failures.record(&error),
             }
         }
 
@@ -350,32 +307,53 @@ impl Controller {
             match api.delete(&name, &DeleteParams::default()).await {
                 Ok(_) => {}
                 Err(error) if error.is_not_found() => {}
-                Err(error) => failures.push(error_chain(&error)),
+                Err(error) => failures.record(&error),
             }
         }
 
-        if failures.is_empty() {
-            tracing::info!(%namespace, secrets = sources.len(), "namespace in step");
-            Ok(())
-        } else {
-            Err(Error::Namespace {
+        if !failures.failed.is_empty() {
+            return Err(Error::Namespace {
                 namespace: namespace.to_owned(),
-                failures,
-            })
+                failures: failures.failed,
+            });
+        }
+        if !failures.lagging.is_empty() {
+            let writes = failures.lagging.join("; ");
+            tracing::debug!(%namespace, %writes, "secret cache behind the server; requeuing");
+            return Ok(Action::Requeue);
+        }
+        tracing::info!(%namespace, secrets = sources.len(), "namespace in step");
+        Ok(Action::Done)
+    }
+}
+
+/// The writes of one namespace sync that did not go through.
+#[derive(Debug, Default)]
+struct Failures {
+    /// Real failures: the namespace is retried with backoff as an error.
+    failed: Vec<String>,
+    /// Refusals that only show the cache was behind: the namespace is requeued quietly.
+    lagging: Vec<String>,
+}
+
+impl Failures {
+    fn record(&mut self, error: &kubegen_runtime::error::Error) {
+        let line = ErrorChain(error).to_string();
+        if is_cache_lag(error) {
+            self.lagging.push(line);
+        } else {
+            self.failed.push(line);
         }
     }
 }
 
-/// An error and its sources, `: `-separated.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
+impl Reconciler for Controller {
+    type Error = Error;
+
+    async fn reconcile(&self, key: &ObjectKey) -> Result<Action, Error> {
+        // Work items are Namespaces: cluster-scoped keys named after the namespace.
+        self.sync_namespace(key.name()).await
     }
-    text
 }
 
 /// Whether a Secret is one of our copies.
@@ -483,6 +461,20 @@ mod tests {
         let mut changed = source();
         changed.data = Some([("password".to_owned(), ByteString(b"new".to_vec()))].into());
         assert!(!in_step(&copy, &copy_of(&changed, "team-a")));
+    }
+
+    #[test]
+    fn the_fan_out_index_files_targets_under_the_source_and_themselves() {
+        let scope = Scope::new("src");
+        assert_eq!(scope.concerned_by("team-a"), ["src", "team-a"]);
+        assert!(scope.concerned_by("src").is_empty());
+        assert!(scope.concerned_by("kube-system").is_empty());
+        // A source Secret reaches every target, a copy its own namespace, others nobody.
+        assert_eq!(scope.affected_by(&source()), ["src"]);
+        assert_eq!(scope.affected_by(&copy_of(&source(), "team-a")), ["team-a"]);
+        let mut unmanaged = source();
+        unmanaged.metadata.namespace = Some("team-a".into());
+        assert!(scope.affected_by(&unmanaged).is_empty());
     }
 
     #[test]

@@ -87,10 +87,16 @@ impl App {
         let recorder =
             EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
         let factory = SharedInformerFactory::new(client.clone()).default_resync(options.resync);
-        let controller = Controller::new(client.clone(), &factory, recorder.clone(), options.scope);
+        let controller = Controller::new(
+            client.clone(),
+            &factory,
+            recorder.clone(),
+            options.scope,
+            options.workers,
+        );
         factory.start();
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(Arc::clone(&controller).run(options.workers, async move {
+        let task = tokio::spawn(Arc::clone(&controller).run(async move {
             let _ = stopped.await;
         }));
         Self {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use kubegen_example_support::{Cluster, ClusterArgs, ClusterSource, RunArgs, ctrl_c, init_logging};
+use kubegen_runtime::controller::ErrorChain;
 use secret_sync::controller::Scope;
 use secret_sync::demo::{self, DEMO_SOURCE};
 use secret_sync::{App, Options};
@@ -46,13 +47,7 @@ fn main() -> ExitCode {
     match runtime.block_on(run(args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            let mut text = error.to_string();
-            let mut source = error.source();
-            while let Some(cause) = source {
-                text.push_str(&format!(": {cause}"));
-                source = cause.source();
-            }
-            eprintln!("error: {text}");
+            eprintln!("error: {}", ErrorChain(error.as_ref()));
             ExitCode::FAILURE
         }
     }

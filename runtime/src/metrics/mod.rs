@@ -7,12 +7,15 @@
 //! - [`workqueue::WorkqueueMetricsProvider`] for the [work queues](crate::workqueue).
 //! - [`informer`] for reflectors and informers.
 //! - [`leaderelection::LeaderElectionMetrics`] for [leader electors](crate::leaderelection).
+//! - [`controller::ControllerMetricsProvider`] for [controllers](crate::controller), with
+//!   controller-runtime's metric names.
 //!
 //! [`NoopMetrics`] is the default provider of every family: it records nothing and costs
 //! nothing (components skip their time bookkeeping when the provider declines).
 //! With the `prometheus` feature, the [`prometheus`] module has ready implementations
 //! that register into a [`prometheus_client`] registry.
 
+pub mod controller;
 pub mod informer;
 pub mod leaderelection;
 pub mod workqueue;

@@ -7,11 +7,15 @@
 //! - [`PrometheusWorkqueueMetrics`] for the [work queues](crate::workqueue).
 //! - [`PrometheusInformerMetrics`] for reflectors and informers.
 //! - [`PrometheusLeaderElectionMetrics`] for [leader electors](crate::leaderelection).
+//! - [`PrometheusControllerMetrics`] for [controllers](crate::controller), under
+//!   controller-runtime's names.
 
+mod controller;
 mod informer;
 mod leaderelection;
 mod workqueue;
 
+pub use controller::PrometheusControllerMetrics;
 pub use informer::PrometheusInformerMetrics;
 pub use leaderelection::PrometheusLeaderElectionMetrics;
 pub use workqueue::PrometheusWorkqueueMetrics;
