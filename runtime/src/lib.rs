@@ -9,9 +9,12 @@
 //!   a delaying queue and a rate-limiting queue with composable limiters.
 //! - [`events`]: an [`EventRecorder`](events::EventRecorder) for events.k8s.io/v1 Events,
 //!   with series and de-duplication of repeats.
+//! - [`backoff`]: client-go's `wait.Backoff`, the one exponential backoff with jitter
+//!   behind the reflector, `retry_on_conflict` and the event recorder.
 //! - [`metrics`]: small metrics traits shared by every runtime component, with a
 //!   Prometheus implementation behind the `prometheus` feature.
 
+pub mod backoff;
 pub mod client;
 pub mod error;
 pub mod events;
