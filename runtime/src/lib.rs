@@ -2,7 +2,8 @@
 //!
 //! - [`client`]: [`TypedClient`](client::TypedClient), a typed client over `kube::Api`
 //!   with auto-pagination, optimistic concurrency and `retry_on_conflict`.
-//! - [`store`], [`lister`], [`key`]: the cache, its read-only views and object keys.
+//! - [`store`], [`lister`], [`key`]: the cache, its read-only views and object keys;
+//!   [`labels`]: the label selectors listers (and the testkit) filter with.
 //! - [`reflector`], [`informer`], [`factory`]: list+watch into a cache, shared informers
 //!   with event handlers, and a factory that shares them between controllers.
 //! - [`workqueue`]: a deduplicating work queue with client-go's dirty/processing rules,
@@ -21,6 +22,7 @@ pub mod events;
 pub mod factory;
 pub mod informer;
 pub mod key;
+pub mod labels;
 pub mod lister;
 pub mod metrics;
 pub mod reflector;

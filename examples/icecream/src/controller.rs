@@ -23,7 +23,6 @@ use crate::apis::icecream::v1::{Icecream, IcecreamStatus, PodPlacement};
 use crate::generated::clientset::Clientset;
 use crate::generated::informers::InformerFactory;
 use crate::generated::listers::icecream_example_com::v1::IcecreamLister;
-use crate::selector::to_selector;
 
 /// The controller's name: `reportingController` of its events and its queue's name.
 pub const CONTROLLER_NAME: &str = "icecream-controller";
@@ -81,7 +80,7 @@ impl PodEnqueuer {
             .list(&Selector::everything())
         {
             // An invalid selector is reported by the Icecream's own sync.
-            let matches = to_selector(&icecream.spec.selector)
+            let matches = Selector::try_from(&icecream.spec.selector)
                 .is_ok_and(|s| s.matches_labels(pod.metadata.labels.as_ref()));
             if matches {
                 self.queue.add(ObjectKey::of(icecream.as_ref()));
@@ -229,7 +228,7 @@ impl Controller {
         let Some(icecream) = self.icecreams.icecreams(namespace).get(key.name()) else {
             return Ok(()); // deleted
         };
-        let selector = match to_selector(&icecream.spec.selector) {
+        let selector = match Selector::try_from(&icecream.spec.selector) {
             Ok(selector) => selector,
             Err(error) => {
                 // Retrying cannot fix the spec; its next update is enqueued anyway.
