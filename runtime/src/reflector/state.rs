@@ -161,9 +161,12 @@ where
             self.config.metrics.relist();
         }
         self.relisting = true;
-        self.sink.replace(objects);
+        // Metrics first: replacing an informer's sink marks it synced, and whoever waited
+        // for that may read the metrics at once. A list holds one object per key, so its
+        // length is the size the sink is about to have.
         self.config.metrics.last_resource_version(resource_version);
-        self.config.metrics.store_size(self.sink.len());
+        self.config.metrics.store_size(objects.len());
+        self.sink.replace(objects);
     }
 
     /// Lists every page, then replaces the sink's contents.
