@@ -2,7 +2,8 @@
 //!
 //! - [`client`]: [`TypedClient`](client::TypedClient), a typed client over `kube::Api`
 //!   with auto-pagination, optimistic concurrency and `retry_on_conflict`.
-//! - [`store`], [`lister`], [`key`]: the cache, its read-only views and object keys.
+//! - [`store`], [`lister`], [`key`]: the cache, its read-only views and object keys;
+//!   [`labels`]: the label selectors listers (and the testkit) filter with.
 //! - [`reflector`], [`informer`], [`factory`]: list+watch into a cache, shared informers
 //!   with event handlers, and a factory that shares them between controllers; over
 //!   `kube::core::PartialObjectMeta<K>` they cache metadata only.
@@ -16,9 +17,12 @@
 //!   with series and de-duplication of repeats.
 //! - [`leaderelection`]: client-go's `LeaderElector` over a Lease, so replicas of a
 //!   controller run their work one at a time.
+//! - [`backoff`]: client-go's `wait.Backoff`, the one exponential backoff with jitter
+//!   behind the reflector, `retry_on_conflict` and the event recorder.
 //! - [`metrics`]: small metrics traits shared by every runtime component, with a
 //!   Prometheus implementation behind the `prometheus` feature.
 
+pub mod backoff;
 pub mod client;
 pub mod controller;
 pub mod error;
@@ -28,6 +32,7 @@ pub mod finalizer;
 pub mod informer;
 pub mod key;
 pub mod leaderelection;
+pub mod labels;
 pub mod lister;
 pub mod metrics;
 pub mod reflector;

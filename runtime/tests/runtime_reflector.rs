@@ -13,10 +13,11 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Api;
 use kube::api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams};
+use kubegen_runtime::backoff::Backoff;
 use kubegen_runtime::informer::{HandlerFns, InformerConfig, SharedInformer, wait_for_cache_sync};
 use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::metrics::informer::{ReflectorMetrics, WatchEventKind};
-use kubegen_runtime::reflector::{BackoffConfig, Delta, DeltaSink, Reflector, ReflectorConfig};
+use kubegen_runtime::reflector::{DEFAULT_BACKOFF, Delta, DeltaSink, Reflector, ReflectorConfig};
 use kubegen_runtime::store::{Store, StoreWriter};
 use kubegen_runtime::testkit::{ApiServer, Delay, Failure, Matcher, Verb};
 use serde_json::json;
@@ -24,11 +25,11 @@ use tokio::sync::Notify;
 
 const NS: &str = "default";
 
-fn fast_backoff() -> BackoffConfig {
-    BackoffConfig {
-        initial: Duration::from_millis(20),
-        max: Duration::from_millis(200),
-        ..BackoffConfig::default()
+fn fast_backoff() -> Backoff {
+    Backoff {
+        duration: Duration::from_millis(20),
+        cap: Some(Duration::from_millis(200)),
+        ..DEFAULT_BACKOFF
     }
 }
 

@@ -26,7 +26,6 @@ use crate::apis::icecream::v1::{IcecreamStatus, PodPlacement};
 use crate::generated::clientset::Clientset;
 use crate::generated::informers::InformerFactory;
 use crate::generated::listers::icecream_example_com::v1::IcecreamLister;
-use crate::selector::to_selector;
 
 /// The controller's name: `reportingController` of its events, its queue's name and
 /// the `controller` label of its metrics.
@@ -77,7 +76,7 @@ fn icecreams_selecting(icecreams: &IcecreamLister, pod: &Pod) -> Vec<ObjectKey> 
         .into_iter()
         // An invalid selector is reported by the Icecream's own sync.
         .filter(|icecream| {
-            to_selector(&icecream.spec.selector)
+            Selector::try_from(&icecream.spec.selector)
                 .is_ok_and(|s| s.matches_labels(pod.metadata.labels.as_ref()))
         })
         .map(|icecream| ObjectKey::of(icecream.as_ref()))
@@ -162,7 +161,7 @@ impl Controller {
         let Some(icecream) = self.icecreams.icecreams(namespace).get(key.name()) else {
             return Ok(Action::Done); // deleted
         };
-        let selector = match to_selector(&icecream.spec.selector) {
+        let selector = match Selector::try_from(&icecream.spec.selector) {
             Ok(selector) => selector,
             Err(error) => {
                 // Retrying cannot fix the spec; its next update is enqueued anyway.

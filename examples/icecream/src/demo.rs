@@ -17,7 +17,6 @@ use kubegen_runtime::lister::{Lister, Selector};
 use crate::apis::icecream::v1::{Icecream, IcecreamSpec, IcecreamStatus};
 use crate::controller::{Controller, REASON_INVALID_SELECTOR, describe, status_for};
 use crate::generated::clientset::Clientset;
-use crate::selector::to_selector;
 
 /// The namespace the demo objects live in.
 pub const DEMO_NAMESPACE: &str = "default";
@@ -178,7 +177,7 @@ pub async fn check(client: &kube::Client, controller: &Controller) -> Result<Rep
         .collect();
     let mut report = Report::default();
     for ice in &icecreams {
-        let (invalid_selector, pending) = match to_selector(&ice.spec.selector) {
+        let (invalid_selector, pending) = match Selector::try_from(&ice.spec.selector) {
             Err(error) => {
                 let reported = ice
                     .metadata

@@ -25,7 +25,6 @@ pub mod demo;
 // rustfmt leaves prettyplease's layout alone and verify-codegen.sh can diff it.
 #[rustfmt::skip]
 pub mod generated;
-pub mod selector;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -16,7 +16,7 @@ use kube::{Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-pub use retry::{Backoff, DEFAULT_BACKOFF, DEFAULT_RETRY, retry_on_conflict, retry_on_error};
+pub use retry::{DEFAULT_BACKOFF, DEFAULT_RETRY, retry_on_conflict, retry_on_error};
 
 use crate::error::{Error, Operation, Result, Verb};
 

@@ -1,24 +1,13 @@
-//! `retry_on_conflict`: client-go's `retry.RetryOnConflict` with its backoff values.
+//! `retry_on_conflict`: client-go's `retry.RetryOnConflict` with its backoff values, on
+//! the runtime's one [`Backoff`].
 
 use std::future::Future;
 use std::time::Duration;
 
-use crate::error::Error;
+use tokio::time::Instant;
 
-/// An exponential backoff schedule, client-go's `wait.Backoff`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Backoff {
-    /// How many attempts at most.
-    pub steps: u32,
-    /// The first wait.
-    pub duration: Duration,
-    /// The multiplier applied to the wait after each attempt.
-    pub factor: f64,
-    /// Each wait is extended by a random fraction up to `jitter` of itself.
-    pub jitter: f64,
-    /// The wait never grows beyond this (before jitter).
-    pub cap: Option<Duration>,
-}
+use crate::backoff::{Backoff, Delays};
+use crate::error::Error;
 
 /// client-go's `retry.DefaultRetry`: 5 attempts, 10 ms apart (factor 1.0, jitter 0.1).
 /// For conflicts with other writers of an object the caller owns.
@@ -28,6 +17,7 @@ pub const DEFAULT_RETRY: Backoff = Backoff {
     factor: 1.0,
     jitter: 0.1,
     cap: None,
+    reset_after: None,
 };
 
 /// client-go's `retry.DefaultBackoff`: 4 attempts starting at 10 ms, factor 5.0, jitter
@@ -38,24 +28,13 @@ pub const DEFAULT_BACKOFF: Backoff = Backoff {
     factor: 5.0,
     jitter: 0.1,
     cap: None,
+    reset_after: None,
 };
 
-impl Backoff {
-    /// The wait before attempt `n + 1`, after `n` attempts (`n >= 1`), with jitter.
-    pub fn delay(&self, attempts: u32) -> Duration {
-        let exponent = i32::try_from(attempts.saturating_sub(1)).unwrap_or(i32::MAX);
-        let mut base = self.duration.as_secs_f64() * self.factor.powi(exponent);
-        if let Some(cap) = self.cap {
-            base = base.min(cap.as_secs_f64());
-        }
-        let jittered = base + base * self.jitter * rand::random::<f64>();
-        Duration::try_from_secs_f64(jittered).unwrap_or(Duration::MAX)
-    }
-}
-
 /// Runs `attempt` until it succeeds or fails with something other than a conflict, at
-/// most `backoff.steps` times, sleeping between attempts; returns the last result.
-/// Each attempt should read the latest object and apply its change again.
+/// most `backoff.steps` times (at least once), sleeping the backoff's delays between
+/// attempts (tokio time); returns the last result. Each attempt should read the latest
+/// object and apply its change again.
 ///
 /// ```no_run
 /// # async fn demo(client: kubegen_runtime::client::TypedClient<k8s_openapi::api::core::v1::ConfigMap>) -> Result<(), kubegen_runtime::error::Error> {
@@ -78,6 +57,9 @@ where
 }
 
 /// Like [`retry_on_conflict`] for any retriable error (client-go's `retry.OnError`).
+///
+/// Unlike client-go's `wait.ExponentialBackoff`, reaching [`Backoff::cap`] does not end
+/// the attempts early: `steps` alone counts them.
 pub async fn retry_on_error<T, F, Fut>(
     backoff: Backoff,
     retriable: impl Fn(&Error) -> bool,
@@ -88,12 +70,13 @@ where
     Fut: Future<Output = Result<T, Error>>,
 {
     let steps = backoff.steps.max(1);
+    let mut delays = Delays::new(backoff);
     let mut attempts = 0;
     loop {
         attempts += 1;
         match attempt().await {
             Err(err) if attempts < steps && retriable(&err) => {
-                tokio::time::sleep(backoff.delay(attempts)).await;
+                tokio::time::sleep(delays.next(Instant::now())).await;
             }
             result => return result,
         }
@@ -121,21 +104,45 @@ mod tests {
 
     #[test]
     fn delays_follow_client_go_schedules() {
-        for n in 1..=4 {
-            let d = DEFAULT_RETRY.delay(n);
+        let now = Instant::now();
+        let mut retry = Delays::new(DEFAULT_RETRY);
+        for _ in 1..=4 {
+            let d = retry.next(now);
             assert!(
                 d >= Duration::from_millis(10) && d <= Duration::from_millis(11),
                 "{d:?}"
             );
         }
-        let third = DEFAULT_BACKOFF.delay(3);
+        let mut backoff = Delays::new(DEFAULT_BACKOFF);
+        let third = (0..3).map(|_| backoff.next(now)).last().unwrap();
         assert!(third >= Duration::from_millis(250) && third <= Duration::from_millis(275));
         let capped = Backoff {
             cap: Some(Duration::from_millis(30)),
             jitter: 0.0,
             ..DEFAULT_BACKOFF
         };
-        assert_eq!(capped.delay(4), Duration::from_millis(30));
+        let mut capped = Delays::new(capped);
+        let fourth = (0..4).map(|_| capped.next(now)).last().unwrap();
+        assert_eq!(fourth, Duration::from_millis(30));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn waits_the_schedule_between_attempts_and_ignores_the_cap_for_counting() {
+        let start = Instant::now();
+        let mut at = Vec::new();
+        let capped = Backoff {
+            cap: Some(Duration::from_millis(30)),
+            jitter: 0.0,
+            ..DEFAULT_BACKOFF
+        };
+        let result: Result<(), _> = retry_on_conflict(capped, || {
+            at.push(start.elapsed());
+            async { Err(conflict()) }
+        })
+        .await;
+        assert!(result.unwrap_err().is_conflict());
+        let ms = |m| Duration::from_millis(m);
+        assert_eq!(at, [ms(0), ms(10), ms(40), ms(70)]);
     }
 
     #[tokio::test(start_paused = true)]

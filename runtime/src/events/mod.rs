@@ -30,4 +30,4 @@ mod writer;
 mod tests;
 
 pub use event::{Event, EventType, MAX_NOTE_BYTES};
-pub use recorder::{EventRecorder, EventRecorderConfig};
+pub use recorder::{DEFAULT_WRITE_RETRY, EventRecorder, EventRecorderConfig};

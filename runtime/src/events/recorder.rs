@@ -14,6 +14,7 @@ use tokio::time::Instant;
 
 use super::event::Event;
 use super::writer::{Message, Observation, Writer, WriterConfig};
+use crate::backoff::Backoff;
 
 /// How an [`EventRecorder`] reports and buffers.
 #[derive(Clone, Debug)]
@@ -29,11 +30,22 @@ pub struct EventRecorderConfig {
     pub series_window: Duration,
     /// How many open series are remembered (default 4096).
     pub max_series: usize,
-    /// Attempts per write for transient failures (default 3).
-    pub max_attempts: u32,
-    /// Wait before the first retry, doubled each time (default 100 ms).
-    pub retry_delay: Duration,
+    /// How writes that failed transiently (5xx, 429, transport) are retried: `steps`
+    /// attempts at most (default [`DEFAULT_WRITE_RETRY`]: 3 attempts, 100 ms then 200 ms
+    /// apart).
+    pub retry: Backoff,
 }
+
+/// The recorder's default retry of event writes: 3 attempts, waiting 100 ms, doubled
+/// each time, without jitter.
+pub const DEFAULT_WRITE_RETRY: Backoff = Backoff {
+    duration: Duration::from_millis(100),
+    factor: 2.0,
+    jitter: 0.0,
+    steps: 3,
+    cap: None,
+    reset_after: None,
+};
 
 impl EventRecorderConfig {
     /// Defaults for a controller named `reporting_controller`.
@@ -49,8 +61,7 @@ impl EventRecorderConfig {
             queue_capacity: 1000,
             series_window: Duration::from_secs(6 * 60),
             max_series: 4096,
-            max_attempts: 3,
-            retry_delay: Duration::from_millis(100),
+            retry: DEFAULT_WRITE_RETRY,
         }
     }
 
@@ -82,11 +93,10 @@ impl EventRecorderConfig {
         self
     }
 
-    /// Sets the attempts per write and the first retry delay.
+    /// Sets how failed writes are retried.
     #[must_use]
-    pub fn retries(mut self, max_attempts: u32, first_delay: Duration) -> Self {
-        self.max_attempts = max_attempts.max(1);
-        self.retry_delay = first_delay;
+    pub fn retry(mut self, retry: Backoff) -> Self {
+        self.retry = retry;
         self
     }
 }
@@ -147,8 +157,7 @@ impl EventRecorder {
                 reporting_instance: config.reporting_instance,
                 series_window: config.series_window,
                 max_series: config.max_series,
-                max_attempts: config.max_attempts.max(1),
-                retry_delay: config.retry_delay,
+                retry: config.retry,
             },
         );
         let task = tokio::spawn(writer.run(receiver));

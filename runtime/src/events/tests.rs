@@ -8,12 +8,16 @@ use k8s_openapi::api::events::v1::Event as KubeEvent;
 use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams};
 
 use super::*;
+use crate::backoff::Backoff;
 use crate::testkit::{ApiServer, Failure, Matcher, Verb};
 
 fn config() -> EventRecorderConfig {
     EventRecorderConfig::new("example.com/test-controller")
         .reporting_instance("test-0")
-        .retries(3, Duration::from_millis(1))
+        .retry(Backoff {
+            duration: Duration::from_millis(1),
+            ..DEFAULT_WRITE_RETRY
+        })
 }
 
 async fn configmap(server: &ApiServer, name: &str) -> ConfigMap {

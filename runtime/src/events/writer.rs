@@ -14,7 +14,8 @@ use tokio::time::Instant;
 
 use super::event::{Event, SeriesKey};
 use super::series::{SeriesCache, Step};
-use crate::client::TypedClient;
+use crate::backoff::Backoff;
+use crate::client::{TypedClient, retry_on_error};
 use crate::error::Error as ClientError;
 
 /// Namespace of events about cluster-scoped objects (client-go uses `default` too).
@@ -45,8 +46,7 @@ pub(crate) struct WriterConfig {
     pub(crate) reporting_instance: String,
     pub(crate) series_window: Duration,
     pub(crate) max_series: usize,
-    pub(crate) max_attempts: u32,
-    pub(crate) retry_delay: Duration,
+    pub(crate) retry: Backoff,
 }
 
 pub(crate) struct Writer {
@@ -206,27 +206,21 @@ impl Writer {
         .await
     }
 
-    /// Retries transient failures (5xx, 429, transport) a few times, waiting
-    /// `retry_delay`, doubled each time; other errors are final.
-    async fn with_retries<F, Fut>(&self, mut attempt: F) -> Result<(), ClientError>
+    /// Retries transient failures (5xx, 429, transport) on the configured backoff;
+    /// other errors are final.
+    async fn with_retries<F, Fut>(&self, attempt: F) -> Result<(), ClientError>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<(), ClientError>>,
     {
-        let mut delay = self.config.retry_delay;
-        let mut tries = 1;
-        loop {
-            match attempt().await {
-                Ok(()) => return Ok(()),
-                Err(error) if tries < self.config.max_attempts && is_transient(&error) => {
-                    tracing::debug!(%error, tries, "retrying an event write");
-                    tokio::time::sleep(delay).await;
-                    delay = delay.saturating_mul(2);
-                    tries += 1;
-                }
-                Err(error) => return Err(error),
+        let retriable = |error: &ClientError| {
+            let transient = is_transient(error);
+            if transient {
+                tracing::debug!(%error, "transient failure writing an event");
             }
-        }
+            transient
+        };
+        retry_on_error(self.config.retry, retriable, attempt).await
     }
 }
 

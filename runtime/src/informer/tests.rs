@@ -56,6 +56,17 @@ async fn next(rx: &mut Events, n: usize) -> Vec<String> {
     out
 }
 
+/// Waits, without a timer, until `item` has synced. A handler registration syncs on its
+/// handler's OS thread, which tokio's paused clock does not wait for: a
+/// `wait_for_cache_sync` timeout started while that thread is still between the last
+/// replayed add and the synced marker is auto-advanced past at once and reports `false`.
+async fn synced(item: &dyn HasSynced) {
+    item.synced_receiver()
+        .wait_for(|synced| *synced)
+        .await
+        .expect("the registration was dropped before it synced");
+}
+
 type Live = mpsc::UnboundedSender<kube::Result<WatchEvent<ConfigMap>>>;
 
 fn live_watch(script: &Script) -> Live {
@@ -91,6 +102,7 @@ async fn handlers_see_initial_list_then_changes_in_order() {
         ["add a@1 initial", "add b@2 initial"]
     );
     informer.wait_for_sync().await;
+    synced(&registration).await;
     assert!(wait_for_cache_sync(Duration::from_secs(1), &[&informer, &registration]).await);
 
     watch.send(Ok(WatchEvent::Modified(cm("a", "3")))).unwrap();
@@ -121,7 +133,8 @@ async fn late_handler_gets_the_cache_replayed_once_then_changes() {
     let (handler, mut events) = recorder();
     let registration = informer.add_event_handler(handler);
     assert_eq!(next(&mut events, 1).await, ["add a@1 initial"]);
-    assert!(wait_for_cache_sync(Duration::from_secs(1), &[&registration]).await);
+    synced(&registration).await;
+    assert!(registration.has_synced());
     watch.send(Ok(WatchEvent::Added(cm("b", "2")))).unwrap();
     assert_eq!(next(&mut events, 1).await, ["add b@2"]);
     informer.shutdown().await;

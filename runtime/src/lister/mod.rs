@@ -24,13 +24,13 @@
 //! assert!(lister.namespace("other").list(&Selector::everything()).is_empty());
 //! ```
 
-mod selector;
-
 use std::sync::Arc;
 
 use kube::Resource;
 
-pub use selector::{Error, Requirement, Selector};
+/// The label selector [`Lister::list`] takes: [`labels::Selector`](crate::labels::Selector),
+/// named here too because generated listers name it through this module.
+pub use crate::labels::Selector;
 
 use crate::key::ObjectKey;
 use crate::store::{IndexHandle, Store};

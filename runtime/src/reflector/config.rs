@@ -3,9 +3,22 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{BackoffConfig, Error};
+use super::Error;
+use crate::backoff::Backoff;
 use crate::metrics::NoopMetrics;
 use crate::metrics::informer::ReflectorMetrics;
+
+/// The reflector's backoff, client-go's `NewReflector` values: 800 ms, doubling to a 30 s
+/// cap, jitter 1.0 (a delay `d` lies in `[d, 2d)`), starting over after 2 minutes without
+/// a backoff.
+pub const DEFAULT_BACKOFF: Backoff = Backoff {
+    duration: Duration::from_millis(800),
+    factor: 2.0,
+    jitter: 1.0,
+    steps: u32::MAX,
+    cap: Some(Duration::from_secs(30)),
+    reset_after: Some(Duration::from_secs(120)),
+};
 
 /// A function applied to every object before it is cached (client-go's
 /// `TransformFunc`), e.g. to drop `managedFields`.
@@ -24,8 +37,9 @@ pub struct ReflectorConfig<K> {
     pub field_selector: Option<String>,
     /// Objects per list page (default 500, as client-go).
     pub page_size: u32,
-    /// Backoff on errors.
-    pub backoff: BackoffConfig,
+    /// Backoff on errors (default [`DEFAULT_BACKOFF`]); never shorter than a server's
+    /// Retry-After.
+    pub backoff: Backoff,
     /// Watches ask the server to close them after a random time in `[min, 2 * min)`
     /// (default 5 minutes).
     pub min_watch_timeout: Duration,
@@ -79,7 +93,7 @@ impl<K> Default for ReflectorConfig<K> {
             label_selector: None,
             field_selector: None,
             page_size: 500,
-            backoff: BackoffConfig::default(),
+            backoff: DEFAULT_BACKOFF,
             min_watch_timeout: Duration::from_secs(300),
             streaming_initial_list: false,
             transform: None,
@@ -120,7 +134,7 @@ impl<K> ReflectorConfig<K> {
 
     /// Sets the backoff.
     #[must_use]
-    pub fn backoff(mut self, backoff: BackoffConfig) -> Self {
+    pub fn backoff(mut self, backoff: Backoff) -> Self {
         self.backoff = backoff;
         self
     }

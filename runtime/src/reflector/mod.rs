@@ -27,7 +27,6 @@
 //! # }
 //! ```
 
-mod backoff;
 mod config;
 mod source;
 mod state;
@@ -40,15 +39,14 @@ use std::time::Duration;
 use kube::Resource;
 use kube::core::Status;
 
-pub use backoff::BackoffConfig;
-pub use config::{ErrorHandler, ReflectorConfig, Transform};
+pub use config::{DEFAULT_BACKOFF, ErrorHandler, ReflectorConfig, Transform};
 pub use source::{ListerWatcher, WatchStream};
 pub use state::{INITIAL_EVENTS_END, State};
 
+use crate::backoff::Delays;
 use crate::error as api_error;
 use crate::key::ObjectKey;
 use crate::store::StoreWriter;
-use backoff::BackoffManager;
 
 /// `Result` with this module's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -179,7 +177,7 @@ pub struct Reflector<K: Clone, S> {
     source: Arc<dyn ListerWatcher<K>>,
     sink: S,
     config: ReflectorConfig<K>,
-    backoff: BackoffManager,
+    backoff: Delays,
     /// False once a streaming list was refused by the server: fall back to list+watch.
     streaming: bool,
     relisting: bool,
@@ -201,7 +199,7 @@ where
         sink: S,
         config: ReflectorConfig<K>,
     ) -> Self {
-        let backoff = BackoffManager::new(config.backoff);
+        let backoff = Delays::new(config.backoff);
         let streaming = config.streaming_initial_list;
         Self {
             source,

@@ -119,7 +119,10 @@ where
     }
 
     fn backoff_to(&mut self, error: &Error, then: State<K>) -> State<K> {
-        let delay = self.backoff.next(error.retry_after());
+        let delay = self
+            .backoff
+            .next(Instant::now())
+            .max(error.retry_after().unwrap_or_default());
         self.config.metrics.backoff(delay);
         State::Backoff {
             until: Instant::now() + delay,
@@ -356,7 +359,7 @@ where
                 tracing::debug!(reflector = %self.config.name, %resource_version, "watch closed; resuming");
                 let resume = State::Synced { resource_version };
                 if quiet_since.is_some_and(|opened| opened.elapsed() < VERY_SHORT_WATCH) {
-                    let delay = self.backoff.next(None);
+                    let delay = self.backoff.next(Instant::now());
                     self.config.metrics.backoff(delay);
                     return State::Backoff {
                         until: Instant::now() + delay,

@@ -5,6 +5,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value, json};
 
+/// Label keys and values follow the rules label selectors check, from one place.
+pub(crate) use crate::labels::validation::{
+    label_value_error, qualified_name_error, subdomain_error,
+};
+
 /// The current time in RFC 3339 (UTC, seconds), as `metav1.Time` serializes.
 pub(crate) fn now_rfc3339() -> String {
     let secs = SystemTime::now()
@@ -59,63 +64,12 @@ pub(crate) fn name_suffix() -> String {
         .collect()
 }
 
-/// Why `name` is not a DNS-1123 subdomain (lowercase alphanumerics, `-`, `.`), if not.
-pub(crate) fn subdomain_error(name: &str) -> Option<String> {
-    const MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-    let ok = !name.is_empty()
-        && name.len() <= 253
-        && name.split('.').all(|part| {
-            !part.is_empty()
-                && part
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-                && !part.starts_with('-')
-                && !part.ends_with('-')
-        });
-    (!ok).then(|| MSG.to_owned())
-}
-
 /// Why `name` is not a DNS-1123 label (used for namespaces), if not.
 pub(crate) fn label_error(name: &str) -> Option<String> {
     if name.len() > 63 || name.contains('.') {
         return Some("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')".to_owned());
     }
     subdomain_error(name)
-}
-
-fn name_part_ok(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    !name.is_empty()
-        && name.len() <= 63
-        && bytes[0].is_ascii_alphanumeric()
-        && bytes[bytes.len() - 1].is_ascii_alphanumeric()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-}
-
-/// Why `key` is not a qualified name (`[prefix/]name`, as label and annotation keys
-/// must be), if not.
-pub(crate) fn qualified_name_error(key: &str) -> Option<String> {
-    let (prefix, name) = match key.split_once('/') {
-        Some((prefix, name)) => (Some(prefix), name),
-        None => (None, key),
-    };
-    if let Some(prefix) = prefix
-        && let Some(why) = subdomain_error(prefix)
-    {
-        return Some(format!("prefix part {why}"));
-    }
-    (!name_part_ok(name)).then(|| {
-        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')".to_owned()
-    })
-}
-
-/// Why `value` is not a valid label value, if not.
-pub(crate) fn label_value_error(value: &str) -> Option<String> {
-    (!value.is_empty() && !name_part_ok(value)).then(|| {
-        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')".to_owned()
-    })
 }
 
 /// The value at a dotted path (`spec.replicas`), if present.
@@ -202,18 +156,6 @@ mod tests {
         assert!(subdomain_error("web-1.example").is_none());
         assert!(subdomain_error("Bad_Name").is_some());
         assert!(label_error("a.b").is_some());
-    }
-
-    #[test]
-    fn label_keys_and_values() {
-        assert!(qualified_name_error("app.kubernetes.io/name").is_none());
-        assert!(qualified_name_error("tier").is_none());
-        assert!(qualified_name_error("Bad Key").is_some());
-        assert!(qualified_name_error("UPPER.example/x").is_some());
-        assert!(label_value_error("").is_none());
-        assert!(label_value_error("v1.2_3").is_none());
-        assert!(label_value_error("has space").is_some());
-        assert!(label_value_error(&"x".repeat(64)).is_some());
     }
 
     #[test]

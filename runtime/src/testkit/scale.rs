@@ -30,9 +30,10 @@ pub(crate) fn to_scale(rt: &ResourceType, object: &Value) -> ApiResult<Value> {
     };
     let mut status = json!({"replicas": replicas(&paths.status_replicas)});
     let selector = match &paths.selector {
-        Some(SelectorSource::LabelSelectorAt(path)) => {
-            meta::get_path(object, path).map(label_selector_string)
-        }
+        Some(SelectorSource::LabelSelectorAt(path)) => meta::get_path(object, path)
+            .filter(|selector| !selector.is_null())
+            .map(label_selector_string)
+            .transpose()?,
         Some(SelectorSource::StringAt(path)) => meta::get_path(object, path)
             .and_then(Value::as_str)
             .map(str::to_owned),

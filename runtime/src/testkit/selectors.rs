@@ -1,145 +1,37 @@
-//! Label selectors (equality and set-based) and field selectors.
+//! Label selectors (the runtime's, read from requests) and field selectors.
 
-use serde_json::Value;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as ApiLabelSelector;
+use serde_json::{Map, Value};
 
 use super::registry::ResourceType;
 use super::status::{ApiError, ApiResult};
+use crate::labels::{Labels, Selector};
 
-/// One requirement of a label selector.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Requirement {
-    Equals(String, String),
-    NotEquals(String, String),
-    In(String, Vec<String>),
-    NotIn(String, Vec<String>),
-    Exists(String),
-    DoesNotExist(String),
-}
+/// An object's `metadata.labels`, as the runtime's selectors read them.
+struct ObjectLabels<'a>(Option<&'a Map<String, Value>>);
 
-impl Requirement {
-    fn matches(&self, labels: Option<&serde_json::Map<String, Value>>) -> bool {
-        let get = |key: &str| labels.and_then(|l| l.get(key)).and_then(Value::as_str);
-        match self {
-            Self::Equals(k, v) => get(k) == Some(v.as_str()),
-            Self::NotEquals(k, v) => get(k) != Some(v.as_str()),
-            Self::In(k, values) => get(k).is_some_and(|actual| values.iter().any(|v| v == actual)),
-            Self::NotIn(k, values) => {
-                get(k).is_none_or(|actual| values.iter().all(|v| v != actual))
-            }
-            Self::Exists(k) => get(k).is_some(),
-            Self::DoesNotExist(k) => get(k).is_none(),
-        }
+impl Labels for ObjectLabels<'_> {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.0?.get(key)?.as_str()
     }
 }
 
-/// A parsed label selector; the empty selector matches everything.
+/// A `labelSelector` query parameter: the runtime's [`Selector`], matched against JSON
+/// objects, its parse errors answered as the API server's 400.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct LabelSelector {
-    requirements: Vec<Requirement>,
-}
-
-/// Splits on commas outside parentheses.
-fn split_terms(input: &str) -> Vec<&str> {
-    let mut terms = Vec::new();
-    let mut depth = 0usize;
-    let mut start = 0;
-    for (i, c) in input.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                terms.push(&input[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    terms.push(&input[start..]);
-    terms
-}
-
-fn valid_key(key: &str) -> bool {
-    !key.is_empty()
-        && key.len() <= 317
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
-}
-
-fn valid_value(value: &str) -> bool {
-    value.len() <= 63
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-}
+pub(crate) struct LabelSelector(Selector);
 
 impl LabelSelector {
     /// Parses `a=b,c!=d,e in (x,y),f notin (z),g,!h`.
     pub(crate) fn parse(input: &str) -> ApiResult<Self> {
-        let bad = |why: &str| {
-            ApiError::bad_request(format!(
-                "unable to parse requirement: {why} in label selector {input:?}"
-            ))
-        };
-        let mut requirements = Vec::new();
-        if input.trim().is_empty() {
-            return Ok(Self { requirements });
-        }
-        for term in split_terms(input) {
-            let term = term.trim();
-            if let Some(key) = term.strip_prefix('!') {
-                let key = key.trim();
-                if !valid_key(key) {
-                    return Err(bad("invalid key"));
-                }
-                requirements.push(Requirement::DoesNotExist(key.to_owned()));
-            } else if let Some((key, value)) = term.split_once("!=") {
-                let (key, value) = (key.trim(), value.trim());
-                if !valid_key(key) || !valid_value(value) {
-                    return Err(bad("invalid key or value"));
-                }
-                requirements.push(Requirement::NotEquals(key.to_owned(), value.to_owned()));
-            } else if let Some((key, value)) = term.split_once('=') {
-                let value = value.strip_prefix('=').unwrap_or(value);
-                let (key, value) = (key.trim(), value.trim());
-                if !valid_key(key) || !valid_value(value) {
-                    return Err(bad("invalid key or value"));
-                }
-                requirements.push(Requirement::Equals(key.to_owned(), value.to_owned()));
-            } else if let Some(open) = term.find('(') {
-                let close = term
-                    .rfind(')')
-                    .filter(|c| *c > open)
-                    .ok_or_else(|| bad("missing ')'"))?;
-                let head: Vec<&str> = term[..open].split_whitespace().collect();
-                let values: Vec<String> = term[open + 1..close]
-                    .split(',')
-                    .map(|v| v.trim().to_owned())
-                    .filter(|v| !v.is_empty())
-                    .collect();
-                if values.iter().any(|v| !valid_value(v)) || !term[close + 1..].trim().is_empty() {
-                    return Err(bad("invalid value list"));
-                }
-                match head.as_slice() {
-                    [key, "in"] if valid_key(key) && !values.is_empty() => {
-                        requirements.push(Requirement::In((*key).to_owned(), values));
-                    }
-                    [key, "notin"] if valid_key(key) && !values.is_empty() => {
-                        requirements.push(Requirement::NotIn((*key).to_owned(), values));
-                    }
-                    _ => return Err(bad("expected 'key in (values)' or 'key notin (values)'")),
-                }
-            } else if valid_key(term) {
-                requirements.push(Requirement::Exists(term.to_owned()));
-            } else {
-                return Err(bad("invalid requirement"));
-            }
-        }
-        Ok(Self { requirements })
+        input
+            .parse()
+            .map(Self)
+            .map_err(|error| ApiError::bad_request(format!("unable to parse requirement: {error}")))
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.requirements.is_empty()
+        self.0.is_everything()
     }
 
     /// Whether an object's `metadata.labels` satisfy every requirement.
@@ -147,41 +39,20 @@ impl LabelSelector {
         let labels = object
             .pointer("/metadata/labels")
             .and_then(Value::as_object);
-        self.requirements.iter().all(|r| r.matches(labels))
+        self.0.matches(&ObjectLabels(labels))
     }
 }
 
-/// Renders a `metav1.LabelSelector` object (matchLabels, matchExpressions) in selector syntax.
-pub(crate) fn label_selector_string(selector: &Value) -> String {
-    let mut terms = Vec::new();
-    if let Some(labels) = selector.get("matchLabels").and_then(Value::as_object) {
-        for (k, v) in labels {
-            terms.push(format!("{k}={}", v.as_str().unwrap_or_default()));
-        }
-    }
-    for expr in selector
-        .get("matchExpressions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let key = expr.get("key").and_then(Value::as_str).unwrap_or_default();
-        let values: Vec<&str> = expr
-            .get("values")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        match expr.get("operator").and_then(Value::as_str) {
-            Some("In") => terms.push(format!("{key} in ({})", values.join(","))),
-            Some("NotIn") => terms.push(format!("{key} notin ({})", values.join(","))),
-            Some("Exists") => terms.push(key.to_owned()),
-            Some("DoesNotExist") => terms.push(format!("!{key}")),
-            _ => {}
-        }
-    }
-    terms.join(",")
+/// Renders a `metav1.LabelSelector` object (matchLabels, matchExpressions) in selector
+/// syntax, as the API server fills a Scale's `status.selector`; a selector that does not
+/// convert is a 500, as there.
+pub(crate) fn label_selector_string(selector: &Value) -> ApiResult<String> {
+    let invalid = |why: String| ApiError::internal(format!("invalid label selector: {why}"));
+    let api: ApiLabelSelector =
+        serde_json::from_value(selector.clone()).map_err(|e| invalid(e.to_string()))?;
+    Selector::try_from(&api)
+        .map(|selector| selector.to_string())
+        .map_err(|e| invalid(e.to_string()))
 }
 
 /// Reads a dotted path (`spec.nodeName`) as the string a field selector compares.
@@ -296,8 +167,9 @@ mod tests {
 
     #[test]
     fn malformed_label_selectors_are_rejected() {
-        for selector in ["app in web", "a b c", "app=(x", "=x"] {
-            assert!(LabelSelector::parse(selector).is_err(), "{selector}");
+        for selector in ["app in web", "a b c", "app=(x", "=x", "app=a/b"] {
+            let error = LabelSelector::parse(selector).expect_err(selector);
+            assert_eq!(error.code, 400, "{selector}");
         }
     }
 
@@ -307,7 +179,15 @@ mod tests {
             "matchLabels": {"app": "web"},
             "matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]}]
         });
-        assert_eq!(label_selector_string(&selector), "app=web,tier in (a,b)");
+        assert_eq!(
+            label_selector_string(&selector).expect("valid"),
+            "app=web,tier in (a,b)"
+        );
+        let unknown = json!({"matchExpressions": [{"key": "tier", "operator": "Near"}]});
+        assert_eq!(
+            label_selector_string(&unknown).expect_err("invalid").code,
+            500
+        );
     }
 
     #[test]
