@@ -197,6 +197,10 @@ impl Controller {
         let deployment = match self.deployments.deployments(namespace).get(deployment_name) {
             Some(existing) => existing,
             None => {
+                if !self.still_exists(&foo).await? {
+                    tracing::debug!(foo = %key, "foo deleted on the server, not yet in the cache");
+                    return Ok(Action::Done);
+                }
                 tracing::info!(foo = %key, deployment = deployment_name, "creating deployment");
                 match deployments.create(&new_deployment(&foo)).await {
                     Ok(created) => Arc::new(created),
@@ -286,6 +290,31 @@ impl Controller {
             .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
             .await?;
         Ok(())
+    }
+
+    /// Whether the server still holds this Foo (same UID) and is not deleting it: a live
+    /// read before creating a Deployment for it, as client-go's ControllerRefManager
+    /// rechecks an owner before adopting.
+    ///
+    /// Deleting a Foo deletes its Deployment, and that deletion enqueues the Foo; the Foo
+    /// cache may not have seen the Foo's own deletion yet (two informers, two watches).
+    /// Without the recheck the reconcile would create a Deployment for a Foo that is
+    /// gone, owned by a UID nobody holds.
+    async fn still_exists(&self, foo: &Foo) -> Result<bool, kubegen_runtime::error::Error> {
+        let namespace = foo.metadata.namespace.as_deref().unwrap_or_default();
+        let name = foo.metadata.name.as_deref().unwrap_or_default();
+        let live = match self
+            .clientset
+            .samplecontroller_v1alpha1()
+            .foos(namespace)
+            .get(name)
+            .await
+        {
+            Ok(live) => live,
+            Err(error) if error.is_not_found() => return Ok(false),
+            Err(error) => return Err(error),
+        };
+        Ok(live.metadata.uid == foo.metadata.uid && live.metadata.deletion_timestamp.is_none())
     }
 
     /// Records that `foo` is refused for the Deployment `uid`; true if that is news.
