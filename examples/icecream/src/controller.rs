@@ -56,13 +56,13 @@ pub struct Controller {
     icecreams: IcecreamLister,
     pods: PodLister,
     recorder: EventRecorder,
-    loop_: runtime::Controller,
+    reconcile_loop: runtime::Controller,
 }
 
 impl std::fmt::Debug for Controller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Controller")
-            .field("loop", &self.loop_)
+            .field("loop", &self.reconcile_loop)
             .finish_non_exhaustive()
     }
 }
@@ -103,19 +103,22 @@ impl Controller {
             .core()
             .v1()
             .pods();
-        let loop_ = runtime::Controller::new(
+        let reconcile_loop = runtime::Controller::new(
             ControllerConfig::default()
                 .name(CONTROLLER_NAME)
                 .workers(workers)
                 .cache_sync_timeout(CACHE_SYNC_TIMEOUT),
         );
-        loop_.watches(&icecreams.informer(), EnqueueObject::new(loop_.queue()));
+        reconcile_loop.watches(
+            &icecreams.informer(),
+            EnqueueObject::new(reconcile_loop.queue()),
+        );
         // A pod changed: the Icecreams selecting it before or after the change (an
         // Icecream the pod no longer matches must drop it). Resyncs: nothing moved.
         let lister = icecreams.lister();
-        loop_.watches(
+        reconcile_loop.watches(
             &pods.informer(),
-            EnqueueMapped::new(loop_.queue(), move |pod: &Pod| {
+            EnqueueMapped::new(reconcile_loop.queue(), move |pod: &Pod| {
                 icecreams_selecting(&lister, pod)
             })
             .skip_resyncs(),
@@ -125,25 +128,25 @@ impl Controller {
             icecreams: icecreams.lister(),
             pods: pods.lister(),
             recorder,
-            loop_,
+            reconcile_loop,
         })
     }
 
     /// Waits for the caches, syncs until `shutdown` resolves, then drains the queue.
     pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) -> Result<(), Error> {
-        let loop_ = self.loop_.clone();
-        loop_.run(self, shutdown).await?;
+        let reconcile_loop = self.reconcile_loop.clone();
+        reconcile_loop.run(self, shutdown).await?;
         Ok(())
     }
 
     /// A receiver of the number of keys processed so far.
     pub fn processed(&self) -> watch::Receiver<u64> {
-        self.loop_.processed()
+        self.reconcile_loop.processed()
     }
 
     /// The work queue (for inspection).
     pub fn queue(&self) -> &RateLimitingQueue<ObjectKey> {
-        self.loop_.queue()
+        self.reconcile_loop.queue()
     }
 
     /// The Icecream lister.

@@ -85,7 +85,7 @@ pub struct Controller {
     foos: FooLister,
     deployments: DeploymentLister,
     recorder: EventRecorder,
-    loop_: runtime::Controller,
+    reconcile_loop: runtime::Controller,
     /// Foos refused for a Deployment they do not own, with that Deployment's UID: the
     /// refusal is logged once per Deployment, not on every retry.
     refused: Mutex<HashMap<ObjectKey, String>>,
@@ -94,7 +94,7 @@ pub struct Controller {
 impl std::fmt::Debug for Controller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Controller")
-            .field("loop", &self.loop_)
+            .field("loop", &self.reconcile_loop)
             .finish_non_exhaustive()
     }
 }
@@ -115,7 +115,7 @@ impl Controller {
         let sample_informers = InformerFactory::new(shared);
         let foos = sample_informers.samplecontroller().v1alpha1().foos();
         let deployments = kube_informers.apps().v1().deployments();
-        let loop_ = runtime::Controller::new(
+        let reconcile_loop = runtime::Controller::new(
             ControllerConfig::default()
                 .name(CONTROLLER_NAME)
                 .workers(workers)
@@ -124,12 +124,12 @@ impl Controller {
 
         tracing::info!("setting up event handlers");
         // A Foo changed: reconcile it.
-        loop_.watches(&foos.informer(), EnqueueObject::new(loop_.queue()));
+        reconcile_loop.watches(&foos.informer(), EnqueueObject::new(reconcile_loop.queue()));
         // A Deployment changed: reconcile the Foo that controls it, if any (client-go's
         // handleObject). Periodic resyncs deliver unchanged objects; those are skipped.
-        loop_.watches(
+        reconcile_loop.watches(
             &deployments.informer(),
-            EnqueueOwner::<Foo>::new(loop_.queue()).skip_resyncs(),
+            EnqueueOwner::<Foo>::new(reconcile_loop.queue()).skip_resyncs(),
         );
 
         Arc::new(Self {
@@ -138,7 +138,7 @@ impl Controller {
             foos: foos.lister(),
             deployments: deployments.lister(),
             recorder,
-            loop_,
+            reconcile_loop,
             refused: Mutex::new(HashMap::new()),
         })
     }
@@ -146,20 +146,20 @@ impl Controller {
     /// Waits for the caches, reconciles until `shutdown` resolves, then stops taking new
     /// keys and drains the queue (keys being processed are finished).
     pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) -> Result<(), Error> {
-        let loop_ = self.loop_.clone();
-        loop_.run(self, shutdown).await?;
+        let reconcile_loop = self.reconcile_loop.clone();
+        reconcile_loop.run(self, shutdown).await?;
         Ok(())
     }
 
     /// A receiver of the number of keys processed so far: it changes after every
     /// reconcile, which is when convergence checks are worth running.
     pub fn processed(&self) -> watch::Receiver<u64> {
-        self.loop_.processed()
+        self.reconcile_loop.processed()
     }
 
     /// The work queue (for inspection).
     pub fn queue(&self) -> &RateLimitingQueue<ObjectKey> {
-        self.loop_.queue()
+        self.reconcile_loop.queue()
     }
 
     /// The Foo lister.

@@ -116,14 +116,14 @@ pub struct Controller {
     secrets: SecretLister,
     namespaces: NamespaceLister,
     recorder: EventRecorder,
-    loop_: runtime::Controller,
+    reconcile_loop: runtime::Controller,
 }
 
 impl std::fmt::Debug for Controller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Controller")
             .field("scope", &self.scope)
-            .field("loop", &self.loop_)
+            .field("loop", &self.reconcile_loop)
             .finish_non_exhaustive()
     }
 }
@@ -145,7 +145,7 @@ impl Controller {
         let secrets = informers.core().v1().secrets();
         let namespaces = informers.core().v1().namespaces();
         let namespace_informer = namespaces.informer();
-        let loop_ = runtime::Controller::new(
+        let reconcile_loop = runtime::Controller::new(
             ControllerConfig::default()
                 .name(CONTROLLER_NAME)
                 .workers(workers)
@@ -154,7 +154,10 @@ impl Controller {
 
         // A namespace appeared or changed: sync it (non-targets are skipped). Its
         // initial list syncs every namespace once, whatever the Secrets did meanwhile.
-        loop_.watches(&namespace_informer, EnqueueObject::new(loop_.queue()));
+        reconcile_loop.watches(
+            &namespace_informer,
+            EnqueueObject::new(reconcile_loop.queue()),
+        );
         // A Secret changed: sync every namespace filed under the Secret's namespace.
         let concerned_by = namespace_informer.add_index(CONCERNED_BY_INDEX, {
             let scope = scope.clone();
@@ -166,10 +169,10 @@ impl Controller {
             let scope = scope.clone();
             move |secret: &Secret| scope.affected_by(secret)
         };
-        loop_.watches(
+        reconcile_loop.watches(
             &secrets.informer(),
             EnqueueByIndex::new(
-                loop_.queue(),
+                reconcile_loop.queue(),
                 namespace_informer.store(),
                 concerned_by,
                 affected_by,
@@ -182,26 +185,26 @@ impl Controller {
             secrets: secrets.lister(),
             namespaces: namespaces.lister(),
             recorder,
-            loop_,
+            reconcile_loop,
         })
     }
 
     /// Waits for the caches, syncs until `shutdown` resolves, then drains the queue.
     pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) -> Result<(), Error> {
         tracing::info!(source = %self.scope.source, "copying secrets");
-        let loop_ = self.loop_.clone();
-        loop_.run(self, shutdown).await?;
+        let reconcile_loop = self.reconcile_loop.clone();
+        reconcile_loop.run(self, shutdown).await?;
         Ok(())
     }
 
     /// A receiver of the number of namespaces synced so far.
     pub fn processed(&self) -> watch::Receiver<u64> {
-        self.loop_.processed()
+        self.reconcile_loop.processed()
     }
 
     /// The work queue (for inspection).
     pub fn queue(&self) -> &RateLimitingQueue<ObjectKey> {
-        self.loop_.queue()
+        self.reconcile_loop.queue()
     }
 
     /// The Secret lister.

@@ -23,6 +23,9 @@
 //! backoff; a success forgets its failures. Either way the worker calls `done`, which
 //! releases the key (and re-queues it if it changed meanwhile).
 //!
+//! [`controller`](crate::controller) runs this loop for you (workers, requeue,
+//! panic safety, drain, metrics); the example below spells it out.
+//!
 //! ```
 //! use kubegen_runtime::workqueue::{QueueConfig, RateLimitingQueue, default_controller_rate_limiter};
 //! use std::sync::atomic::{AtomicU32, Ordering};
