@@ -186,17 +186,28 @@ where
         self.namespace.as_deref()
     }
 
-    fn op(&self, verb: Verb, name: Option<&str>) -> Box<Operation> {
+    fn op(&self, verb: Verb, subresource: Option<&str>, name: Option<&str>) -> Box<Operation> {
         Box::new(Operation {
             verb,
             resource: self.plural.clone(),
+            subresource: subresource.map(str::to_owned),
             namespace: self.namespace.clone(),
             name: name.map(str::to_owned),
         })
     }
 
     fn fail(&self, verb: Verb, name: Option<&str>) -> impl FnOnce(kube::Error) -> Error {
-        let operation = self.op(verb, name);
+        self.fail_on(verb, None, name)
+    }
+
+    /// [`fail`](Self::fail) for a call on a subresource.
+    fn fail_on(
+        &self,
+        verb: Verb,
+        subresource: Option<&str>,
+        name: Option<&str>,
+    ) -> impl FnOnce(kube::Error) -> Error {
+        let operation = self.op(verb, subresource, name);
         move |source| Error::Api { operation, source }
     }
 
@@ -218,7 +229,7 @@ where
         while let Some(token) = all.metadata.continue_.take().filter(|t| !t.is_empty()) {
             if params.continue_token.as_deref() == Some(token.as_str()) {
                 return Err(Error::Pagination {
-                    operation: self.op(Verb::List, None),
+                    operation: self.op(Verb::List, None, None),
                 });
             }
             params.continue_token = Some(token);
@@ -246,7 +257,7 @@ where
             .watch(wp, resource_version)
             .await
             .map_err(self.fail(Verb::Watch, None))?;
-        let operation = self.op(Verb::Watch, None);
+        let operation = self.op(Verb::Watch, None, None);
         Ok(stream.map(move |event| {
             event.map_err(|source| Error::Api {
                 operation: operation.clone(),
@@ -285,7 +296,7 @@ where
         self.api
             .replace_status(&name, &PostParams::default(), object)
             .await
-            .map_err(self.fail(Verb::UpdateStatus, Some(&name)))
+            .map_err(self.fail_on(Verb::Update, Some("status"), Some(&name)))
     }
 
     /// Patches an object: merge (`Patch::Merge`), strategic, JSON (`Patch::Json`) or
@@ -312,7 +323,7 @@ where
         self.api
             .patch_status(name, pp, patch)
             .await
-            .map_err(self.fail(Verb::UpdateStatus, Some(name)))
+            .map_err(self.fail_on(Verb::Patch, Some("status"), Some(name)))
     }
 
     /// Server-side apply of `object` as `field_manager`; `force` takes ownership of
@@ -355,7 +366,7 @@ where
         self.api
             .get_scale(name)
             .await
-            .map_err(self.fail(Verb::GetScale, Some(name)))
+            .map_err(self.fail_on(Verb::Get, Some("scale"), Some(name)))
     }
 
     /// Replaces the scale subresource (optimistic concurrency on its resourceVersion).
@@ -363,6 +374,6 @@ where
         self.api
             .replace_scale(name, &PostParams::default(), scale)
             .await
-            .map_err(self.fail(Verb::UpdateScale, Some(name)))
+            .map_err(self.fail_on(Verb::Update, Some("scale"), Some(name)))
     }
 }

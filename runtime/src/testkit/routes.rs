@@ -11,13 +11,13 @@ use serde_json::Value;
 use super::collection::{self, Query, WatchDefaults};
 use super::deletion::{self, DeleteOptions};
 use super::discovery;
-use super::faults::Verb;
 use super::objects::{self, Part, Place, Representation, render};
 use super::patch::{self, PatchKind};
 use super::registry::ResourceType;
 use super::scale;
 use super::server::Shared;
 use super::status::{ApiError, ApiResult, Cause};
+use crate::error::Verb;
 
 /// A parsed API path.
 #[derive(Debug, Clone, PartialEq, Eq)]
