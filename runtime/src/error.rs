@@ -9,10 +9,13 @@ use kube::core::Status;
 /// `Result` with this module's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// The verb of a client call, used to name the failed operation in messages.
+/// A request verb, as Kubernetes names it (authorization, audit, discovery): the verb of
+/// a failed client call, and what testkit faults match on. A subresource (`status`,
+/// `scale`) is not part of the verb: `update` of `deployments/status` is an
+/// [`Update`](Verb::Update).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Verb {
-    /// `GET` of one object.
+    /// `GET` of one object (or a subresource).
     Get,
     /// `GET` of a collection.
     List,
@@ -20,24 +23,18 @@ pub enum Verb {
     Watch,
     /// `POST` of a new object.
     Create,
-    /// `PUT` of an object.
+    /// `PUT` of an object (or a subresource).
     Update,
-    /// `PUT` of an object's status subresource.
-    UpdateStatus,
-    /// `PATCH` of an object.
+    /// `PATCH` of an object (or a subresource).
     Patch,
     /// `DELETE` of one object.
     Delete,
     /// `DELETE` of a collection.
     DeleteCollection,
-    /// `GET` of the scale subresource.
-    GetScale,
-    /// `PUT` of the scale subresource.
-    UpdateScale,
 }
 
 impl Verb {
-    /// The verb as a lowercase word ("get", "update status", ...).
+    /// The verb as Kubernetes spells it (`get`, ..., `deletecollection`).
     pub fn as_str(self) -> &'static str {
         match self {
             Verb::Get => "get",
@@ -45,23 +42,28 @@ impl Verb {
             Verb::Watch => "watch",
             Verb::Create => "create",
             Verb::Update => "update",
-            Verb::UpdateStatus => "update status of",
             Verb::Patch => "patch",
             Verb::Delete => "delete",
-            Verb::DeleteCollection => "delete collection of",
-            Verb::GetScale => "get scale of",
-            Verb::UpdateScale => "update scale of",
+            Verb::DeleteCollection => "deletecollection",
         }
     }
 }
 
-/// What a failed call was doing: verb, resource (plural) and target.
+impl fmt::Display for Verb {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a failed call was doing: verb, resource (plural), subresource and target.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Operation {
     /// The verb.
     pub verb: Verb,
     /// The resource's plural name (`configmaps`).
     pub resource: String,
+    /// The subresource (`status`, `scale`), for calls on one.
+    pub subresource: Option<String>,
     /// The namespace the call was scoped to, if any.
     pub namespace: Option<String>,
     /// The object's name, for single-object calls.
@@ -69,8 +71,13 @@ pub struct Operation {
 }
 
 impl fmt::Display for Operation {
+    /// `update status of deployments "web" in namespace "default"`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.verb.as_str(), self.resource)?;
+        match (self.verb, &self.subresource) {
+            (verb, Some(sub)) => write!(f, "{verb} {sub} of {}", self.resource)?,
+            (Verb::DeleteCollection, None) => write!(f, "delete collection of {}", self.resource)?,
+            (verb, None) => write!(f, "{verb} {}", self.resource)?,
+        }
         if let Some(name) = &self.name {
             write!(f, " {name:?}")?;
         }
@@ -215,6 +222,7 @@ mod tests {
             operation: Box::new(Operation {
                 verb: Verb::Update,
                 resource: "configmaps".into(),
+                subresource: None,
                 namespace: Some("default".into()),
                 name: Some("a".into()),
             }),
@@ -266,5 +274,21 @@ mod tests {
             err.to_string(),
             "failed to update configmaps \"a\" in namespace \"default\""
         );
+        let op = |verb, subresource: Option<&str>| Operation {
+            verb,
+            resource: "deployments".into(),
+            subresource: subresource.map(str::to_owned),
+            namespace: None,
+            name: None,
+        };
+        assert_eq!(
+            op(Verb::Patch, Some("status")).to_string(),
+            "patch status of deployments"
+        );
+        assert_eq!(
+            op(Verb::DeleteCollection, None).to_string(),
+            "delete collection of deployments"
+        );
+        assert_eq!(Verb::DeleteCollection.to_string(), "deletecollection");
     }
 }

@@ -33,10 +33,10 @@
 //! ```no_run
 //! # async fn demo(client: kube::Client, cm: std::sync::Arc<k8s_openapi::api::core::v1::ConfigMap>) {
 //! use k8s_openapi::api::core::v1::ConfigMap;
-//! use kubegen_runtime::client::TypedClient;
+//! use kubegen_runtime::client::{Scope, TypedClient};
 //! use kubegen_runtime::finalizer::{Event, finalize};
 //!
-//! let configmaps = TypedClient::<ConfigMap>::namespaced(client, "default");
+//! let configmaps = TypedClient::<ConfigMap>::new(client, Scope::Namespace("default"), &());
 //! let outcome = finalize(&configmaps, "example.com/cleanup", cm, |event| async move {
 //!     match event {
 //!         Event::Apply(cm) => println!("apply {:?}", cm.metadata.name),

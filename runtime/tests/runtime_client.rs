@@ -18,7 +18,7 @@ use kube::api::{
 };
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 use kubegen_runtime::client::{
-    DEFAULT_BACKOFF, DEFAULT_RETRY, Deleted, TypedClient, retry_on_conflict,
+    DEFAULT_BACKOFF, DEFAULT_RETRY, Deleted, Scope, TypedClient, retry_on_conflict,
 };
 use kubegen_runtime::testkit::{ApiServer, Failure, Matcher, Verb};
 use serde_json::json;
@@ -39,7 +39,7 @@ fn configmap(name: &str, data: &[(&str, &str)]) -> ConfigMap {
 }
 
 async fn namespace(server: &ApiServer, name: &str) {
-    let namespaces = TypedClient::<Namespace>::all(server.client());
+    let namespaces = TypedClient::<Namespace>::new(server.client(), Scope::All, &());
     let ns = Namespace {
         metadata: ObjectMeta {
             name: Some(name.into()),
@@ -53,7 +53,7 @@ async fn namespace(server: &ApiServer, name: &str) {
 #[tokio::test]
 async fn crud_with_optimistic_concurrency_and_predicates() {
     let server = ApiServer::start().await.unwrap();
-    let cms = TypedClient::<ConfigMap>::namespaced(server.client(), "default");
+    let cms = TypedClient::<ConfigMap>::new(server.client(), Scope::Namespace("default"), &());
 
     let created = cms.create(&configmap("a", &[("k", "1")])).await.unwrap();
     let again = cms.create(&configmap("a", &[])).await.unwrap_err();
@@ -115,7 +115,11 @@ fn client_without_retry(server: &ApiServer) -> kube::Client {
 #[tokio::test]
 async fn throttling_and_gone_are_recognized() {
     let server = ApiServer::start().await.unwrap();
-    let cms = TypedClient::<ConfigMap>::namespaced(client_without_retry(&server), "default");
+    let cms = TypedClient::<ConfigMap>::new(
+        client_without_retry(&server),
+        Scope::Namespace("default"),
+        &(),
+    );
     server.faults().fail(
         Failure::status(429)
             .retry_after(Duration::from_secs(2))
@@ -151,7 +155,7 @@ async fn throttling_and_gone_are_recognized() {
 async fn list_follows_continue_tokens_and_returns_the_collection_version() {
     let server = ApiServer::start().await.unwrap();
     namespace(&server, "many").await;
-    let cms = TypedClient::<ConfigMap>::namespaced(server.client(), "many");
+    let cms = TypedClient::<ConfigMap>::new(server.client(), Scope::Namespace("many"), &());
     for i in 0..23 {
         cms.create(&configmap(&format!("cm-{i:02}"), &[]))
             .await
@@ -209,7 +213,7 @@ async fn list_follows_continue_tokens_and_returns_the_collection_version() {
 #[tokio::test]
 async fn merge_json_and_apply_patches() {
     let server = ApiServer::start().await.unwrap();
-    let cms = TypedClient::<ConfigMap>::namespaced(server.client(), "default");
+    let cms = TypedClient::<ConfigMap>::new(server.client(), Scope::Namespace("default"), &());
     cms.create(&configmap("p", &[("a", "1")])).await.unwrap();
 
     let merged = cms
@@ -244,7 +248,7 @@ async fn merge_json_and_apply_patches() {
 #[tokio::test]
 async fn retry_on_conflict_converges_with_a_concurrent_writer() {
     let server = ApiServer::start().await.unwrap();
-    let cms = TypedClient::<ConfigMap>::namespaced(server.client(), "default");
+    let cms = TypedClient::<ConfigMap>::new(server.client(), Scope::Namespace("default"), &());
     cms.create(&configmap("counter", &[("n", "0")]))
         .await
         .unwrap();
@@ -305,7 +309,8 @@ async fn retry_on_conflict_converges_with_a_concurrent_writer() {
 #[tokio::test]
 async fn status_and_scale_subresources() {
     let server = ApiServer::start().await.unwrap();
-    let deployments = TypedClient::<Deployment>::namespaced(server.client(), "default");
+    let deployments =
+        TypedClient::<Deployment>::new(server.client(), Scope::Namespace("default"), &());
     let deployment: Deployment = serde_json::from_value(json!({
         "metadata": {"name": "web"},
         "spec": {
@@ -343,16 +348,16 @@ async fn dynamic_objects_through_an_api_resource() {
     let server = ApiServer::start().await.unwrap();
     let resource = ApiResource::from_gvk(&GroupVersionKind::gvk("", "v1", "ConfigMap"));
     let dynamic =
-        TypedClient::<DynamicObject>::namespaced_with(server.client(), "default", &resource);
+        TypedClient::<DynamicObject>::new(server.client(), Scope::Namespace("default"), &resource);
     let object: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "dyn"}, "data": {"k": "v"}
     }))
     .unwrap();
     dynamic.create(&object).await.unwrap();
-    let typed = TypedClient::<ConfigMap>::namespaced(server.client(), "default");
+    let typed = TypedClient::<ConfigMap>::new(server.client(), Scope::Namespace("default"), &());
     assert_eq!(typed.get("dyn").await.unwrap().data.unwrap()["k"], "v");
-    let all = TypedClient::<DynamicObject>::scoped_with(server.client(), None, &resource);
+    let all = TypedClient::<DynamicObject>::new(server.client(), Scope::All, &resource);
     assert!(
         all.list(&ListParams::default())
             .await

@@ -9,7 +9,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{DeleteParams, ObjectMeta};
-use kubegen_runtime::client::TypedClient;
+use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::controller::{
     Action, Controller, ControllerConfig, EnqueueByIndex, EnqueueOwner, Reconciler,
 };
@@ -116,7 +116,7 @@ fn deployment_owner(name: &str, controller: bool) -> OwnerReference {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dependents_enqueue_their_controller_owner_even_through_a_tombstone() {
     let server = ApiServer::start().await.unwrap();
-    let cms = TypedClient::<ConfigMap>::namespaced(server.client(), "default");
+    let cms = TypedClient::<ConfigMap>::new(server.client(), Scope::Namespace("default"), &());
     let factory = SharedInformerFactory::new(server.client());
     let informer = factory.informer::<ConfigMap>();
     let controller = Controller::new(ControllerConfig::default().name("owners"));
@@ -201,7 +201,7 @@ fn namespace(name: &str, copy_from: Option<&str>) -> Namespace {
 async fn a_secret_fans_out_to_the_namespaces_indexed_under_its_namespace() {
     let server = ApiServer::start().await.unwrap();
     let client = server.client();
-    let namespaces = TypedClient::<Namespace>::all(client.clone());
+    let namespaces = TypedClient::<Namespace>::new(client.clone(), Scope::All, &());
     for (name, from) in [
         ("src", None),
         ("team-a", Some("src")),
@@ -244,7 +244,7 @@ async fn a_secret_fans_out_to_the_namespaces_indexed_under_its_namespace() {
     assert!(synced.values().all(|s| *s), "{synced:?}");
     let mut running = Running::start(controller);
     let marker = ObjectKey::cluster("marker");
-    let markers = TypedClient::<Secret>::namespaced(client.clone(), "marker-src");
+    let markers = TypedClient::<Secret>::new(client.clone(), Scope::Namespace("marker-src"), &());
     let mut step = 0;
     let mut mark = async || {
         step += 1;
@@ -257,14 +257,14 @@ async fn a_secret_fans_out_to_the_namespaces_indexed_under_its_namespace() {
             .unwrap();
     };
 
-    let secrets = TypedClient::<Secret>::namespaced(client.clone(), "src");
+    let secrets = TypedClient::<Secret>::new(client.clone(), Scope::Namespace("src"), &());
     let secret = Secret {
         metadata: meta(Some("src"), "creds"),
         ..Default::default()
     };
     secrets.create(&secret).await.unwrap();
     // A secret in a namespace nobody copies from enqueues nothing.
-    TypedClient::<Secret>::namespaced(client.clone(), "team-c")
+    TypedClient::<Secret>::new(client.clone(), Scope::Namespace("team-c"), &())
         .create(&Secret {
             metadata: meta(Some("team-c"), "local"),
             ..Default::default()

@@ -11,7 +11,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{DeleteParams, ObjectMeta, Patch, PatchParams};
 use kube::core::PartialObjectMeta;
-use kubegen_runtime::client::{Deleted, TypedClient};
+use kubegen_runtime::client::{Deleted, Scope, TypedClient};
 use kubegen_runtime::finalizer::{Error, Event, Outcome, finalize};
 use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::testkit::ApiServer;
@@ -28,7 +28,7 @@ fn failure(what: &str) -> Failure {
 }
 
 fn configmaps(server: &ApiServer) -> TypedClient<ConfigMap> {
-    TypedClient::namespaced(server.client(), "default")
+    TypedClient::new(server.client(), Scope::Namespace("default"), &())
 }
 
 async fn create(client: &TypedClient<ConfigMap>, name: &str, finalizers: &[&str]) {
@@ -339,7 +339,7 @@ async fn an_object_deleted_before_it_was_finalized_is_not_finalized() {
 #[tokio::test]
 async fn metadata_only_objects_are_finalized_too() {
     let server = ApiServer::start().await.expect("start");
-    let secrets = TypedClient::<Secret>::namespaced(server.client(), "default");
+    let secrets = TypedClient::<Secret>::new(server.client(), Scope::Namespace("default"), &());
     let secret = Secret {
         metadata: ObjectMeta {
             name: Some("s".to_owned()),
@@ -349,7 +349,11 @@ async fn metadata_only_objects_are_finalized_too() {
         ..Default::default()
     };
     secrets.create(&secret).await.expect("create");
-    let metadata = TypedClient::<PartialObjectMeta<Secret>>::namespaced(server.client(), "default");
+    let metadata = TypedClient::<PartialObjectMeta<Secret>>::new(
+        server.client(),
+        Scope::Namespace("default"),
+        &(),
+    );
     let calls = Recorder::default();
     let read = || async { Arc::new(metadata.get("s").await.expect("get")) };
 
@@ -380,7 +384,7 @@ async fn misuse_is_reported_without_writing() {
     create(&client, "a", &[]).await;
     let object = read(&client, "a").await;
 
-    let everywhere = TypedClient::<ConfigMap>::all(server.client());
+    let everywhere = TypedClient::<ConfigMap>::new(server.client(), Scope::All, &());
     let error = finalize(&everywhere, OURS, object.clone(), |e| calls.run(e, false))
         .await
         .expect_err("wrong scope");

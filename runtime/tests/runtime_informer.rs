@@ -12,7 +12,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{DeleteParams, ListParams, ObjectMeta};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
-use kubegen_runtime::client::TypedClient;
+use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::factory::{InformerOptions, SharedInformerFactory};
 use kubegen_runtime::informer::{HandlerFns, wait_for_cache_sync};
 use kubegen_runtime::key::ObjectKey;
@@ -56,7 +56,7 @@ async fn wait_until(notify: &Notify, mut done: impl FnMut() -> bool) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn factory_shares_one_informer_per_type_and_options_and_syncs_them() {
     let server = ApiServer::start().await.unwrap();
-    let cms = TypedClient::<ConfigMap>::namespaced(server.client(), "default");
+    let cms = TypedClient::<ConfigMap>::new(server.client(), Scope::Namespace("default"), &());
     cms.create(&cm("a", &[("app", "web")], &[])).await.unwrap();
     cms.create(&cm("b", &[("app", "db")], &[])).await.unwrap();
 
@@ -127,7 +127,7 @@ async fn factory_shares_one_informer_per_type_and_options_and_syncs_them() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn releasing_one_informer_leaves_the_others_running() {
     let server = ApiServer::start().await.unwrap();
-    let crds = TypedClient::<CustomResourceDefinition>::all(server.client());
+    let crds = TypedClient::<CustomResourceDefinition>::new(server.client(), Scope::All, &());
     let crd: CustomResourceDefinition = serde_json::from_value(json!({
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -149,7 +149,7 @@ async fn releasing_one_informer_leaves_the_others_running() {
         "widgets",
     );
     let widget_client =
-        TypedClient::<DynamicObject>::namespaced_with(server.client(), "default", &widgets);
+        TypedClient::<DynamicObject>::new(server.client(), Scope::Namespace("default"), &widgets);
     let widget: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": {"size": 1}
     }))
@@ -192,7 +192,7 @@ async fn releasing_one_informer_leaves_the_others_running() {
     assert_eq!(factory.len(), 1);
 
     // The rest keeps running.
-    let cms = TypedClient::<ConfigMap>::namespaced(server.client(), "default");
+    let cms = TypedClient::<ConfigMap>::new(server.client(), Scope::Namespace("default"), &());
     cms.create(&cm("after-release", &[], &[])).await.unwrap();
     let store = configmaps.store();
     wait_until(&changed, || {
@@ -253,7 +253,7 @@ async fn reconcile(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn controller_converges_through_informer_queue_lister_and_client() {
     let server = ApiServer::start().await.unwrap();
-    let client = TypedClient::<ConfigMap>::namespaced(server.client(), "default");
+    let client = TypedClient::<ConfigMap>::new(server.client(), Scope::Namespace("default"), &());
     for i in 0..10 {
         client
             .create(&cm(

@@ -13,7 +13,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use kube::api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams};
 use kube::core::PartialObjectMeta;
-use kubegen_runtime::client::TypedClient;
+use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::factory::{InformerOptions, SharedInformerFactory};
 use kubegen_runtime::informer::{HandlerFns, InformerConfig, SharedInformer};
 use kubegen_runtime::lister::Selector;
@@ -44,7 +44,7 @@ fn secret(name: &str, app: &str) -> Secret {
 }
 
 async fn create(server: &ApiServer, namespace: &str, name: &str, app: &str) {
-    TypedClient::<Secret>::namespaced(server.client(), namespace)
+    TypedClient::<Secret>::new(server.client(), Scope::Namespace(namespace), &())
         .create(&secret(name, app))
         .await
         .expect("create secret");
@@ -230,7 +230,7 @@ async fn a_metadata_informer_follows_changes_and_relists_after_410() {
         BTreeSet::from_iter(["s-0", "s-1", "s-2"].map(|n| Seen::Add(n.into())))
     );
 
-    let client = TypedClient::<Secret>::namespaced(server.client(), "default");
+    let client = TypedClient::<Secret>::new(server.client(), Scope::Namespace("default"), &());
     create(&server, "default", "s-3", "web").await;
     assert_eq!(next(&mut rx).await, Seen::Add("s-3".into()));
     client

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::ObjectMeta;
-use kubegen_runtime::client::TypedClient;
+use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::metrics::prometheus::PrometheusInformerMetrics;
 use kubegen_runtime::testkit::ApiServer;
@@ -16,7 +16,7 @@ use prometheus_client::registry::Registry;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn informer_sync_is_counted_in_prometheus() {
     let server = ApiServer::start().await.unwrap();
-    let client = TypedClient::<ConfigMap>::namespaced(server.client(), "default");
+    let client = TypedClient::<ConfigMap>::new(server.client(), Scope::Namespace("default"), &());
     for i in 0..3 {
         let cm = ConfigMap {
             metadata: ObjectMeta {

@@ -9,7 +9,7 @@ use kube::api::{
     DeleteParams, ListParams, ObjectList, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
 };
 use kube::{Client, Resource};
-use kubegen_runtime::client::{ApiScope, Deleted, TypedClient};
+use kubegen_runtime::client::{ApiScope, Deleted, Scope, TypedClient};
 use kubegen_runtime::error::Result;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -74,12 +74,16 @@ where
     /// client-go's `metav1.NamespaceAll`.
     pub fn namespaced(client: Client, namespace: &str) -> Self {
         let namespace = (!namespace.is_empty()).then_some(namespace);
-        Self::from(TypedClient::scoped_with(client, namespace, &()))
+        Self::from(TypedClient::new(
+            client,
+            namespace.map_or(Scope::All, Scope::Namespace),
+            &(),
+        ))
     }
 
     /// A client for a cluster-scoped kind.
     pub fn cluster(client: Client) -> Self {
-        Self::from(TypedClient::scoped_with(client, None, &()))
+        Self::from(TypedClient::new(client, Scope::All, &()))
     }
 }
 

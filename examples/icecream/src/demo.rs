@@ -9,7 +9,7 @@ use k8s_openapi::api::events::v1::Event as KubeEvent;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 use kube::Resource;
 use kube::api::{ListParams, ObjectMeta};
-use kubegen_runtime::client::TypedClient;
+use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::error::Error;
 use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::lister::{Lister, Selector};
@@ -73,7 +73,7 @@ pub async fn seed(client: &kube::Client) -> Result<(), Error> {
     icecreams
         .create(&Icecream::new(DEMO_NAMESPACE, "chocolate", chocolate))
         .await?;
-    let pods = TypedClient::<Pod>::namespaced(client.clone(), DEMO_NAMESPACE);
+    let pods = TypedClient::<Pod>::new(client.clone(), Scope::Namespace(DEMO_NAMESPACE), &());
     for (name, app, node) in [
         ("vanilla-1", "vanilla", Some("node-a")),
         ("vanilla-2", "vanilla", None),
@@ -163,11 +163,11 @@ pub async fn check(client: &kube::Client, controller: &Controller) -> Result<Rep
         .list(&ListParams::default())
         .await?
         .items;
-    let pods = TypedClient::<Pod>::all(client.clone())
+    let pods = TypedClient::<Pod>::new(client.clone(), Scope::All, &())
         .list(&ListParams::default())
         .await?
         .items;
-    let warned: Vec<String> = TypedClient::<KubeEvent>::all(client.clone())
+    let warned: Vec<String> = TypedClient::<KubeEvent>::new(client.clone(), Scope::All, &())
         .list(&ListParams::default())
         .await?
         .items

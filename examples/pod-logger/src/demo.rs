@@ -3,7 +3,7 @@
 
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 use kube::api::{DeleteParams, ObjectMeta, Patch, PatchParams};
-use kubegen_runtime::client::TypedClient;
+use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::error::Error;
 use serde_json::json;
 
@@ -34,7 +34,7 @@ pub fn pod(name: &str, app: &str, node: Option<&str>) -> Pod {
 
 /// Creates three pods.
 pub async fn seed(client: &kube::Client) -> Result<(), Error> {
-    let pods = TypedClient::<Pod>::namespaced(client.clone(), DEMO_NAMESPACE);
+    let pods = TypedClient::<Pod>::new(client.clone(), Scope::Namespace(DEMO_NAMESPACE), &());
     for (name, app, node) in [
         ("web-1", "web", Some("node-a")),
         ("web-2", "web", Some("node-b")),
@@ -48,7 +48,7 @@ pub async fn seed(client: &kube::Client) -> Result<(), Error> {
 /// Changes them: the kubelet reports web-1 running, a user relabels db-1, and web-2 is
 /// deleted.
 pub async fn churn(client: &kube::Client) -> Result<(), Error> {
-    let pods = TypedClient::<Pod>::namespaced(client.clone(), DEMO_NAMESPACE);
+    let pods = TypedClient::<Pod>::new(client.clone(), Scope::Namespace(DEMO_NAMESPACE), &());
     let running = json!({ "status": { "phase": "Running" } });
     pods.patch_status("web-1", &PatchParams::default(), &Patch::Merge(&running))
         .await?;

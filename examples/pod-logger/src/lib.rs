@@ -33,7 +33,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::ListParams;
-use kubegen_runtime::client::TypedClient;
+use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::controller::{Controller, ControllerConfig, EnqueueObject};
 use kubegen_runtime::informer::{InformerConfig, SharedInformer};
 use kubegen_runtime::key::ObjectKey;
@@ -185,10 +185,11 @@ impl PodLogger {
         client: &kube::Client,
         min_resyncs: u64,
     ) -> Result<Counts, Error> {
-        let pods = match &self.namespace {
-            Some(ns) => TypedClient::<Pod>::namespaced(client.clone(), ns),
-            None => TypedClient::<Pod>::all(client.clone()),
-        };
+        let scope = self
+            .namespace
+            .as_deref()
+            .map_or(Scope::All, Scope::Namespace);
+        let pods = TypedClient::<Pod>::new(client.clone(), scope, &());
         let mut changes = self.changes.clone();
         loop {
             changes.borrow_and_update();

@@ -9,7 +9,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::events::v1::Event as KubeEvent;
 use kube::Resource;
 use kube::api::{ListParams, Patch, PatchParams};
-use kubegen_runtime::client::TypedClient;
+use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::informer::HandlerFns;
 use kubegen_runtime::key::ObjectKey;
@@ -30,7 +30,8 @@ pub async fn seed(client: &kube::Client) -> Result<(), kubegen_runtime::error::E
     let foos = Clientset::new(client.clone())
         .samplecontroller_v1alpha1()
         .foos(DEMO_NAMESPACE);
-    let deployments = TypedClient::<Deployment>::namespaced(client.clone(), DEMO_NAMESPACE);
+    let deployments =
+        TypedClient::<Deployment>::new(client.clone(), Scope::Namespace(DEMO_NAMESPACE), &());
     let mut legacy = new_deployment(&Foo::new(
         DEMO_NAMESPACE,
         "legacy",
@@ -110,7 +111,7 @@ async fn report_available(client: &kube::Client, deployment: &Deployment) {
     }});
     let namespace = deployment.metadata.namespace.as_deref().unwrap_or_default();
     let name = deployment.metadata.name.as_deref().unwrap_or_default();
-    let api = TypedClient::<Deployment>::namespaced(client.clone(), namespace);
+    let api = TypedClient::<Deployment>::new(client.clone(), Scope::Namespace(namespace), &());
     let mut delay = Duration::from_millis(50);
     for _ in 0..5 {
         match api
@@ -220,11 +221,11 @@ pub async fn check(
         .list(&ListParams::default())
         .await?
         .items;
-    let deployments = TypedClient::<Deployment>::all(client.clone())
+    let deployments = TypedClient::<Deployment>::new(client.clone(), Scope::All, &())
         .list(&ListParams::default())
         .await?
         .items;
-    let warnings = TypedClient::<KubeEvent>::all(client.clone())
+    let warnings = TypedClient::<KubeEvent>::new(client.clone(), Scope::All, &())
         .list(&ListParams::default())
         .await?
         .items

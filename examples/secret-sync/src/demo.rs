@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::{Namespace, Secret};
 use k8s_openapi::api::events::v1::Event as KubeEvent;
 use kube::Resource;
 use kube::api::{ListParams, ObjectMeta};
-use kubegen_runtime::client::TypedClient;
+use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::error::Error;
 use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::lister::{Lister, Selector};
@@ -52,11 +52,11 @@ pub fn secret(namespace: &str, name: &str, data: &[(&str, &str)]) -> Secret {
 
 /// Creates the `source` namespace with two Secrets, and namespaces `team-a` and `team-b`.
 pub async fn seed(client: &kube::Client, source: &str) -> Result<(), Error> {
-    let namespaces = TypedClient::<Namespace>::all(client.clone());
+    let namespaces = TypedClient::<Namespace>::new(client.clone(), Scope::All, &());
     for name in [source, "team-a", "team-b"] {
         namespaces.create(&namespace(name)).await?;
     }
-    let secrets = TypedClient::<Secret>::namespaced(client.clone(), source);
+    let secrets = TypedClient::<Secret>::new(client.clone(), Scope::Namespace(source), &());
     secrets
         .create(&secret(
             source,
@@ -141,15 +141,15 @@ impl fmt::Display for Report {
 /// Reads the server and compares every target namespace with the source.
 pub async fn check(client: &kube::Client, controller: &Controller) -> Result<Report, Error> {
     let scope = controller.scope();
-    let namespaces = TypedClient::<Namespace>::all(client.clone())
+    let namespaces = TypedClient::<Namespace>::new(client.clone(), Scope::All, &())
         .list(&ListParams::default())
         .await?
         .items;
-    let secrets = TypedClient::<Secret>::all(client.clone())
+    let secrets = TypedClient::<Secret>::new(client.clone(), Scope::All, &())
         .list(&ListParams::default())
         .await?
         .items;
-    let warnings: Vec<String> = TypedClient::<KubeEvent>::all(client.clone())
+    let warnings: Vec<String> = TypedClient::<KubeEvent>::new(client.clone(), Scope::All, &())
         .list(&ListParams::default())
         .await?
         .items

@@ -11,7 +11,7 @@ use kube::api::{
     Api, DeleteParams, ListParams, ObjectList, Patch, PatchParams, PostParams, WatchEvent,
     WatchParams,
 };
-use kube::core::{NamespaceScope, Status};
+use kube::core::Status;
 use kube::{Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -68,6 +68,16 @@ impl ApiScope for kube::core::ClusterResourceScope {
     }
 }
 
+/// Which namespaces a [`TypedClient`] works in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope<'a> {
+    /// Every namespace (a namespaced kind can then only be listed and watched), or the
+    /// cluster for a cluster-scoped kind.
+    All,
+    /// One namespace.
+    Namespace(&'a str),
+}
+
 /// What a delete returned.
 #[derive(Clone, Debug)]
 pub enum Deleted<T> {
@@ -83,9 +93,9 @@ pub enum Deleted<T> {
 /// ```no_run
 /// # async fn demo(client: kube::Client) -> Result<(), kubegen_runtime::error::Error> {
 /// use k8s_openapi::api::core::v1::ConfigMap;
-/// use kubegen_runtime::client::TypedClient;
+/// use kubegen_runtime::client::{Scope, TypedClient};
 ///
-/// let configmaps = TypedClient::<ConfigMap>::namespaced(client, "default");
+/// let configmaps = TypedClient::<ConfigMap>::new(client, Scope::Namespace("default"), &());
 /// match configmaps.get("settings").await {
 ///     Ok(cm) => println!("found {:?}", cm.metadata.name),
 ///     Err(e) if e.is_not_found() => println!("no settings yet"),
@@ -122,51 +132,20 @@ impl<K> TypedClient<K>
 where
     K: Resource + Clone + DeserializeOwned + Serialize + Debug,
 {
-    /// A client for a cluster-scoped resource, or for a namespaced one across all
-    /// namespaces (list/watch only).
-    pub fn all(client: Client) -> Self
-    where
-        K::DynamicType: Default,
-    {
-        Self::all_with(client, &K::DynamicType::default())
-    }
-
-    /// A client for one namespace.
-    pub fn namespaced(client: Client, namespace: &str) -> Self
-    where
-        K::Scope: NamespaceScope,
-        K::DynamicType: Default,
-    {
-        Self::namespaced_with(client, namespace, &K::DynamicType::default())
-    }
-
-    /// [`TypedClient::all`] for types with runtime type information (`DynamicObject`).
-    pub fn all_with(client: Client, dyntype: &K::DynamicType) -> Self {
-        Self {
-            api: Api::all_with(client, dyntype),
-            plural: K::plural(dyntype).into_owned(),
-            namespace: None,
-        }
-    }
-
-    /// [`TypedClient::namespaced`] for types with runtime type information.
-    pub fn namespaced_with(client: Client, namespace: &str, dyntype: &K::DynamicType) -> Self
-    where
-        K::Scope: NamespaceScope,
-    {
-        Self {
-            api: Api::all_with(client, dyntype).constrain(namespace),
-            plural: K::plural(dyntype).into_owned(),
-            namespace: Some(namespace.to_owned()),
-        }
-    }
-
-    /// All namespaces (`None`) or one namespace, for a type of any scope: a namespace is
-    /// ignored for cluster-scoped types (as client-go's generated informers do).
-    pub fn scoped_with(client: Client, namespace: Option<&str>, dyntype: &K::DynamicType) -> Self
+    /// A client for `K` in `scope`. `dyntype` is `K`'s runtime type information: `&()`
+    /// for generated and k8s-openapi types, an `ApiResource` for `DynamicObject`.
+    ///
+    /// An empty [`Scope::Namespace`] means all namespaces (`metav1.NamespaceAll`). For a
+    /// kind known to be cluster-scoped at compile time the namespace is ignored, as
+    /// client-go's generated informers do; a `DynamicObject` takes it as given.
+    pub fn new(client: Client, scope: Scope<'_>, dyntype: &K::DynamicType) -> Self
     where
         K::Scope: ApiScope,
     {
+        let namespace = match scope {
+            Scope::All => None,
+            Scope::Namespace(namespace) => Some(namespace),
+        };
         let api = <K::Scope as ApiScope>::api::<K>(client, namespace, dyntype);
         let namespace = api.namespace().map(str::to_owned);
         Self {
@@ -186,17 +165,28 @@ where
         self.namespace.as_deref()
     }
 
-    fn op(&self, verb: Verb, name: Option<&str>) -> Box<Operation> {
+    fn op(&self, verb: Verb, subresource: Option<&str>, name: Option<&str>) -> Box<Operation> {
         Box::new(Operation {
             verb,
             resource: self.plural.clone(),
+            subresource: subresource.map(str::to_owned),
             namespace: self.namespace.clone(),
             name: name.map(str::to_owned),
         })
     }
 
     fn fail(&self, verb: Verb, name: Option<&str>) -> impl FnOnce(kube::Error) -> Error {
-        let operation = self.op(verb, name);
+        self.fail_on(verb, None, name)
+    }
+
+    /// [`fail`](Self::fail) for a call on a subresource.
+    fn fail_on(
+        &self,
+        verb: Verb,
+        subresource: Option<&str>,
+        name: Option<&str>,
+    ) -> impl FnOnce(kube::Error) -> Error {
+        let operation = self.op(verb, subresource, name);
         move |source| Error::Api { operation, source }
     }
 
@@ -218,7 +208,7 @@ where
         while let Some(token) = all.metadata.continue_.take().filter(|t| !t.is_empty()) {
             if params.continue_token.as_deref() == Some(token.as_str()) {
                 return Err(Error::Pagination {
-                    operation: self.op(Verb::List, None),
+                    operation: self.op(Verb::List, None, None),
                 });
             }
             params.continue_token = Some(token);
@@ -246,7 +236,7 @@ where
             .watch(wp, resource_version)
             .await
             .map_err(self.fail(Verb::Watch, None))?;
-        let operation = self.op(Verb::Watch, None);
+        let operation = self.op(Verb::Watch, None, None);
         Ok(stream.map(move |event| {
             event.map_err(|source| Error::Api {
                 operation: operation.clone(),
@@ -285,7 +275,7 @@ where
         self.api
             .replace_status(&name, &PostParams::default(), object)
             .await
-            .map_err(self.fail(Verb::UpdateStatus, Some(&name)))
+            .map_err(self.fail_on(Verb::Update, Some("status"), Some(&name)))
     }
 
     /// Patches an object: merge (`Patch::Merge`), strategic, JSON (`Patch::Json`) or
@@ -312,7 +302,7 @@ where
         self.api
             .patch_status(name, pp, patch)
             .await
-            .map_err(self.fail(Verb::UpdateStatus, Some(name)))
+            .map_err(self.fail_on(Verb::Patch, Some("status"), Some(name)))
     }
 
     /// Server-side apply of `object` as `field_manager`; `force` takes ownership of
@@ -355,7 +345,7 @@ where
         self.api
             .get_scale(name)
             .await
-            .map_err(self.fail(Verb::GetScale, Some(name)))
+            .map_err(self.fail_on(Verb::Get, Some("scale"), Some(name)))
     }
 
     /// Replaces the scale subresource (optimistic concurrency on its resourceVersion).
@@ -363,6 +353,59 @@ where
         self.api
             .replace_scale(name, &PostParams::default(), scale)
             .await
-            .map_err(self.fail(Verb::UpdateScale, Some(name)))
+            .map_err(self.fail_on(Verb::Update, Some("scale"), Some(name)))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use k8s_openapi::api::core::v1::{ConfigMap, Node};
+    use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
+
+    use super::*;
+
+    /// A client that never connects: these tests only look at where requests would go.
+    fn client() -> Client {
+        Client::try_from(kube::Config::new("http://127.0.0.1:9".parse().unwrap())).unwrap()
+    }
+
+    fn target<K: Resource>(typed: &TypedClient<K>) -> (Option<&str>, &str) {
+        (typed.namespace.as_deref(), typed.api.resource_url())
+    }
+
+    #[tokio::test]
+    async fn one_constructor_places_every_kind_of_scope() {
+        let cms = |scope| TypedClient::<ConfigMap>::new(client(), scope, &());
+        assert_eq!(
+            target(&cms(Scope::Namespace("web"))),
+            (Some("web"), "/api/v1/namespaces/web/configmaps")
+        );
+        assert_eq!(target(&cms(Scope::All)), (None, "/api/v1/configmaps"));
+        assert_eq!(
+            target(&cms(Scope::Namespace(""))),
+            (None, "/api/v1/configmaps"),
+            "an empty namespace is metav1.NamespaceAll"
+        );
+
+        let nodes = TypedClient::<Node>::new(client(), Scope::Namespace("web"), &());
+        assert_eq!(
+            target(&nodes),
+            (None, "/api/v1/nodes"),
+            "cluster-scoped kinds ignore the namespace"
+        );
+
+        let widgets = ApiResource::from_gvk_with_plural(
+            &GroupVersionKind::gvk("example.com", "v1", "Widget"),
+            "widgets",
+        );
+        let dynamic =
+            TypedClient::<DynamicObject>::new(client(), Scope::Namespace("web"), &widgets);
+        assert_eq!(
+            target(&dynamic),
+            (Some("web"), "/apis/example.com/v1/namespaces/web/widgets")
+        );
+        let failed = dynamic.op(Verb::Get, None, Some("w"));
+        assert_eq!(failed.resource, "widgets");
     }
 }

@@ -95,6 +95,7 @@ mod tests {
             operation: Box::new(Operation {
                 verb: Verb::Update,
                 resource: "configmaps".into(),
+                subresource: None,
                 namespace: None,
                 name: Some("x".into()),
             }),
@@ -179,6 +180,7 @@ mod tests {
                     operation: Box::new(Operation {
                         verb: Verb::List,
                         resource: "configmaps".into(),
+                        subresource: None,
                         namespace: None,
                         name: None,
                     }),

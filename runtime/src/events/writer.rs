@@ -15,7 +15,7 @@ use tokio::time::Instant;
 use super::event::{Event, SeriesKey};
 use super::series::{SeriesCache, Step};
 use crate::backoff::Backoff;
-use crate::client::{TypedClient, retry_on_error};
+use crate::client::{Scope, TypedClient, retry_on_error};
 use crate::error::Error as ClientError;
 
 /// Namespace of events about cluster-scoped objects (client-go uses `default` too).
@@ -100,7 +100,8 @@ impl Writer {
             unique_name(&base, &mut self.last_stamp, time)
         });
         let namespace = event_namespace(&regarding);
-        let events = TypedClient::<KubeEvent>::namespaced(self.client.clone(), &namespace);
+        let events =
+            TypedClient::<KubeEvent>::new(self.client.clone(), Scope::Namespace(&namespace), &());
         let outcome = match &step {
             Step::Create { name } => {
                 let object = self.event_object(name, &namespace, &regarding, &event, time, None);

@@ -7,42 +7,7 @@ use std::time::Duration;
 
 use super::server::Shared;
 use super::status::ApiError;
-
-/// A request verb, as Kubernetes authorization names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Verb {
-    /// GET of one object (or a subresource).
-    Get,
-    /// GET of a collection.
-    List,
-    /// GET of a collection with `watch=true`.
-    Watch,
-    /// POST of a new object.
-    Create,
-    /// PUT of an object.
-    Update,
-    /// PATCH of an object.
-    Patch,
-    /// DELETE of one object.
-    Delete,
-    /// DELETE of a collection.
-    DeleteCollection,
-}
-
-impl fmt::Display for Verb {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Get => "get",
-            Self::List => "list",
-            Self::Watch => "watch",
-            Self::Create => "create",
-            Self::Update => "update",
-            Self::Patch => "patch",
-            Self::Delete => "delete",
-            Self::DeleteCollection => "deletecollection",
-        })
-    }
-}
+use crate::error::Verb;
 
 /// Which requests a fault applies to: every field left unset matches anything.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -155,5 +155,7 @@ mod status;
 mod storage;
 mod watch;
 
-pub use faults::{Delay, Failure, Faults, Matcher, Verb};
+/// The request verb faults match on: the runtime's one [`Verb`](crate::error::Verb).
+pub use crate::error::Verb;
+pub use faults::{Delay, Failure, Faults, Matcher};
 pub use server::{ApiServer, ApiServerConfig, Error, Result};

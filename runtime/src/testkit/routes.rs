@@ -11,7 +11,6 @@ use serde_json::Value;
 use super::collection::{self, Query, WatchDefaults};
 use super::deletion::{self, DeleteOptions};
 use super::discovery;
-use super::faults::Verb;
 use super::negotiation::Representation;
 use super::objects::{self, Part, Place};
 use super::patch::{self, PatchKind};
@@ -19,6 +18,7 @@ use super::registry::ResourceType;
 use super::scale;
 use super::server::Shared;
 use super::status::{ApiError, ApiResult, Cause};
+use crate::error::Verb;
 
 /// A parsed API path.
 #[derive(Debug, Clone, PartialEq, Eq)]

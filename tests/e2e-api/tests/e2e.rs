@@ -13,7 +13,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, WatchEvent, WatchParams};
 use kubegen::gentype;
-use kubegen::runtime::client::TypedClient;
+use kubegen::runtime::client::{Scope, TypedClient};
 use kubegen::runtime::factory::SharedInformerFactory;
 use kubegen::runtime::informer::HandlerFns;
 use kubegen::runtime::lister::Selector;
@@ -54,7 +54,7 @@ fn foo(name: &str, replicas: i32, labels: &[(&str, &str)]) -> Foo {
 /// Installs the CRDs from `crd()` and a second namespace (through the generated
 /// `kubernetes` clientset).
 async fn install_crds(server: &ApiServer) {
-    let crds = TypedClient::<CustomResourceDefinition>::all(server.client());
+    let crds = TypedClient::<CustomResourceDefinition>::new(server.client(), Scope::All, &());
     for crd in [Foo::crd(), Zone::crd(), Setting::crd()] {
         crds.create(&crd).await.expect("CRD from crd() is accepted");
     }
