@@ -68,9 +68,16 @@
 //! and returns only after the drain, so code that must know the controller's work has
 //! stopped (a leader elector before it releases its lease) awaits `run` itself. A
 //! controller runs once: its queue is shut down afterwards.
+//!
+//! [`run_with_leader_election`](Controller::run_with_leader_election) is that call under
+//! a [`LeaderElector`](crate::leaderelection::LeaderElector): the informers run on every
+//! replica (standbys keep warm caches, as controller-runtime's do), the workers only on
+//! the leader, and a leader that loses the Lease drains its workers before the elector
+//! reports that it stopped leading, then stops for good.
 
 mod chain;
 mod config;
+mod election;
 mod handlers;
 mod reconciler;
 mod worker;
@@ -122,6 +129,17 @@ pub enum Error {
     AlreadyStarted {
         /// The controller's name.
         controller: String,
+    },
+    /// Under [leader election](Controller::run_with_leader_election), this replica lost
+    /// the Lease (it could not renew it within the renew deadline, or another replica
+    /// holds it): its workers were stopped and drained, and the controller is done.
+    /// client-go's controllers exit here; the process's replacement campaigns again.
+    #[error("controller {controller} stopped: replica {identity} lost its leader election lease")]
+    LeadershipLost {
+        /// The controller's name.
+        controller: String,
+        /// This replica's identity in the election.
+        identity: String,
     },
 }
 
@@ -250,13 +268,28 @@ impl Controller {
         reconciler: R,
         shutdown: impl Future<Output = ()>,
     ) -> Result<()> {
-        let shared = &self.shared;
-        let controller = shared.name.as_str();
-        if shared.started.swap(true, Ordering::SeqCst) {
+        self.claim()?;
+        self.run_claimed(reconciler, shutdown).await
+    }
+
+    /// Marks the controller started; fails if it already was (a controller runs once).
+    fn claim(&self) -> Result<()> {
+        if self.shared.started.swap(true, Ordering::SeqCst) {
             return Err(Error::AlreadyStarted {
-                controller: controller.to_owned(),
+                controller: self.shared.name.clone(),
             });
         }
+        Ok(())
+    }
+
+    /// [`run`](Self::run) once the controller is [claimed](Self::claim).
+    async fn run_claimed<R: Reconciler>(
+        &self,
+        reconciler: R,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<()> {
+        let shared = &self.shared;
+        let controller = shared.name.as_str();
         let guard = ShutDownOnDrop(Some(shared.queue.clone()));
         let mut shutdown = std::pin::pin!(shutdown);
 
