@@ -30,6 +30,7 @@ async fn logs_adds_updates_deletes_and_tombstones() {
             namespace: None,
             resync: Duration::ZERO,
         },
+        None,
     );
     logger.wait_for_sync().await;
 
@@ -76,7 +77,7 @@ async fn logs_adds_updates_deletes_and_tombstones() {
     assert_eq!((counts.adds, counts.deletes), (4, 2));
     assert!(logger.agrees_with(&pods.list(&Default::default()).await.unwrap().items));
 
-    logger.shutdown().await;
+    logger.shutdown().await.unwrap();
     server.shutdown().await;
 }
 
@@ -91,6 +92,7 @@ async fn resyncs_redeliver_every_cached_pod() {
             namespace: Some(demo::DEMO_NAMESPACE.into()),
             resync: Duration::from_millis(100),
         },
+        None,
     );
     logger.wait_for_sync().await;
     // Two full rounds over three pods.
@@ -100,6 +102,6 @@ async fn resyncs_redeliver_every_cached_pod() {
     // The reconcile loop looked at each pod once: resyncs change nothing, so they are
     // not enqueued.
     assert_eq!(logger.reconciles(), 3);
-    logger.shutdown().await;
+    logger.shutdown().await.unwrap();
     server.shutdown().await;
 }

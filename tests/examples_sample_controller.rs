@@ -40,6 +40,7 @@ impl Fixture {
                 workers: 2,
                 resync: Duration::from_secs(30),
             },
+            None,
         );
         let stand_in = DeploymentStandIn::start(client.clone(), app.factory());
         demo::seed(&client).await.unwrap();

@@ -13,11 +13,12 @@
 //! use std::time::Duration;
 //! use pod_logger::{Options, PodLogger};
 //!
-//! let logger = PodLogger::start(client.clone(), Options { namespace: None, resync: Duration::from_secs(30) });
+//! let options = Options { namespace: None, resync: Duration::from_secs(30) };
+//! let logger = PodLogger::start(client.clone(), options, None);
 //! logger.wait_for_sync().await;
 //! let counts = logger.wait_in_step(&client, 0).await?; // the handler has seen what the server holds
 //! println!("{counts}");
-//! logger.shutdown().await;
+//! logger.shutdown().await?;
 //! println!("{} reconciles", logger.reconciles());
 //! # Ok(()) }
 //! ```
@@ -33,12 +34,13 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::ListParams;
+use kubegen_example_support::RunningController;
 use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::controller::{Controller, ControllerConfig, EnqueueObject};
 use kubegen_runtime::informer::{InformerConfig, SharedInformer};
 use kubegen_runtime::key::ObjectKey;
-use tokio::sync::{oneshot, watch};
-use tokio::task::JoinHandle;
+use kubegen_runtime::leaderelection::LeaderElector;
+use tokio::sync::watch;
 
 use handler::PodHandler;
 use reconcile::PodStates;
@@ -52,6 +54,10 @@ pub enum Error {
     /// Listing pods failed; the message names the call.
     #[error(transparent)]
     Api(#[from] kubegen_runtime::error::Error),
+    /// The reconcile loop did not run, or stopped by itself (a lost leader election
+    /// Lease).
+    #[error(transparent)]
+    Run(#[from] kubegen_runtime::controller::Error),
 }
 
 /// What to watch.
@@ -104,14 +110,14 @@ pub struct PodLogger {
     namespace: Option<String>,
     seen: Arc<Mutex<Seen>>,
     changes: watch::Receiver<u64>,
-    stop: Mutex<Option<oneshot::Sender<()>>>,
-    reconciling: Mutex<Option<JoinHandle<kubegen_runtime::controller::Result<()>>>>,
+    reconciling: Mutex<Option<RunningController>>,
 }
 
 impl PodLogger {
     /// Creates the informer, registers the handler and the reconcile loop's, and starts
-    /// them.
-    pub fn start(client: kube::Client, options: Options) -> Self {
+    /// them. With `elector`, the reconcile loop runs only while this replica leads (the
+    /// informer and its logging handler always run).
+    pub fn start(client: kube::Client, options: Options, elector: Option<LeaderElector>) -> Self {
         let api = match &options.namespace {
             Some(ns) => kube::Api::<Pod>::namespaced(client, ns),
             None => kube::Api::<Pod>::all(client),
@@ -129,21 +135,13 @@ impl PodLogger {
             EnqueueObject::new(controller.queue()).skip_resyncs(),
         );
         let states = PodStates::new(informer.lister(), Arc::clone(&seen), changes);
-        let (stop, stopped) = oneshot::channel::<()>();
-        let reconciling = tokio::spawn(async move {
-            controller
-                .run(states, async {
-                    let _ = stopped.await;
-                })
-                .await
-        });
+        let reconciling = RunningController::spawn(controller, states, elector);
         informer.start();
         Self {
             informer,
             namespace: options.namespace,
             seen,
             changes: receiver,
-            stop: Mutex::new(Some(stop)),
             reconciling: Mutex::new(Some(reconciling)),
         }
     }
@@ -206,26 +204,35 @@ impl PodLogger {
         }
     }
 
-    /// Stops the reconcile loop (after draining its queue), then the informer; the
-    /// handler logs what is still buffered first.
-    pub async fn shutdown(&self) {
-        let stop = self.stop.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(stop) = stop {
-            let _ = stop.send(());
+    /// Resolves once the reconcile loop has stopped by itself: under leader election,
+    /// when this replica lost the Lease ([`shutdown`](Self::shutdown) then says so).
+    pub async fn stopped(&self) {
+        let stopped = self
+            .reconciling
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(RunningController::stopped);
+        if let Some(stopped) = stopped {
+            stopped.await;
         }
+    }
+
+    /// Stops the reconcile loop (after draining its queue), then the informer; the
+    /// handler logs what is still buffered first. Says why if the loop did not run or
+    /// stopped by itself.
+    pub async fn shutdown(&self) -> Result<(), Error> {
         let reconciling = self
             .reconciling
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take();
-        if let Some(reconciling) = reconciling {
-            match reconciling.await {
-                Ok(Ok(())) => {}
-                Ok(Err(error)) => tracing::error!(%error, "the reconcile loop did not run"),
-                Err(error) => tracing::error!(%error, "the reconcile loop panicked"),
-            }
-        }
+        let result = match reconciling {
+            Some(reconciling) => reconciling.stop().await,
+            None => Ok(()),
+        };
         self.informer.shutdown().await;
+        Ok(result?)
     }
 }
 

@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use kubegen_example_support::{Cluster, ClusterArgs, ClusterSource, ctrl_c, init_logging};
+use kubegen_example_support::{
+    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, ctrl_c, init_logging,
+};
 use kubegen_runtime::controller::ErrorChain;
 use pod_logger::{Options, PodLogger, demo};
 
@@ -16,6 +18,8 @@ use pod_logger::{Options, PodLogger, demo};
 struct Args {
     #[command(flatten)]
     cluster: ClusterArgs,
+    #[command(flatten)]
+    election: LeaderElectArgs,
     /// Only pods of this namespace (default: all namespaces).
     #[arg(long, short)]
     namespace: Option<String>,
@@ -58,12 +62,14 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let default_resync = if cluster.is_embedded() { 1 } else { 30 };
     let resync = Duration::from_secs(args.resync_seconds.unwrap_or(default_resync));
+    let elector = args.election.elector(&client, env!("CARGO_BIN_NAME"))?;
     let logger = PodLogger::start(
         client.clone(),
         Options {
             namespace: args.namespace.clone(),
             resync,
         },
+        elector,
     );
     logger.wait_for_sync().await;
 
@@ -75,15 +81,21 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         tokio::select! {
             counts = logger.wait_in_step(&client, min_resyncs) => println!("In step with the server: {}", counts?),
             () = ctrl_c() => {}
+            () = logger.stopped() => {}
         }
     } else {
         if cluster.is_embedded() {
             demo::seed(&client).await?;
             demo::churn(&client).await?;
         }
-        ctrl_c().await;
+        // Until Ctrl-C, or until the reconcile loop stops by itself (a lost Lease: the
+        // shutdown below returns why, and the process exits non-zero).
+        tokio::select! {
+            () = ctrl_c() => {}
+            () = logger.stopped() => {}
+        }
     }
-    logger.shutdown().await;
+    logger.shutdown().await?;
     println!(
         "Logged {}; reconciled {} times",
         logger.counts(),

@@ -13,6 +13,7 @@ use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::Resource;
 use kube::api::{Patch, PatchParams};
+use kubegen_example_support::RunningController;
 use kubegen_runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueObject, EnqueueOwner, ErrorChain, Reconciler,
     is_cache_lag,
@@ -20,6 +21,7 @@ use kubegen_runtime::controller::{
 use kubegen_runtime::events::{Event, EventRecorder};
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::key::ObjectKey;
+use kubegen_runtime::leaderelection::LeaderElector;
 use kubegen_runtime::workqueue::RateLimitingQueue;
 use serde_json::json;
 use tokio::sync::watch;
@@ -143,12 +145,10 @@ impl Controller {
         })
     }
 
-    /// Waits for the caches, reconciles until `shutdown` resolves, then stops taking new
-    /// keys and drains the queue (keys being processed are finished).
-    pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) -> Result<(), Error> {
-        let reconcile_loop = self.reconcile_loop.clone();
-        reconcile_loop.run(self, shutdown).await?;
-        Ok(())
+    /// Runs the reconcile loop on its own task (with an elector, under leader election):
+    /// it waits for the caches, reconciles until stopped, then drains the queue.
+    pub fn spawn(self: &Arc<Self>, elector: Option<LeaderElector>) -> RunningController {
+        RunningController::spawn(self.reconcile_loop.clone(), Arc::clone(self), elector)
     }
 
     /// A receiver of the number of keys processed so far: it changes after every

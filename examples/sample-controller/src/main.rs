@@ -6,12 +6,13 @@ use std::time::Duration;
 
 use clap::Parser;
 use kubegen_example_support::{
-    Cluster, ClusterArgs, ClusterSource, RunArgs, ctrl_c, init_logging, install_crds,
+    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, RunArgs, ctrl_c, init_logging,
+    install_crds,
 };
 use kubegen_runtime::controller::ErrorChain;
 use sample_controller::apis::samplecontroller::v1alpha1::Foo;
 use sample_controller::demo::{self, DeploymentStandIn};
-use sample_controller::{App, Options};
+use sample_controller::{App, Options, failover};
 
 /// client-go's sample-controller in Rust: every Foo gets the Deployment it asks for.
 #[derive(Debug, Parser)]
@@ -21,6 +22,8 @@ struct Args {
     cluster: ClusterArgs,
     #[command(flatten)]
     run: RunArgs,
+    #[command(flatten)]
+    election: LeaderElectArgs,
     /// Informer resync period in seconds (0 disables resync).
     #[arg(long, default_value_t = 30)]
     resync_seconds: u64,
@@ -28,6 +31,12 @@ struct Args {
     /// done on the embedded API server).
     #[arg(long)]
     install_crd: bool,
+    /// The failover demo, on the embedded API server: run this many replicas of the
+    /// controller in this process under leader election, stop the leader, show the
+    /// takeover and the converged state, and exit. Against a cluster, run one process
+    /// per replica with --leader-elect instead.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    replicas: u16,
 }
 
 fn main() -> ExitCode {
@@ -71,7 +80,28 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         workers: usize::from(args.run.workers),
         resync: Duration::from_secs(args.resync_seconds),
     };
-    let app = App::start(client.clone(), options);
+    if args.replicas > 1 {
+        if !cluster.is_embedded() {
+            return Err("--replicas runs the failover demo on the embedded API server; against a cluster, run one process per replica with --leader-elect".into());
+        }
+        let outcome = failover::run(client, usize::from(args.replicas), options, |line| {
+            println!("{line}");
+        })
+        .await?;
+        let terms: Vec<String> = outcome.terms.iter().map(|t| t.replica.clone()).collect();
+        println!(
+            "Leaders in turn: {} (one at a time: {})",
+            terms.join(" -> "),
+            outcome.one_leader_at_a_time()
+        );
+        cluster.shutdown().await;
+        if !outcome.one_leader_at_a_time() || !outcome.report.converged() {
+            return Err(format!("the failover demo went wrong: {:?}", outcome.terms).into());
+        }
+        return Ok(());
+    }
+    let elector = args.election.elector(&client, env!("CARGO_BIN_NAME"))?;
+    let app = App::start(client.clone(), options, elector);
 
     if cluster.is_embedded() {
         let stand_in = DeploymentStandIn::start(client.clone(), app.factory());
@@ -80,17 +110,26 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             "Seeded 3 Foos (example-foo, web, intruder) and an unowned Deployment legacy-app in namespace default"
         );
         if args.run.keep_running {
-            ctrl_c().await;
+            tokio::select! {
+                () = ctrl_c() => {}
+                () = app.stopped() => {}
+            }
         } else {
             tokio::select! {
                 report = app.wait_converged() => print!("Converged:\n{report}"),
                 () = ctrl_c() => {}
+                () = app.stopped() => {}
             }
         }
         app.shutdown().await?;
         stand_in.stop().await;
     } else {
-        ctrl_c().await;
+        // Until Ctrl-C, or until the controller stops by itself (a lost Lease: the
+        // shutdown below returns why, and the process exits non-zero).
+        tokio::select! {
+            () = ctrl_c() => {}
+            () = app.stopped() => {}
+        }
         app.shutdown().await?;
     }
     cluster.shutdown().await;
