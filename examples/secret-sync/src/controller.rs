@@ -9,8 +9,10 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{DeleteParams, ObjectMeta};
+use kube::core::PartialObjectMeta;
 use kubegen::kubernetes;
-use kubegen::kubernetes::listers::core::v1::{NamespaceLister, SecretLister};
+use kubegen::kubernetes::listers::core::v1::SecretLister;
+use kubegen_example_support::RunningController;
 use kubegen_runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueByIndex, EnqueueObject, ErrorChain,
     Reconciler, is_cache_lag,
@@ -18,7 +20,8 @@ use kubegen_runtime::controller::{
 use kubegen_runtime::events::{Event, EventRecorder};
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::lister::Selector;
+use kubegen_runtime::leaderelection::LeaderElector;
+use kubegen_runtime::lister::{Lister, Selector};
 use kubegen_runtime::workqueue::RateLimitingQueue;
 use tokio::sync::watch;
 
@@ -39,6 +42,10 @@ pub const CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(60);
 /// The Namespace index behind the fan-out: each target namespace is filed under the
 /// namespaces whose Secrets its sync reads (the source, and itself for its copies).
 const CONCERNED_BY_INDEX: &str = "secret-sync.kubegen.io/concerned-by";
+
+/// A Namespace as the controller caches it: metadata only (name, labels, deletion
+/// timestamp), through a metadata-only informer, since the sync needs nothing else.
+pub type NamespaceMeta = PartialObjectMeta<Namespace>;
 
 /// Which namespaces are copied from and into.
 #[derive(Clone, Debug)]
@@ -114,7 +121,7 @@ pub struct Controller {
     clientset: kubernetes::clientset::Clientset,
     scope: Scope,
     secrets: SecretLister,
-    namespaces: NamespaceLister,
+    namespaces: Lister<NamespaceMeta>,
     recorder: EventRecorder,
     reconcile_loop: runtime::Controller,
 }
@@ -138,13 +145,14 @@ impl Controller {
         scope: Scope,
         workers: usize,
     ) -> Arc<Self> {
-        // The generated informers of the built-in groups, over the shared factory.
+        // Secrets through the generated informers of the built-in groups, over the shared
+        // factory; Namespaces through a metadata-only informer of the same factory: the
+        // sync reads their names and deletion timestamps, never their bodies.
         let informers = kubernetes::informers::InformerFactory::new(
             kubegen::gentype::InformerFactory::new(factory.clone()),
         );
         let secrets = informers.core().v1().secrets();
-        let namespaces = informers.core().v1().namespaces();
-        let namespace_informer = namespaces.informer();
+        let namespace_informer = factory.informer::<NamespaceMeta>();
         let reconcile_loop = runtime::Controller::new(
             ControllerConfig::default()
                 .name(CONTROLLER_NAME)
@@ -161,7 +169,7 @@ impl Controller {
         // A Secret changed: sync every namespace filed under the Secret's namespace.
         let concerned_by = namespace_informer.add_index(CONCERNED_BY_INDEX, {
             let scope = scope.clone();
-            move |ns: &Namespace| {
+            move |ns: &NamespaceMeta| {
                 scope.concerned_by(ns.metadata.name.as_deref().unwrap_or_default())
             }
         });
@@ -183,18 +191,17 @@ impl Controller {
             clientset: kubernetes::clientset::Clientset::new(client),
             scope,
             secrets: secrets.lister(),
-            namespaces: namespaces.lister(),
+            namespaces: namespace_informer.lister(),
             recorder,
             reconcile_loop,
         })
     }
 
-    /// Waits for the caches, syncs until `shutdown` resolves, then drains the queue.
-    pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) -> Result<(), Error> {
+    /// Runs the reconcile loop on its own task (with an elector, under leader election):
+    /// it waits for the caches, reconciles until stopped, then drains the queue.
+    pub fn spawn(self: &Arc<Self>, elector: Option<LeaderElector>) -> RunningController {
         tracing::info!(source = %self.scope.source, "copying secrets");
-        let reconcile_loop = self.reconcile_loop.clone();
-        reconcile_loop.run(self, shutdown).await?;
-        Ok(())
+        RunningController::spawn(self.reconcile_loop.clone(), Arc::clone(self), elector)
     }
 
     /// A receiver of the number of namespaces synced so far.
@@ -212,8 +219,8 @@ impl Controller {
         &self.secrets
     }
 
-    /// The Namespace lister.
-    pub fn namespaces(&self) -> &NamespaceLister {
+    /// The Namespace lister (metadata only).
+    pub fn namespaces(&self) -> &Lister<NamespaceMeta> {
         &self.namespaces
     }
 

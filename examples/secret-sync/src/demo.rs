@@ -222,12 +222,13 @@ pub async fn check(client: &kube::Client, controller: &Controller) -> Result<Rep
         report.namespaces.push(entry);
     }
     report.cache_lag = cache_lag(controller.secrets().lister(), &secrets)
-        .or_else(|| cache_lag(controller.namespaces().lister(), &namespaces));
+        .or_else(|| cache_lag(controller.namespaces(), &namespaces));
     Ok(report)
 }
 
-/// Why a lister differs from the server's objects (by key and resourceVersion), if it does.
-fn cache_lag<K: Resource>(lister: &Lister<K>, server: &[K]) -> Option<String> {
+/// Why a lister differs from the server's objects (by key and resourceVersion), if it does
+/// (the lister may cache them whole or as metadata only).
+fn cache_lag<C: Resource, K: Resource>(lister: &Lister<C>, server: &[K]) -> Option<String> {
     let cached = lister.list(&Selector::everything());
     if cached.len() != server.len() {
         return Some(format!(

@@ -12,15 +12,17 @@
 //! the whole source namespace with the whole target, so a restart or a missed event
 //! costs nothing but one sync per namespace.
 //!
-//! Secrets and Namespaces are read and written through kubegen's generated clientset,
-//! listers and informers of the built-in groups (`kubegen::kubernetes`).
+//! Secrets are read and written through kubegen's generated clientset, listers and
+//! informers of the built-in groups (`kubegen::kubernetes`). Namespaces are watched
+//! through a metadata-only informer (`PartialObjectMeta<Namespace>`): the controller
+//! needs their names and deletion timestamps, not their bodies.
 //!
 //! ```no_run
 //! # async fn demo(client: kube::Client) -> Result<(), secret_sync::controller::Error> {
 //! use secret_sync::controller::Scope;
 //! use secret_sync::{App, Options};
 //!
-//! let app = App::start(client, Options::new(Scope::new("shared-secrets")));
+//! let app = App::start(client, Options::new(Scope::new("shared-secrets")), None);
 //! let report = app.wait_converged().await;
 //! print!("{report}");
 //! app.shutdown().await
@@ -33,10 +35,10 @@ pub mod demo;
 use std::sync::Arc;
 use std::time::Duration;
 
+use kubegen_example_support::RunningController;
 use kubegen_runtime::events::{EventRecorder, EventRecorderConfig};
 use kubegen_runtime::factory::SharedInformerFactory;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
+use kubegen_runtime::leaderelection::LeaderElector;
 
 use controller::{CONTROLLER_NAME, Controller, Error, Scope};
 use demo::Report;
@@ -69,8 +71,7 @@ pub struct App {
     controller: Arc<Controller>,
     factory: SharedInformerFactory,
     recorder: EventRecorder,
-    stop: oneshot::Sender<()>,
-    task: JoinHandle<Result<(), Error>>,
+    running: RunningController,
 }
 
 impl std::fmt::Debug for App {
@@ -83,7 +84,9 @@ impl std::fmt::Debug for App {
 
 impl App {
     /// Wires informers, handlers, queue, recorder and workers and starts them.
-    pub fn start(client: kube::Client, options: Options) -> Self {
+    /// With `elector`, the workers run only while this replica leads (the informers
+    /// always run, so a new leader starts with warm caches).
+    pub fn start(client: kube::Client, options: Options, elector: Option<LeaderElector>) -> Self {
         let recorder =
             EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
         let factory = SharedInformerFactory::new(client.clone()).default_resync(options.resync);
@@ -95,23 +98,25 @@ impl App {
             options.workers,
         );
         factory.start();
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(Arc::clone(&controller).run(async move {
-            let _ = stopped.await;
-        }));
+        let running = controller.spawn(elector);
         Self {
             client,
             controller,
             factory,
             recorder,
-            stop,
-            task,
+            running,
         }
     }
 
     /// The controller.
     pub fn controller(&self) -> &Arc<Controller> {
         &self.controller
+    }
+
+    /// Resolves once the controller has stopped by itself: under leader election, when
+    /// this replica lost the Lease ([`shutdown`](Self::shutdown) then says so).
+    pub async fn stopped(&self) {
+        self.running.stopped().await;
     }
 
     /// Reads the server once and reports every target namespace.
@@ -128,14 +133,7 @@ impl App {
 
     /// Drains the queue and stops workers, informers and recorder.
     pub async fn shutdown(self) -> Result<(), Error> {
-        let _ = self.stop.send(());
-        let result = match self.task.await {
-            Ok(result) => result,
-            Err(error) => {
-                tracing::error!(%error, "the controller task panicked");
-                Ok(())
-            }
-        };
+        let result = self.running.stop().await.map_err(Error::from);
         self.factory.shutdown().await;
         self.recorder.shutdown().await;
         result

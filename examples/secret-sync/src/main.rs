@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use kubegen_example_support::{Cluster, ClusterArgs, ClusterSource, RunArgs, ctrl_c, init_logging};
+use kubegen_example_support::{
+    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, RunArgs, ctrl_c, init_logging,
+};
 use kubegen_runtime::controller::ErrorChain;
 use secret_sync::controller::Scope;
 use secret_sync::demo::{self, DEMO_SOURCE};
@@ -20,6 +22,8 @@ struct Args {
     cluster: ClusterArgs,
     #[command(flatten)]
     run: RunArgs,
+    #[command(flatten)]
+    election: LeaderElectArgs,
     /// The namespace whose Secrets are copied.
     #[arg(long, default_value = DEMO_SOURCE)]
     source_namespace: String,
@@ -66,7 +70,8 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         workers: usize::from(args.run.workers),
         resync: Duration::from_secs(args.resync_seconds),
     };
-    let app = App::start(client.clone(), options);
+    let elector = args.election.elector(&client, env!("CARGO_BIN_NAME"))?;
+    let app = App::start(client.clone(), options, elector);
 
     if cluster.is_embedded() {
         demo::seed(&client, &args.source_namespace).await?;
@@ -75,15 +80,24 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             args.source_namespace
         );
         if args.run.keep_running {
-            ctrl_c().await;
+            tokio::select! {
+                () = ctrl_c() => {}
+                () = app.stopped() => {}
+            }
         } else {
             tokio::select! {
                 report = app.wait_converged() => print!("Converged:\n{report}"),
                 () = ctrl_c() => {}
+                () = app.stopped() => {}
             }
         }
     } else {
-        ctrl_c().await;
+        // Until Ctrl-C, or until the controller stops by itself (a lost Lease: the
+        // shutdown below returns why, and the process exits non-zero).
+        tokio::select! {
+            () = ctrl_c() => {}
+            () = app.stopped() => {}
+        }
     }
     app.shutdown().await?;
     cluster.shutdown().await;
