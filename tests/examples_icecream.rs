@@ -8,12 +8,13 @@ use std::time::Duration;
 use icecream::apis::icecream::v1::{Icecream, IcecreamStatus, PodPlacement};
 use icecream::controller::REASON_INVALID_SELECTOR;
 use icecream::demo::{self, DEMO_NAMESPACE, Report};
+use icecream::menu::{FINALIZER, MENU};
 use icecream::{App, Options};
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use k8s_openapi::api::events::v1::Event as KubeEvent;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kubegen_example_support::install_crds;
-use kubegen_runtime::testkit::ApiServer;
+use kubegen_runtime::testkit::{ApiServer, Failure, Matcher, Verb};
 use serde_json::json;
 
 /// A guard against a hang, not a timing assertion.
@@ -24,7 +25,7 @@ async fn start() -> (ApiServer, App) {
     install_crds(&server.client(), &[Icecream::crd()], "test", GUARD)
         .await
         .unwrap();
-    let app = App::start(server.client(), Options::default());
+    let app = App::start(server.client(), Options::default(), None);
     demo::seed(&server.client()).await.unwrap();
     (server, app)
 }
@@ -177,6 +178,87 @@ async fn converges_through_dropped_watches_and_reports_invalid_selectors() {
                 && e.regarding.as_ref().and_then(|r| r.uid.clone()) == vanilla_uid)
     );
 
+    app.shutdown().await.unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_icecream_goes_only_after_its_cleanup_removed_its_menu_entry() {
+    let (server, app) = start().await;
+    let report = converge(&app).await;
+    let menu = Api::<ConfigMap>::namespaced(server.client(), DEMO_NAMESPACE);
+    let entries = |cm: ConfigMap| cm.data.unwrap_or_default();
+    let before = entries(menu.get(MENU).await.unwrap());
+    assert_eq!(before["vanilla"], "node-a");
+    assert_eq!(before["chocolate"], "node-b,node-c");
+    assert!(report.icecreams.iter().all(|i| i.menu_entry.is_some()));
+    let icecreams: Api<Icecream> = Api::namespaced(server.client(), DEMO_NAMESPACE);
+    let chocolate = icecreams.get("chocolate").await.unwrap();
+    assert_eq!(chocolate.metadata.finalizers.unwrap(), [FINALIZER]);
+
+    // The cleanup cannot write the menu: the finalizer keeps the Icecream.
+    let faults = server.faults();
+    faults.fail(
+        Failure::status(500)
+            .times(usize::MAX)
+            .matching(Matcher::any().verb(Verb::Patch).resource("configmaps")),
+    );
+    let processed = app.controller().processed();
+    let attempts_before = *processed.borrow();
+    icecreams
+        .delete("chocolate", &DeleteParams::default())
+        .await
+        .unwrap();
+    // Several reconciles later (failed cleanups, retried with backoff), it is still there.
+    let mut waiting = processed.clone();
+    tokio::time::timeout(GUARD, waiting.wait_for(|n| *n >= attempts_before + 3))
+        .await
+        .expect("the controller retries")
+        .unwrap();
+    let held = icecreams.get("chocolate").await.unwrap();
+    assert!(held.metadata.deletion_timestamp.is_some());
+    assert_eq!(held.metadata.finalizers.unwrap(), [FINALIZER]);
+    assert!(entries(menu.get(MENU).await.unwrap()).contains_key("chocolate"));
+
+    // Once the cleanup succeeds, the entry goes, then the Icecream.
+    faults.clear();
+    let report = converge(&app).await;
+    assert!(
+        icecreams.get_opt("chocolate").await.unwrap().is_none(),
+        "the finalizer was removed"
+    );
+    let after = entries(menu.get(MENU).await.unwrap());
+    assert!(!after.contains_key("chocolate"));
+    assert_eq!(after["vanilla"], "node-a");
+    assert!(report.stale_menu_entries.is_empty());
+    assert!(
+        report
+            .icecreams
+            .iter()
+            .all(|i| i.icecream.name() != "chocolate")
+    );
+
+    app.shutdown().await.unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_tour_deletes_chocolate_after_its_cleanup() {
+    let (server, app) = start().await;
+    converge(&app).await;
+    let mut said = Vec::new();
+    let report = tokio::time::timeout(
+        GUARD,
+        demo::delete_and_clean_up(&app, &server.client(), |line| said.push(line)),
+    )
+    .await
+    .expect("the tour finishes")
+    .unwrap();
+    assert!(report.converged(), "{report}");
+    assert_eq!(
+        said.last().map(String::as_str),
+        Some("Icecream chocolate is gone and its menu entry was cleaned up first")
+    );
     app.shutdown().await.unwrap();
     server.shutdown().await;
 }

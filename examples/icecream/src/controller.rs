@@ -1,6 +1,8 @@
 //! The Icecream controller: pod events enqueue the Icecreams whose selector matches the
 //! pod (before or after the change); a sync recomputes one Icecream's status from the
-//! pod lister and writes it through the status subresource when it differs. The loop
+//! pod lister and writes it through the status subresource when it differs, and keeps
+//! the Icecream's entry in its namespace's [menu](crate::menu), under a finalizer that
+//! removes the entry before a deleted Icecream goes. The loop
 //! (workers, backoff, drain) is [`kubegen_runtime::controller`]'s.
 
 use std::collections::BTreeSet;
@@ -11,21 +13,27 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Patch, PatchParams};
 use kubegen::kubernetes;
 use kubegen::kubernetes::listers::core::v1::PodLister;
+use kubegen_example_support::RunningController;
+use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueMapped, EnqueueObject, ErrorChain, Reconciler,
 };
+use kubegen_runtime::error::Error as ApiError;
 use kubegen_runtime::events::{Event, EventRecorder};
 use kubegen_runtime::factory::SharedInformerFactory;
+use kubegen_runtime::finalizer::{self, Event as FinalizerEvent, finalize};
 use kubegen_runtime::key::ObjectKey;
+use kubegen_runtime::leaderelection::LeaderElector;
 use kubegen_runtime::lister::Selector;
 use kubegen_runtime::workqueue::RateLimitingQueue;
 use serde_json::json;
 use tokio::sync::watch;
 
-use crate::apis::icecream::v1::{IcecreamStatus, PodPlacement};
+use crate::apis::icecream::v1::{Icecream, IcecreamStatus, PodPlacement};
 use crate::generated::clientset::Clientset;
 use crate::generated::informers::InformerFactory;
 use crate::generated::listers::icecream_example_com::v1::IcecreamLister;
+use crate::menu::{self, FINALIZER, MENU};
 
 /// The controller's name: `reportingController` of its events, its queue's name and
 /// the `controller` label of its metrics.
@@ -41,9 +49,10 @@ pub const CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(60);
 /// could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A call to the API server failed; the message names the call.
+    /// Applying or cleaning up under the finalizer failed (the message names which, and
+    /// the object), or the finalizer could not be added or removed.
     #[error(transparent)]
-    Api(#[from] kubegen_runtime::error::Error),
+    Finalize(#[from] finalizer::Error<ApiError>),
     /// The reconcile loop could not run (its caches did not sync).
     #[error(transparent)]
     Run(#[from] runtime::Error),
@@ -132,11 +141,10 @@ impl Controller {
         })
     }
 
-    /// Waits for the caches, syncs until `shutdown` resolves, then drains the queue.
-    pub async fn run(self: Arc<Self>, shutdown: impl Future<Output = ()>) -> Result<(), Error> {
-        let reconcile_loop = self.reconcile_loop.clone();
-        reconcile_loop.run(self, shutdown).await?;
-        Ok(())
+    /// Runs the reconcile loop on its own task (with an elector, under leader election):
+    /// it waits for the caches, reconciles until stopped, then drains the queue.
+    pub fn spawn(self: &Arc<Self>, elector: Option<LeaderElector>) -> RunningController {
+        RunningController::spawn(self.reconcile_loop.clone(), Arc::clone(self), elector)
     }
 
     /// A receiver of the number of keys processed so far.
@@ -159,17 +167,43 @@ impl Controller {
         &self.pods
     }
 
+    /// Syncs one Icecream under the controller's [finalizer](FINALIZER): the first sync
+    /// adds it, the next ones [apply](Self::apply); once the Icecream is being deleted,
+    /// [cleans up](Self::cleanup) and removes the finalizer, which lets it go.
     async fn sync_handler(&self, key: &ObjectKey) -> Result<Action, Error> {
         let namespace = key.namespace().unwrap_or_default();
         let Some(icecream) = self.icecreams.icecreams(namespace).get(key.name()) else {
-            return Ok(Action::Done); // deleted
+            return Ok(Action::Done); // gone: its cleanup ran before
         };
+        let icecreams =
+            TypedClient::<Icecream>::new(self.client.clone(), Scope::Namespace(namespace), &());
+        let finalized = finalize(&icecreams, FINALIZER, icecream, |event| async move {
+            match event {
+                FinalizerEvent::Apply(icecream) => self.apply(key, &icecream).await,
+                FinalizerEvent::Cleanup(icecream) => self.cleanup(key, &icecream).await,
+            }
+        })
+        .await;
+        match finalized {
+            Ok(outcome) => Ok(outcome.into_value().unwrap_or_default()),
+            // The Icecream changed since the cache read it: decide again on the new one.
+            Err(error) if error.is_conflict() => {
+                tracing::debug!(icecream = %key, error = %ErrorChain(&error), "icecream changed; requeuing");
+                Ok(Action::Requeue)
+            }
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// Writes the Icecream's menu entry and its status from the pods it selects.
+    async fn apply(&self, key: &ObjectKey, icecream: &Icecream) -> Result<Action, ApiError> {
+        let namespace = key.namespace().unwrap_or_default();
         let selector = match Selector::try_from(&icecream.spec.selector) {
             Ok(selector) => selector,
             Err(error) => {
                 // Retrying cannot fix the spec; its next update is enqueued anyway.
                 self.recorder.publish(
-                    icecream.as_ref(),
+                    icecream,
                     Event::warning(REASON_INVALID_SELECTOR, "Select", error.to_string()),
                 );
                 return Ok(Action::Done);
@@ -177,6 +211,13 @@ impl Controller {
         };
         let pods = self.pods.pods(namespace).list(&selector);
         let status = status_for(&pods, icecream.metadata.generation);
+        menu::set_entry(
+            &self.client,
+            namespace,
+            key.name(),
+            Some(&menu::entry(&status)),
+        )
+        .await?;
         if icecream.status.as_ref() == Some(&status) {
             return Ok(Action::Done);
         }
@@ -200,14 +241,23 @@ impl Controller {
                 tracing::debug!(icecream = %key, error = %ErrorChain(&error), "icecream is gone");
                 return Ok(Action::Done);
             }
-            Err(error) => return Err(error.into()),
+            Err(error) => return Err(error),
         }
         let placement = describe(&status);
         tracing::info!(icecream = %key, %placement, "updated status");
         self.recorder.publish(
-            icecream.as_ref(),
+            icecream,
             Event::normal(REASON_PLACED, "UpdateStatus", placement),
         );
+        Ok(Action::Done)
+    }
+
+    /// The Icecream is being deleted: removes its menu entry. The finalizer, and with it
+    /// the Icecream, stays until this succeeds.
+    async fn cleanup(&self, key: &ObjectKey, _icecream: &Icecream) -> Result<Action, ApiError> {
+        let namespace = key.namespace().unwrap_or_default();
+        menu::set_entry(&self.client, namespace, key.name(), None).await?;
+        tracing::info!(icecream = %key, "cleanup: removed its entry from ConfigMap {namespace}/{MENU}; releasing finalizer {FINALIZER}");
         Ok(Action::Done)
     }
 }

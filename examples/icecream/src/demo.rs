@@ -1,22 +1,25 @@
 //! The embedded demo: Icecreams and the pods serving them, and the convergence check
 //! that ends the run.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
+use k8s_openapi::api::core::v1::{ConfigMap, Container, Pod, PodSpec};
 use k8s_openapi::api::events::v1::Event as KubeEvent;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 use kube::Resource;
-use kube::api::{ListParams, ObjectMeta};
+use kube::api::{DeleteParams, ListParams, ObjectMeta};
 use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::error::Error;
 use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::lister::{Lister, Selector};
 
+use crate::App;
 use crate::apis::icecream::v1::{Icecream, IcecreamSpec, IcecreamStatus};
 use crate::controller::{Controller, REASON_INVALID_SELECTOR, describe, status_for};
 use crate::generated::clientset::Clientset;
+use crate::menu::{self, FINALIZER, MENU};
 
 /// The namespace the demo objects live in.
 pub const DEMO_NAMESPACE: &str = "default";
@@ -96,6 +99,8 @@ pub struct IcecreamReport {
     /// Why its selector cannot be used (the controller reports it with a Warning event
     /// and leaves the status alone; until that event exists the Icecream is pending).
     pub invalid_selector: Option<String>,
+    /// Its entry in its namespace's menu on the server.
+    pub menu_entry: Option<String>,
     /// Why it is not in step yet, if it is not.
     pub pending: Option<String>,
 }
@@ -105,14 +110,21 @@ pub struct IcecreamReport {
 pub struct Report {
     /// One entry per Icecream, by key.
     pub icecreams: Vec<IcecreamReport>,
+    /// Menu entries (`namespace/name`) of Icecreams that are gone: cleanups that did not
+    /// run.
+    pub stale_menu_entries: Vec<String>,
     /// Why the caches disagree with the server, if they do.
     pub cache_lag: Option<String>,
 }
 
 impl Report {
-    /// Whether every status is in step and the caches agree with the server.
+    /// Whether every status and menu entry is in step, every Icecream carries the
+    /// finalizer and none waits for its cleanup, no menu entry outlived its Icecream,
+    /// and the caches agree with the server.
     pub fn converged(&self) -> bool {
-        self.cache_lag.is_none() && self.icecreams.iter().all(|i| i.pending.is_none())
+        self.cache_lag.is_none()
+            && self.stale_menu_entries.is_empty()
+            && self.icecreams.iter().all(|i| i.pending.is_none())
     }
 
     /// The status of one Icecream, by name.
@@ -140,6 +152,9 @@ impl fmt::Display for Report {
                 .map(|s| s.nodes.join(", "))
                 .unwrap_or_default();
             write!(f, "icecream {key:<20} nodes [{nodes}]: {placed}")?;
+            if let Some(entry) = &ice.menu_entry {
+                write!(f, "; menu: {}={entry}", ice.icecream.name())?;
+            }
             if let Some(why) = &ice.invalid_selector {
                 write!(f, " (invalid selector: {why})")?;
             }
@@ -147,6 +162,9 @@ impl fmt::Display for Report {
                 write!(f, " (pending: {why})")?;
             }
             writeln!(f)?;
+        }
+        for entry in &self.stale_menu_entries {
+            writeln!(f, "menu entry {entry} outlived its Icecream")?;
         }
         if let Some(lag) = &self.cache_lag {
             writeln!(f, "caches behind the server: {lag}")?;
@@ -175,8 +193,26 @@ pub async fn check(client: &kube::Client, controller: &Controller) -> Result<Rep
         .filter(|e| e.reason.as_deref() == Some(REASON_INVALID_SELECTOR))
         .filter_map(|e| e.regarding.and_then(|r| r.uid))
         .collect();
+    // Every menu entry on the server, by `namespace/name`.
+    let mut menus: BTreeMap<String, String> =
+        TypedClient::<ConfigMap>::new(client.clone(), Scope::All, &())
+            .list(&ListParams::default())
+            .await?
+            .items
+            .into_iter()
+            .filter(|cm| cm.metadata.name.as_deref() == Some(MENU))
+            .flat_map(|cm| {
+                let namespace = cm.metadata.namespace.unwrap_or_default();
+                cm.data
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(move |(name, entry)| (format!("{namespace}/{name}"), entry))
+            })
+            .collect();
     let mut report = Report::default();
     for ice in &icecreams {
+        let key = ObjectKey::of(ice);
+        let menu_entry = menus.remove(&key.to_string());
         let (invalid_selector, pending) = match Selector::try_from(&ice.spec.selector) {
             Err(error) => {
                 let reported = ice
@@ -197,18 +233,38 @@ pub async fn check(client: &kube::Client, controller: &Controller) -> Result<Rep
                     .map(Arc::new)
                     .collect();
                 let wanted = status_for(&matching, ice.metadata.generation);
-                let pending = (ice.status.as_ref() != Some(&wanted))
-                    .then(|| format!("status should say: {}", describe(&wanted)));
+                let pending = if ice.status.as_ref() != Some(&wanted) {
+                    Some(format!("status should say: {}", describe(&wanted)))
+                } else if menu_entry.as_deref() != Some(menu::entry(&wanted).as_str()) {
+                    Some(format!("menu entry should be {:?}", menu::entry(&wanted)))
+                } else {
+                    None
+                };
                 (None, pending)
             }
         };
+        let finalized = ice
+            .metadata
+            .finalizers
+            .iter()
+            .flatten()
+            .any(|f| f == FINALIZER);
+        let pending = if ice.metadata.deletion_timestamp.is_some() {
+            Some("being deleted: waiting for its cleanup".to_owned())
+        } else if !finalized {
+            Some(format!("no finalizer {FINALIZER} yet"))
+        } else {
+            pending
+        };
         report.icecreams.push(IcecreamReport {
-            icecream: ObjectKey::of(ice),
+            icecream: key,
             status: ice.status.clone(),
             invalid_selector,
+            menu_entry,
             pending,
         });
     }
+    report.stale_menu_entries = menus.into_keys().collect();
     report.icecreams.sort_by(|a, b| a.icecream.cmp(&b.icecream));
     report.cache_lag = cache_lag(controller.icecreams().lister(), &icecreams)
         .or_else(|| cache_lag(controller.pods().lister(), &pods));
@@ -239,4 +295,40 @@ impl kubegen_example_support::Converged for Report {
     fn converged(&self) -> bool {
         Report::converged(self)
     }
+}
+
+/// The demo's tour once the controller converged on the seeded objects: deletes the
+/// Icecream `chocolate` and waits until the controller's cleanup has removed its menu
+/// entry and the finalizer has let it go. Tells each step to `say`; returns the final
+/// report.
+pub async fn delete_and_clean_up(
+    app: &App,
+    client: &kube::Client,
+    mut say: impl FnMut(String),
+) -> Result<Report, Error> {
+    let icecreams = Clientset::new(client.clone())
+        .icecream_v1()
+        .icecreams(DEMO_NAMESPACE);
+    icecreams
+        .delete("chocolate", &DeleteParams::default())
+        .await?;
+    say(format!(
+        "Deleted Icecream chocolate: finalizer {FINALIZER} holds it until the cleanup has removed its entry from ConfigMap {DEMO_NAMESPACE}/{MENU}"
+    ));
+    let report = app.wait_converged().await;
+    let gone = match icecreams.get("chocolate").await {
+        Ok(_) => false,
+        Err(error) if error.is_not_found() => true,
+        Err(error) => return Err(error),
+    };
+    say(format!(
+        "Icecream chocolate {} and its menu entry {}",
+        if gone { "is gone" } else { "is still there" },
+        if report.stale_menu_entries.is_empty() {
+            "was cleaned up first"
+        } else {
+            "outlived it"
+        }
+    ));
+    Ok(report)
 }

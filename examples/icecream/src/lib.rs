@@ -11,7 +11,7 @@
 //! # async fn demo(client: kube::Client) -> Result<(), icecream::controller::Error> {
 //! use icecream::{App, Options};
 //!
-//! let app = App::start(client, Options::default());
+//! let app = App::start(client, Options::default(), None);
 //! let report = app.wait_converged().await;
 //! print!("{report}");
 //! app.shutdown().await
@@ -21,6 +21,7 @@
 pub mod apis;
 pub mod controller;
 pub mod demo;
+pub mod menu;
 // Written by `kubegen generate --rust src/apis` (hack/update-codegen.sh); never edited, so
 // rustfmt leaves prettyplease's layout alone and verify-codegen.sh can diff it.
 #[rustfmt::skip]
@@ -29,10 +30,10 @@ pub mod generated;
 use std::sync::Arc;
 use std::time::Duration;
 
+use kubegen_example_support::RunningController;
 use kubegen_runtime::events::{EventRecorder, EventRecorderConfig};
 use kubegen_runtime::factory::SharedInformerFactory;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
+use kubegen_runtime::leaderelection::LeaderElector;
 
 use controller::{CONTROLLER_NAME, Controller, Error};
 use demo::Report;
@@ -61,8 +62,7 @@ pub struct App {
     controller: Arc<Controller>,
     factory: SharedInformerFactory,
     recorder: EventRecorder,
-    stop: oneshot::Sender<()>,
-    task: JoinHandle<Result<(), Error>>,
+    running: RunningController,
 }
 
 impl std::fmt::Debug for App {
@@ -75,30 +75,34 @@ impl std::fmt::Debug for App {
 
 impl App {
     /// Wires informers, handlers, queue, recorder and workers and starts them.
-    pub fn start(client: kube::Client, options: Options) -> Self {
+    /// With `elector`, the workers run only while this replica leads (the informers
+    /// always run, so a new leader starts with warm caches).
+    pub fn start(client: kube::Client, options: Options, elector: Option<LeaderElector>) -> Self {
         let recorder =
             EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
         let factory = SharedInformerFactory::new(client.clone()).default_resync(options.resync);
         let controller =
             Controller::new(client.clone(), &factory, recorder.clone(), options.workers);
         factory.start();
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(Arc::clone(&controller).run(async move {
-            let _ = stopped.await;
-        }));
+        let running = controller.spawn(elector);
         Self {
             client,
             controller,
             factory,
             recorder,
-            stop,
-            task,
+            running,
         }
     }
 
     /// The controller.
     pub fn controller(&self) -> &Arc<Controller> {
         &self.controller
+    }
+
+    /// Resolves once the controller has stopped by itself: under leader election, when
+    /// this replica lost the Lease ([`shutdown`](Self::shutdown) then says so).
+    pub async fn stopped(&self) {
+        self.running.stopped().await;
     }
 
     /// Reads the server once and reports every Icecream.
@@ -115,14 +119,7 @@ impl App {
 
     /// Drains the queue and stops workers, informers and recorder.
     pub async fn shutdown(self) -> Result<(), Error> {
-        let _ = self.stop.send(());
-        let result = match self.task.await {
-            Ok(result) => result,
-            Err(error) => {
-                tracing::error!(%error, "the controller task panicked");
-                Ok(())
-            }
-        };
+        let result = self.running.stop().await.map_err(Error::from);
         self.factory.shutdown().await;
         self.recorder.shutdown().await;
         result

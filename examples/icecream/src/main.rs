@@ -9,7 +9,8 @@ use clap::Parser;
 use icecream::apis::icecream::v1::Icecream;
 use icecream::{App, Options, demo};
 use kubegen_example_support::{
-    Cluster, ClusterArgs, ClusterSource, RunArgs, ctrl_c, init_logging, install_crds,
+    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, RunArgs, ctrl_c, init_logging,
+    install_crds,
 };
 use kubegen_runtime::controller::ErrorChain;
 
@@ -21,6 +22,8 @@ struct Args {
     cluster: ClusterArgs,
     #[command(flatten)]
     run: RunArgs,
+    #[command(flatten)]
+    election: LeaderElectArgs,
     /// Informer resync period in seconds (0 disables resync).
     #[arg(long, default_value_t = 30)]
     resync_seconds: u64,
@@ -71,7 +74,8 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         workers: usize::from(args.run.workers),
         resync: Duration::from_secs(args.resync_seconds),
     };
-    let app = App::start(client.clone(), options);
+    let elector = args.election.elector(&client, env!("CARGO_BIN_NAME"))?;
+    let app = App::start(client.clone(), options, elector);
 
     if cluster.is_embedded() {
         demo::seed(&client).await?;
@@ -79,15 +83,32 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             "Seeded Icecreams vanilla and chocolate and 5 pods on nodes node-a, node-b, node-c in namespace default"
         );
         if args.run.keep_running {
-            ctrl_c().await;
-        } else {
             tokio::select! {
-                report = app.wait_converged() => print!("Converged:\n{report}"),
                 () = ctrl_c() => {}
+                () = app.stopped() => {}
+            }
+        } else {
+            let tour = async {
+                let report = app.wait_converged().await;
+                print!("Converged:\n{report}");
+                let report =
+                    demo::delete_and_clean_up(&app, &client, |line| println!("{line}")).await?;
+                print!("Converged:\n{report}");
+                Ok::<_, kubegen_runtime::error::Error>(())
+            };
+            tokio::select! {
+                toured = tour => toured?,
+                () = ctrl_c() => {}
+                () = app.stopped() => {}
             }
         }
     } else {
-        ctrl_c().await;
+        // Until Ctrl-C, or until the controller stops by itself (a lost Lease: the
+        // shutdown below returns why, and the process exits non-zero).
+        tokio::select! {
+            () = ctrl_c() => {}
+            () = app.stopped() => {}
+        }
     }
     app.shutdown().await?;
     cluster.shutdown().await;
