@@ -71,7 +71,7 @@ impl std::fmt::Debug for Controller {
 fn icecreams_selecting(icecreams: &IcecreamLister, pod: &Pod) -> Vec<ObjectKey> {
     let namespace = pod.metadata.namespace.as_deref().unwrap_or_default();
     icecreams
-        .icecreams(namespace)
+        .namespace(namespace)
         .list(&Selector::everything())
         .into_iter()
         // An invalid selector is reported by the Icecream's own sync.
@@ -161,7 +161,7 @@ impl Controller {
 
     async fn sync_handler(&self, key: &ObjectKey) -> Result<Action, Error> {
         let namespace = key.namespace().unwrap_or_default();
-        let Some(icecream) = self.icecreams.icecreams(namespace).get(key.name()) else {
+        let Some(icecream) = self.icecreams.namespace(namespace).get(key.name()) else {
             return Ok(Action::Done); // deleted
         };
         let selector = match Selector::try_from(&icecream.spec.selector) {
@@ -175,7 +175,7 @@ impl Controller {
                 return Ok(Action::Done);
             }
         };
-        let pods = self.pods.pods(namespace).list(&selector);
+        let pods = self.pods.namespace(namespace).list(&selector);
         let status = status_for(&pods, icecream.metadata.generation);
         if icecream.status.as_ref() == Some(&status) {
             return Ok(Action::Done);
