@@ -137,21 +137,25 @@ fn client_surface_follows_scope_and_subresources() {
     assert!(clientset.contains(
         "pub type ZoneClient = ::kubegen::gentype::ResourceClient<crate::types::samplecontroller_k8s_io::v1alpha1::Zone, ::kubegen::gentype::subresources::Scale>;"
     ));
-    let listers = flat(&files[2].contents);
-    assert!(listers.contains("pub struct FooLister("));
-    assert!(listers.contains(
-        "pub fn foos(&self, namespace: &str) -> ::kubegen::runtime::lister::NamespaceLister<"
-    ));
     assert!(
-        listers.contains("pub fn get(&self, name: &str) -> ::core::option::Option<"),
-        "cluster-scoped listers get by name"
+        clientset.contains(
+            "FooClient { ::kubegen::gentype::namespaced(self.client.clone(), namespace) }"
+        )
     );
+    assert!(clientset.contains("ZoneClient { ::kubegen::gentype::cluster(self.client.clone()) }"));
+    let listers = flat(&files[2].contents);
+    assert!(listers.contains(
+        "pub type FooLister = ::kubegen::runtime::lister::Lister<crate::types::samplecontroller_k8s_io::v1alpha1::Foo>;"
+    ));
     let informers = flat(&files[1].contents);
     assert!(
         informers.contains("pub fn samplecontroller(&self) -> samplecontroller_k8s_io::Group {")
     );
     assert!(informers.contains("pub fn v1alpha1(&self) -> v1alpha1::Version {"));
     assert!(informers.contains("pub fn foos(&self) -> FooInformer {"));
+    assert!(informers.contains(
+        "pub type FooInformer = ::kubegen::gentype::Informer<crate::types::samplecontroller_k8s_io::v1alpha1::Foo>;"
+    ));
     assert_eq!(
         model.groups["samplecontroller.k8s.io"].versions["v1alpha1"].kinds["Zone"].scope,
         Scope::Cluster

@@ -1,6 +1,8 @@
-//! [`InformerFactory`]: the shared informer factory generated informer accessors use.
+//! [`InformerFactory`]: the shared informer factory generated informer accessors use,
+//! and [`Informer`], what they hand out for one kind.
 
 use std::fmt::Debug;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,6 +10,7 @@ use kube::Resource;
 use kubegen_runtime::client::ApiScope;
 use kubegen_runtime::factory::{InformerOptions, SharedInformerFactory};
 use kubegen_runtime::informer::SharedInformer;
+use kubegen_runtime::lister::Lister;
 use serde::de::DeserializeOwned;
 
 type Tweak = Arc<dyn Fn(&mut InformerOptions) + Send + Sync>;
@@ -122,5 +125,54 @@ impl InformerFactory {
     /// Stops every informer.
     pub async fn shutdown(&self) {
         self.shared.shutdown().await;
+    }
+}
+
+/// The shared informer of one kind `K` from an [`InformerFactory`], as generated
+/// accessors hand it out (`factory.core().v1().pods()`, client-go's `PodInformer`).
+pub struct Informer<K> {
+    factory: InformerFactory,
+    kind: PhantomData<fn() -> K>,
+}
+
+impl<K> Clone for Informer<K> {
+    fn clone(&self) -> Self {
+        Self {
+            factory: self.factory.clone(),
+            kind: PhantomData,
+        }
+    }
+}
+
+impl<K> Debug for Informer<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Informer")
+            .field("kind", &std::any::type_name::<K>())
+            .field("factory", &self.factory)
+            .finish()
+    }
+}
+
+impl<K> Informer<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K::Scope: ApiScope,
+{
+    /// The informer of `K` in `factory`.
+    pub fn new(factory: InformerFactory) -> Self {
+        Self {
+            factory,
+            kind: PhantomData,
+        }
+    }
+
+    /// The shared informer (created on first use, shared afterwards).
+    pub fn informer(&self) -> SharedInformer<K> {
+        self.factory.informer::<K>()
+    }
+
+    /// A lister over the shared informer's cache.
+    pub fn lister(&self) -> Lister<K> {
+        self.informer().lister()
     }
 }

@@ -4,12 +4,17 @@
 //! `factory.samplecontroller().v1alpha1().foos()`).
 //!
 //! - [`ResourceClient`]: a [`TypedClient`](kubegen_runtime::client::TypedClient) whose
-//!   status and scale verbs exist only for kinds that serve those subresources.
+//!   status and scale verbs exist only for kinds that serve those subresources, made by
+//!   [`namespaced`] or [`cluster`].
 //! - [`InformerFactory`]: a shared informer factory with namespace, selectors and a
-//!   tweak hook applied to every informer it hands out.
+//!   tweak hook applied to every informer it hands out; [`Informer`] is one kind's.
+//! - Listers are the runtime's [`Lister`](kubegen_runtime::lister::Lister) itself.
+//!
+//! So a kind's generated surface is names (`pub type FooClient = ResourceClient<Foo,
+//! Status>;`, `FooLister`, `FooInformer`) and one-line accessors.
 
 mod client;
 mod informers;
 
-pub use client::{ResourceClient, subresources};
-pub use informers::InformerFactory;
+pub use client::{ResourceClient, cluster, namespaced, subresources};
+pub use informers::{Informer, InformerFactory};

@@ -76,37 +76,37 @@ pub mod core {
             /// `configmaps` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn config_maps(&self, namespace: &str) -> ConfigMapClient {
-                ConfigMapClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `endpoints` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn endpoints(&self, namespace: &str) -> EndpointsClient {
-                EndpointsClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `events` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn events(&self, namespace: &str) -> EventClient {
-                EventClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `limitranges` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn limit_ranges(&self, namespace: &str) -> LimitRangeClient {
-                LimitRangeClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `namespaces` (cluster-scoped).
             #[inline]
             pub fn namespaces(&self) -> NamespaceClient {
-                NamespaceClient::cluster(self.client.clone())
+                crate::gentype::cluster(self.client.clone())
             }
             /// `nodes` (cluster-scoped).
             #[inline]
             pub fn nodes(&self) -> NodeClient {
-                NodeClient::cluster(self.client.clone())
+                crate::gentype::cluster(self.client.clone())
             }
             /// `persistentvolumes` (cluster-scoped).
             #[inline]
             pub fn persistent_volumes(&self) -> PersistentVolumeClient {
-                PersistentVolumeClient::cluster(self.client.clone())
+                crate::gentype::cluster(self.client.clone())
             }
             /// `persistentvolumeclaims` in `namespace` (`""`: all namespaces).
             #[inline]
@@ -114,17 +114,17 @@ pub mod core {
                 &self,
                 namespace: &str,
             ) -> PersistentVolumeClaimClient {
-                PersistentVolumeClaimClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `pods` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn pods(&self, namespace: &str) -> PodClient {
-                PodClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `podtemplates` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn pod_templates(&self, namespace: &str) -> PodTemplateClient {
-                PodTemplateClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `replicationcontrollers` in `namespace` (`""`: all namespaces).
             #[inline]
@@ -132,27 +132,27 @@ pub mod core {
                 &self,
                 namespace: &str,
             ) -> ReplicationControllerClient {
-                ReplicationControllerClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `resourcequotas` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn resource_quotas(&self, namespace: &str) -> ResourceQuotaClient {
-                ResourceQuotaClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `secrets` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn secrets(&self, namespace: &str) -> SecretClient {
-                SecretClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `services` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn services(&self, namespace: &str) -> ServiceClient {
-                ServiceClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `serviceaccounts` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn service_accounts(&self, namespace: &str) -> ServiceAccountClient {
-                ServiceAccountClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
         }
         /// The typed client of `configmaps`.
@@ -253,27 +253,27 @@ pub mod apps {
                 &self,
                 namespace: &str,
             ) -> ControllerRevisionClient {
-                ControllerRevisionClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `daemonsets` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn daemon_sets(&self, namespace: &str) -> DaemonSetClient {
-                DaemonSetClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `deployments` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn deployments(&self, namespace: &str) -> DeploymentClient {
-                DeploymentClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `replicasets` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn replica_sets(&self, namespace: &str) -> ReplicaSetClient {
-                ReplicaSetClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `statefulsets` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn stateful_sets(&self, namespace: &str) -> StatefulSetClient {
-                StatefulSetClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
         }
         /// The typed client of `controllerrevisions`.
@@ -324,7 +324,7 @@ pub mod autoscaling {
                 &self,
                 namespace: &str,
             ) -> HorizontalPodAutoscalerClient {
-                HorizontalPodAutoscalerClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
         }
         /// The typed client of `horizontalpodautoscalers`.
@@ -352,12 +352,12 @@ pub mod batch {
             /// `cronjobs` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn cron_jobs(&self, namespace: &str) -> CronJobClient {
-                CronJobClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `jobs` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn jobs(&self, namespace: &str) -> JobClient {
-                JobClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
         }
         /// The typed client of `cronjobs`.
@@ -390,7 +390,7 @@ pub mod coordination_k8s_io {
             /// `leases` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn leases(&self, namespace: &str) -> LeaseClient {
-                LeaseClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
         }
         /// The typed client of `leases`.
@@ -418,27 +418,27 @@ pub mod networking_k8s_io {
             /// `ipaddresses` (cluster-scoped).
             #[inline]
             pub fn ip_addresses(&self) -> IPAddressClient {
-                IPAddressClient::cluster(self.client.clone())
+                crate::gentype::cluster(self.client.clone())
             }
             /// `ingresses` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn ingresses(&self, namespace: &str) -> IngressClient {
-                IngressClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `ingressclasses` (cluster-scoped).
             #[inline]
             pub fn ingress_classes(&self) -> IngressClassClient {
-                IngressClassClient::cluster(self.client.clone())
+                crate::gentype::cluster(self.client.clone())
             }
             /// `networkpolicies` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn network_policies(&self, namespace: &str) -> NetworkPolicyClient {
-                NetworkPolicyClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `servicecidrs` (cluster-scoped).
             #[inline]
             pub fn service_cidrs(&self) -> ServiceCIDRClient {
-                ServiceCIDRClient::cluster(self.client.clone())
+                crate::gentype::cluster(self.client.clone())
             }
         }
         /// The typed client of `ipaddresses`.
@@ -489,7 +489,7 @@ pub mod policy {
                 &self,
                 namespace: &str,
             ) -> PodDisruptionBudgetClient {
-                PodDisruptionBudgetClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
         }
         /// The typed client of `poddisruptionbudgets`.
@@ -517,22 +517,22 @@ pub mod rbac_authorization_k8s_io {
             /// `clusterroles` (cluster-scoped).
             #[inline]
             pub fn cluster_roles(&self) -> ClusterRoleClient {
-                ClusterRoleClient::cluster(self.client.clone())
+                crate::gentype::cluster(self.client.clone())
             }
             /// `clusterrolebindings` (cluster-scoped).
             #[inline]
             pub fn cluster_role_bindings(&self) -> ClusterRoleBindingClient {
-                ClusterRoleBindingClient::cluster(self.client.clone())
+                crate::gentype::cluster(self.client.clone())
             }
             /// `roles` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn roles(&self, namespace: &str) -> RoleClient {
-                RoleClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `rolebindings` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn role_bindings(&self, namespace: &str) -> RoleBindingClient {
-                RoleBindingClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
         }
         /// The typed client of `clusterroles`.
@@ -575,12 +575,12 @@ pub mod storage_k8s_io {
             /// `csidrivers` (cluster-scoped).
             #[inline]
             pub fn csi_drivers(&self) -> CSIDriverClient {
-                CSIDriverClient::cluster(self.client.clone())
+                crate::gentype::cluster(self.client.clone())
             }
             /// `csinodes` (cluster-scoped).
             #[inline]
             pub fn csi_nodes(&self) -> CSINodeClient {
-                CSINodeClient::cluster(self.client.clone())
+                crate::gentype::cluster(self.client.clone())
             }
             /// `csistoragecapacities` in `namespace` (`""`: all namespaces).
             #[inline]
@@ -588,22 +588,22 @@ pub mod storage_k8s_io {
                 &self,
                 namespace: &str,
             ) -> CSIStorageCapacityClient {
-                CSIStorageCapacityClient::namespaced(self.client.clone(), namespace)
+                crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `storageclasses` (cluster-scoped).
             #[inline]
             pub fn storage_classes(&self) -> StorageClassClient {
-                StorageClassClient::cluster(self.client.clone())
+                crate::gentype::cluster(self.client.clone())
             }
             /// `volumeattachments` (cluster-scoped).
             #[inline]
             pub fn volume_attachments(&self) -> VolumeAttachmentClient {
-                VolumeAttachmentClient::cluster(self.client.clone())
+                crate::gentype::cluster(self.client.clone())
             }
             /// `volumeattributesclasses` (cluster-scoped).
             #[inline]
             pub fn volume_attributes_classes(&self) -> VolumeAttributesClassClient {
-                VolumeAttributesClassClient::cluster(self.client.clone())
+                crate::gentype::cluster(self.client.clone())
             }
         }
         /// The typed client of `csidrivers`.

@@ -172,484 +172,65 @@ pub mod core {
             }
         }
         /// The shared informer of `configmaps`.
-        #[derive(Clone, Debug)]
-        pub struct ConfigMapInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl ConfigMapInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::ConfigMap,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::core::v1::ConfigMap,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::core::v1::ConfigMapLister {
-                super::super::super::listers::core::v1::ConfigMapLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type ConfigMapInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::ConfigMap,
+        >;
         /// The shared informer of `endpoints`.
-        #[derive(Clone, Debug)]
-        pub struct EndpointsInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl EndpointsInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::Endpoints,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::core::v1::Endpoints,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::core::v1::EndpointsLister {
-                super::super::super::listers::core::v1::EndpointsLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type EndpointsInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::Endpoints,
+        >;
         /// The shared informer of `events`.
-        #[derive(Clone, Debug)]
-        pub struct EventInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl EventInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::Event,
-            > {
-                self.factory
-                    .informer::<crate::__private::k8s_openapi::api::core::v1::Event>()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(&self) -> super::super::super::listers::core::v1::EventLister {
-                super::super::super::listers::core::v1::EventLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type EventInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::Event,
+        >;
         /// The shared informer of `limitranges`.
-        #[derive(Clone, Debug)]
-        pub struct LimitRangeInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl LimitRangeInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::LimitRange,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::core::v1::LimitRange,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::core::v1::LimitRangeLister {
-                super::super::super::listers::core::v1::LimitRangeLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type LimitRangeInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::LimitRange,
+        >;
         /// The shared informer of `namespaces`.
-        #[derive(Clone, Debug)]
-        pub struct NamespaceInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl NamespaceInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::Namespace,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::core::v1::Namespace,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::core::v1::NamespaceLister {
-                super::super::super::listers::core::v1::NamespaceLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type NamespaceInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::Namespace,
+        >;
         /// The shared informer of `nodes`.
-        #[derive(Clone, Debug)]
-        pub struct NodeInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl NodeInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::Node,
-            > {
-                self.factory
-                    .informer::<crate::__private::k8s_openapi::api::core::v1::Node>()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(&self) -> super::super::super::listers::core::v1::NodeLister {
-                super::super::super::listers::core::v1::NodeLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type NodeInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::Node,
+        >;
         /// The shared informer of `persistentvolumes`.
-        #[derive(Clone, Debug)]
-        pub struct PersistentVolumeInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl PersistentVolumeInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::PersistentVolume,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::core::v1::PersistentVolume,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::core::v1::PersistentVolumeLister {
-                super::super::super::listers::core::v1::PersistentVolumeLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type PersistentVolumeInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::PersistentVolume,
+        >;
         /// The shared informer of `persistentvolumeclaims`.
-        #[derive(Clone, Debug)]
-        pub struct PersistentVolumeClaimInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl PersistentVolumeClaimInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::PersistentVolumeClaim,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::core::v1::PersistentVolumeClaim,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::core::v1::PersistentVolumeClaimLister {
-                super::super::super::listers::core::v1::PersistentVolumeClaimLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type PersistentVolumeClaimInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::PersistentVolumeClaim,
+        >;
         /// The shared informer of `pods`.
-        #[derive(Clone, Debug)]
-        pub struct PodInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl PodInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::Pod,
-            > {
-                self.factory
-                    .informer::<crate::__private::k8s_openapi::api::core::v1::Pod>()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(&self) -> super::super::super::listers::core::v1::PodLister {
-                super::super::super::listers::core::v1::PodLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type PodInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::Pod,
+        >;
         /// The shared informer of `podtemplates`.
-        #[derive(Clone, Debug)]
-        pub struct PodTemplateInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl PodTemplateInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::PodTemplate,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::core::v1::PodTemplate,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::core::v1::PodTemplateLister {
-                super::super::super::listers::core::v1::PodTemplateLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type PodTemplateInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::PodTemplate,
+        >;
         /// The shared informer of `replicationcontrollers`.
-        #[derive(Clone, Debug)]
-        pub struct ReplicationControllerInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl ReplicationControllerInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::ReplicationController,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::core::v1::ReplicationController,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::core::v1::ReplicationControllerLister {
-                super::super::super::listers::core::v1::ReplicationControllerLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type ReplicationControllerInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::ReplicationController,
+        >;
         /// The shared informer of `resourcequotas`.
-        #[derive(Clone, Debug)]
-        pub struct ResourceQuotaInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl ResourceQuotaInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::ResourceQuota,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::core::v1::ResourceQuota,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::core::v1::ResourceQuotaLister {
-                super::super::super::listers::core::v1::ResourceQuotaLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type ResourceQuotaInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::ResourceQuota,
+        >;
         /// The shared informer of `secrets`.
-        #[derive(Clone, Debug)]
-        pub struct SecretInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl SecretInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::Secret,
-            > {
-                self.factory
-                    .informer::<crate::__private::k8s_openapi::api::core::v1::Secret>()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::core::v1::SecretLister {
-                super::super::super::listers::core::v1::SecretLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type SecretInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::Secret,
+        >;
         /// The shared informer of `services`.
-        #[derive(Clone, Debug)]
-        pub struct ServiceInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl ServiceInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::Service,
-            > {
-                self.factory
-                    .informer::<crate::__private::k8s_openapi::api::core::v1::Service>()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::core::v1::ServiceLister {
-                super::super::super::listers::core::v1::ServiceLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type ServiceInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::Service,
+        >;
         /// The shared informer of `serviceaccounts`.
-        #[derive(Clone, Debug)]
-        pub struct ServiceAccountInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl ServiceAccountInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::core::v1::ServiceAccount,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::core::v1::ServiceAccount,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::core::v1::ServiceAccountLister {
-                super::super::super::listers::core::v1::ServiceAccountLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type ServiceAccountInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::core::v1::ServiceAccount,
+        >;
     }
 }
 /// API group `apps`.
@@ -711,170 +292,25 @@ pub mod apps {
             }
         }
         /// The shared informer of `controllerrevisions`.
-        #[derive(Clone, Debug)]
-        pub struct ControllerRevisionInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl ControllerRevisionInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::apps::v1::ControllerRevision,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::apps::v1::ControllerRevision,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::apps::v1::ControllerRevisionLister {
-                super::super::super::listers::apps::v1::ControllerRevisionLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type ControllerRevisionInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::apps::v1::ControllerRevision,
+        >;
         /// The shared informer of `daemonsets`.
-        #[derive(Clone, Debug)]
-        pub struct DaemonSetInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl DaemonSetInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::apps::v1::DaemonSet,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::apps::v1::DaemonSet,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::apps::v1::DaemonSetLister {
-                super::super::super::listers::apps::v1::DaemonSetLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type DaemonSetInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::apps::v1::DaemonSet,
+        >;
         /// The shared informer of `deployments`.
-        #[derive(Clone, Debug)]
-        pub struct DeploymentInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl DeploymentInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::apps::v1::Deployment,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::apps::v1::Deployment,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::apps::v1::DeploymentLister {
-                super::super::super::listers::apps::v1::DeploymentLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type DeploymentInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::apps::v1::Deployment,
+        >;
         /// The shared informer of `replicasets`.
-        #[derive(Clone, Debug)]
-        pub struct ReplicaSetInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl ReplicaSetInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::apps::v1::ReplicaSet,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::apps::v1::ReplicaSet,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::apps::v1::ReplicaSetLister {
-                super::super::super::listers::apps::v1::ReplicaSetLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type ReplicaSetInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::apps::v1::ReplicaSet,
+        >;
         /// The shared informer of `statefulsets`.
-        #[derive(Clone, Debug)]
-        pub struct StatefulSetInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl StatefulSetInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::apps::v1::StatefulSet,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::apps::v1::StatefulSet,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::apps::v1::StatefulSetLister {
-                super::super::super::listers::apps::v1::StatefulSetLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type StatefulSetInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::apps::v1::StatefulSet,
+        >;
     }
 }
 /// API group `autoscaling`.
@@ -916,38 +352,9 @@ pub mod autoscaling {
             }
         }
         /// The shared informer of `horizontalpodautoscalers`.
-        #[derive(Clone, Debug)]
-        pub struct HorizontalPodAutoscalerInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl HorizontalPodAutoscalerInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::autoscaling::v2::HorizontalPodAutoscalerLister {
-                super::super::super::listers::autoscaling::v2::HorizontalPodAutoscalerLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type HorizontalPodAutoscalerInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler,
+        >;
     }
 }
 /// API group `batch`.
@@ -994,65 +401,13 @@ pub mod batch {
             }
         }
         /// The shared informer of `cronjobs`.
-        #[derive(Clone, Debug)]
-        pub struct CronJobInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl CronJobInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::batch::v1::CronJob,
-            > {
-                self.factory
-                    .informer::<crate::__private::k8s_openapi::api::batch::v1::CronJob>()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::batch::v1::CronJobLister {
-                super::super::super::listers::batch::v1::CronJobLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type CronJobInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::batch::v1::CronJob,
+        >;
         /// The shared informer of `jobs`.
-        #[derive(Clone, Debug)]
-        pub struct JobInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl JobInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::batch::v1::Job,
-            > {
-                self.factory
-                    .informer::<crate::__private::k8s_openapi::api::batch::v1::Job>()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(&self) -> super::super::super::listers::batch::v1::JobLister {
-                super::super::super::listers::batch::v1::JobLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type JobInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::batch::v1::Job,
+        >;
     }
 }
 /// API group `coordination.k8s.io`.
@@ -1094,38 +449,9 @@ pub mod coordination_k8s_io {
             }
         }
         /// The shared informer of `leases`.
-        #[derive(Clone, Debug)]
-        pub struct LeaseInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl LeaseInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::coordination::v1::Lease,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::coordination::v1::Lease,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::coordination_k8s_io::v1::LeaseLister {
-                super::super::super::listers::coordination_k8s_io::v1::LeaseLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type LeaseInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::coordination::v1::Lease,
+        >;
     }
 }
 /// API group `networking.k8s.io`.
@@ -1187,170 +513,25 @@ pub mod networking_k8s_io {
             }
         }
         /// The shared informer of `ipaddresses`.
-        #[derive(Clone, Debug)]
-        pub struct IPAddressInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl IPAddressInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::networking::v1::IPAddress,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::networking::v1::IPAddress,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::networking_k8s_io::v1::IPAddressLister {
-                super::super::super::listers::networking_k8s_io::v1::IPAddressLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type IPAddressInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::networking::v1::IPAddress,
+        >;
         /// The shared informer of `ingresses`.
-        #[derive(Clone, Debug)]
-        pub struct IngressInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl IngressInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::networking::v1::Ingress,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::networking::v1::Ingress,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::networking_k8s_io::v1::IngressLister {
-                super::super::super::listers::networking_k8s_io::v1::IngressLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type IngressInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::networking::v1::Ingress,
+        >;
         /// The shared informer of `ingressclasses`.
-        #[derive(Clone, Debug)]
-        pub struct IngressClassInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl IngressClassInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::networking::v1::IngressClass,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::networking::v1::IngressClass,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::networking_k8s_io::v1::IngressClassLister {
-                super::super::super::listers::networking_k8s_io::v1::IngressClassLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type IngressClassInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::networking::v1::IngressClass,
+        >;
         /// The shared informer of `networkpolicies`.
-        #[derive(Clone, Debug)]
-        pub struct NetworkPolicyInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl NetworkPolicyInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::networking::v1::NetworkPolicy,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::networking::v1::NetworkPolicy,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::networking_k8s_io::v1::NetworkPolicyLister {
-                super::super::super::listers::networking_k8s_io::v1::NetworkPolicyLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type NetworkPolicyInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::networking::v1::NetworkPolicy,
+        >;
         /// The shared informer of `servicecidrs`.
-        #[derive(Clone, Debug)]
-        pub struct ServiceCIDRInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl ServiceCIDRInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::networking::v1::ServiceCIDR,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::networking::v1::ServiceCIDR,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::networking_k8s_io::v1::ServiceCIDRLister {
-                super::super::super::listers::networking_k8s_io::v1::ServiceCIDRLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type ServiceCIDRInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::networking::v1::ServiceCIDR,
+        >;
     }
 }
 /// API group `policy`.
@@ -1392,38 +573,9 @@ pub mod policy {
             }
         }
         /// The shared informer of `poddisruptionbudgets`.
-        #[derive(Clone, Debug)]
-        pub struct PodDisruptionBudgetInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl PodDisruptionBudgetInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::policy::v1::PodDisruptionBudget,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::policy::v1::PodDisruptionBudget,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::policy::v1::PodDisruptionBudgetLister {
-                super::super::super::listers::policy::v1::PodDisruptionBudgetLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type PodDisruptionBudgetInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::policy::v1::PodDisruptionBudget,
+        >;
     }
 }
 /// API group `rbac.authorization.k8s.io`.
@@ -1480,135 +632,21 @@ pub mod rbac_authorization_k8s_io {
             }
         }
         /// The shared informer of `clusterroles`.
-        #[derive(Clone, Debug)]
-        pub struct ClusterRoleInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl ClusterRoleInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::rbac::v1::ClusterRole,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::rbac::v1::ClusterRole,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::rbac_authorization_k8s_io::v1::ClusterRoleLister {
-                super::super::super::listers::rbac_authorization_k8s_io::v1::ClusterRoleLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type ClusterRoleInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::rbac::v1::ClusterRole,
+        >;
         /// The shared informer of `clusterrolebindings`.
-        #[derive(Clone, Debug)]
-        pub struct ClusterRoleBindingInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl ClusterRoleBindingInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::rbac::v1::ClusterRoleBinding,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::rbac::v1::ClusterRoleBinding,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::rbac_authorization_k8s_io::v1::ClusterRoleBindingLister {
-                super::super::super::listers::rbac_authorization_k8s_io::v1::ClusterRoleBindingLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type ClusterRoleBindingInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::rbac::v1::ClusterRoleBinding,
+        >;
         /// The shared informer of `roles`.
-        #[derive(Clone, Debug)]
-        pub struct RoleInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl RoleInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::rbac::v1::Role,
-            > {
-                self.factory
-                    .informer::<crate::__private::k8s_openapi::api::rbac::v1::Role>()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::rbac_authorization_k8s_io::v1::RoleLister {
-                super::super::super::listers::rbac_authorization_k8s_io::v1::RoleLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type RoleInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::rbac::v1::Role,
+        >;
         /// The shared informer of `rolebindings`.
-        #[derive(Clone, Debug)]
-        pub struct RoleBindingInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl RoleBindingInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::rbac::v1::RoleBinding,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::rbac::v1::RoleBinding,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::rbac_authorization_k8s_io::v1::RoleBindingLister {
-                super::super::super::listers::rbac_authorization_k8s_io::v1::RoleBindingLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type RoleBindingInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::rbac::v1::RoleBinding,
+        >;
     }
 }
 /// API group `storage.k8s.io`.
@@ -1675,202 +713,28 @@ pub mod storage_k8s_io {
             }
         }
         /// The shared informer of `csidrivers`.
-        #[derive(Clone, Debug)]
-        pub struct CSIDriverInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl CSIDriverInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::storage::v1::CSIDriver,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::storage::v1::CSIDriver,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::storage_k8s_io::v1::CSIDriverLister {
-                super::super::super::listers::storage_k8s_io::v1::CSIDriverLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type CSIDriverInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::storage::v1::CSIDriver,
+        >;
         /// The shared informer of `csinodes`.
-        #[derive(Clone, Debug)]
-        pub struct CSINodeInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl CSINodeInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::storage::v1::CSINode,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::storage::v1::CSINode,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::storage_k8s_io::v1::CSINodeLister {
-                super::super::super::listers::storage_k8s_io::v1::CSINodeLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type CSINodeInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::storage::v1::CSINode,
+        >;
         /// The shared informer of `csistoragecapacities`.
-        #[derive(Clone, Debug)]
-        pub struct CSIStorageCapacityInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl CSIStorageCapacityInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::storage::v1::CSIStorageCapacity,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::storage::v1::CSIStorageCapacity,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::storage_k8s_io::v1::CSIStorageCapacityLister {
-                super::super::super::listers::storage_k8s_io::v1::CSIStorageCapacityLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type CSIStorageCapacityInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::storage::v1::CSIStorageCapacity,
+        >;
         /// The shared informer of `storageclasses`.
-        #[derive(Clone, Debug)]
-        pub struct StorageClassInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl StorageClassInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::storage::v1::StorageClass,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::storage::v1::StorageClass,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::storage_k8s_io::v1::StorageClassLister {
-                super::super::super::listers::storage_k8s_io::v1::StorageClassLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type StorageClassInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::storage::v1::StorageClass,
+        >;
         /// The shared informer of `volumeattachments`.
-        #[derive(Clone, Debug)]
-        pub struct VolumeAttachmentInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl VolumeAttachmentInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::storage::v1::VolumeAttachment,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::storage::v1::VolumeAttachment,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::storage_k8s_io::v1::VolumeAttachmentLister {
-                super::super::super::listers::storage_k8s_io::v1::VolumeAttachmentLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type VolumeAttachmentInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::storage::v1::VolumeAttachment,
+        >;
         /// The shared informer of `volumeattributesclasses`.
-        #[derive(Clone, Debug)]
-        pub struct VolumeAttributesClassInformer {
-            factory: crate::gentype::InformerFactory,
-        }
-        impl VolumeAttributesClassInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> crate::runtime::informer::SharedInformer<
-                crate::__private::k8s_openapi::api::storage::v1::VolumeAttributesClass,
-            > {
-                self.factory
-                    .informer::<
-                        crate::__private::k8s_openapi::api::storage::v1::VolumeAttributesClass,
-                    >()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::storage_k8s_io::v1::VolumeAttributesClassLister {
-                super::super::super::listers::storage_k8s_io::v1::VolumeAttributesClassLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type VolumeAttributesClassInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::storage::v1::VolumeAttributesClass,
+        >;
     }
 }

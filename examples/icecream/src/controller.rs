@@ -80,7 +80,7 @@ impl std::fmt::Debug for Controller {
 fn icecreams_selecting(icecreams: &IcecreamLister, pod: &Pod) -> Vec<ObjectKey> {
     let namespace = pod.metadata.namespace.as_deref().unwrap_or_default();
     icecreams
-        .icecreams(namespace)
+        .namespace(namespace)
         .list(&Selector::everything())
         .into_iter()
         // An invalid selector is reported by the Icecream's own sync.
@@ -172,7 +172,7 @@ impl Controller {
     /// [cleans up](Self::cleanup) and removes the finalizer, which lets it go.
     async fn sync_handler(&self, key: &ObjectKey) -> Result<Action, Error> {
         let namespace = key.namespace().unwrap_or_default();
-        let Some(icecream) = self.icecreams.icecreams(namespace).get(key.name()) else {
+        let Some(icecream) = self.icecreams.namespace(namespace).get(key.name()) else {
             return Ok(Action::Done); // gone: its cleanup ran before
         };
         let icecreams =
@@ -209,7 +209,7 @@ impl Controller {
                 return Ok(Action::Done);
             }
         };
-        let pods = self.pods.pods(namespace).list(&selector);
+        let pods = self.pods.namespace(namespace).list(&selector);
         let status = status_for(&pods, icecream.metadata.generation);
         menu::set_entry(
             &self.client,

@@ -266,8 +266,8 @@ pub async fn check(client: &kube::Client, controller: &Controller) -> Result<Rep
     }
     report.stale_menu_entries = menus.into_keys().collect();
     report.icecreams.sort_by(|a, b| a.icecream.cmp(&b.icecream));
-    report.cache_lag = cache_lag(controller.icecreams().lister(), &icecreams)
-        .or_else(|| cache_lag(controller.pods().lister(), &pods));
+    report.cache_lag = cache_lag(controller.icecreams(), &icecreams)
+        .or_else(|| cache_lag(controller.pods(), &pods));
     Ok(report)
 }
 

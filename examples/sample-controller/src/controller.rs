@@ -180,7 +180,7 @@ impl Controller {
     /// next reconcile reads the caught-up cache.
     async fn sync_handler(&self, key: &ObjectKey) -> Result<Action, Error> {
         let namespace = key.namespace().unwrap_or_default();
-        let Some(foo) = self.foos.foos(namespace).get(key.name()) else {
+        let Some(foo) = self.foos.namespace(namespace).get(key.name()) else {
             // Deleted: the garbage collector removes the owned Deployment.
             tracing::info!(foo = %key, "foo in work queue no longer exists");
             self.forget_refusal(key);
@@ -194,7 +194,7 @@ impl Controller {
         }
 
         let deployments = self.kubeclientset.apps_v1().deployments(namespace);
-        let deployment = match self.deployments.deployments(namespace).get(deployment_name) {
+        let deployment = match self.deployments.namespace(namespace).get(deployment_name) {
             Some(existing) => existing,
             None => {
                 if !self.still_exists(&foo).await? {

@@ -296,8 +296,8 @@ pub async fn check(
         });
     }
     report.foos.sort_by(|a, b| a.foo.cmp(&b.foo));
-    report.cache_lag = cache_lag(controller.foos().lister(), &foos)
-        .or_else(|| cache_lag(controller.deployments().lister(), &deployments));
+    report.cache_lag = cache_lag(controller.foos(), &foos)
+        .or_else(|| cache_lag(controller.deployments(), &deployments));
     Ok(report)
 }
 

@@ -246,13 +246,13 @@ impl Controller {
         }
         let sources: BTreeMap<String, Arc<Secret>> = self
             .secrets
-            .secrets(&self.scope.source)
+            .namespace(&self.scope.source)
             .list(&Selector::everything())
             .into_iter()
             .filter(|s| is_copyable(s))
             .map(|s| (s.metadata.name.clone().unwrap_or_default(), s))
             .collect();
-        let targets = self.secrets.secrets(namespace);
+        let targets = self.secrets.namespace(namespace);
         let api = self.clientset.core_v1().secrets(namespace);
         let mut failures = Failures::default();
 

@@ -221,7 +221,7 @@ pub async fn check(client: &kube::Client, controller: &Controller) -> Result<Rep
         }
         report.namespaces.push(entry);
     }
-    report.cache_lag = cache_lag(controller.secrets().lister(), &secrets)
+    report.cache_lag = cache_lag(controller.secrets(), &secrets)
         .or_else(|| cache_lag(controller.namespaces(), &namespaces));
     Ok(report)
 }

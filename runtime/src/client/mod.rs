@@ -2,8 +2,10 @@
 //! verbs, automatic pagination, optimistic concurrency and typed errors.
 
 mod retry;
+pub mod subresources;
 
 use std::fmt::Debug;
+use std::marker::PhantomData;
 
 use futures::{Stream, StreamExt};
 use k8s_openapi::api::autoscaling::v1::Scale;
@@ -90,6 +92,10 @@ pub enum Deleted<T> {
 
 /// A typed client for one resource type, in one namespace or across all of them.
 ///
+/// `S` (one of [`subresources`]) decides which subresource verbs exist: by default every
+/// one; generated clients name what their kind serves (`TypedClient<Foo, Status>` has
+/// `update_status` and no `get_scale`), through [`with_subresources`](Self::with_subresources).
+///
 /// ```no_run
 /// # async fn demo(client: kube::Client) -> Result<(), kubegen_runtime::error::Error> {
 /// use k8s_openapi::api::core::v1::ConfigMap;
@@ -103,23 +109,25 @@ pub enum Deleted<T> {
 /// }
 /// # Ok(()) }
 /// ```
-pub struct TypedClient<K: Resource> {
+pub struct TypedClient<K: Resource, S = subresources::StatusAndScale> {
     api: Api<K>,
     plural: String,
     namespace: Option<String>,
+    subresources: PhantomData<fn() -> S>,
 }
 
-impl<K: Resource + Clone> Clone for TypedClient<K> {
+impl<K: Resource + Clone, S> Clone for TypedClient<K, S> {
     fn clone(&self) -> Self {
         Self {
             api: self.api.clone(),
             plural: self.plural.clone(),
             namespace: self.namespace.clone(),
+            subresources: PhantomData,
         }
     }
 }
 
-impl<K: Resource> Debug for TypedClient<K> {
+impl<K: Resource, S> Debug for TypedClient<K, S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TypedClient")
             .field("resource", &self.plural)
@@ -152,6 +160,22 @@ where
             api,
             plural: K::plural(dyntype).into_owned(),
             namespace,
+            subresources: PhantomData,
+        }
+    }
+}
+
+impl<K, S> TypedClient<K, S>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+{
+    /// The same client with the subresource verbs of `T` (one of [`subresources`]).
+    pub fn with_subresources<T>(self) -> TypedClient<K, T> {
+        TypedClient {
+            api: self.api,
+            plural: self.plural,
+            namespace: self.namespace,
+            subresources: PhantomData,
         }
     }
 
@@ -230,7 +254,7 @@ where
         &self,
         wp: &WatchParams,
         resource_version: &str,
-    ) -> Result<impl Stream<Item = Result<WatchEvent<K>>> + use<K>> {
+    ) -> Result<impl Stream<Item = Result<WatchEvent<K>>> + use<K, S>> {
         let stream = self
             .api
             .watch(wp, resource_version)
@@ -269,15 +293,6 @@ where
             .map_err(self.fail(Verb::Update, Some(&name)))
     }
 
-    /// Replaces an object's status subresource, with the same optimistic concurrency.
-    pub async fn update_status(&self, object: &K) -> Result<K> {
-        let name = object.meta().name.clone().unwrap_or_default();
-        self.api
-            .replace_status(&name, &PostParams::default(), object)
-            .await
-            .map_err(self.fail_on(Verb::Update, Some("status"), Some(&name)))
-    }
-
     /// Patches an object: merge (`Patch::Merge`), strategic, JSON (`Patch::Json`) or
     /// server-side apply (`Patch::Apply` with [`PatchParams::apply`], `.force()`).
     pub async fn patch<P: Serialize + Debug>(
@@ -290,19 +305,6 @@ where
             .patch(name, pp, patch)
             .await
             .map_err(self.fail(Verb::Patch, Some(name)))
-    }
-
-    /// Patches an object's status subresource.
-    pub async fn patch_status<P: Serialize + Debug>(
-        &self,
-        name: &str,
-        pp: &PatchParams,
-        patch: &Patch<P>,
-    ) -> Result<K> {
-        self.api
-            .patch_status(name, pp, patch)
-            .await
-            .map_err(self.fail_on(Verb::Patch, Some("status"), Some(name)))
     }
 
     /// Server-side apply of `object` as `field_manager`; `force` takes ownership of
@@ -339,7 +341,41 @@ where
             .map_err(self.fail(Verb::DeleteCollection, None))?;
         Ok(response.either(Deleted::Object, |status| Deleted::Status(Box::new(status))))
     }
+}
 
+impl<K, S> TypedClient<K, S>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    S: subresources::HasStatus,
+{
+    /// Replaces an object's status subresource, with the same optimistic concurrency.
+    pub async fn update_status(&self, object: &K) -> Result<K> {
+        let name = object.meta().name.clone().unwrap_or_default();
+        self.api
+            .replace_status(&name, &PostParams::default(), object)
+            .await
+            .map_err(self.fail_on(Verb::Update, Some("status"), Some(&name)))
+    }
+
+    /// Patches an object's status subresource.
+    pub async fn patch_status<P: Serialize + Debug>(
+        &self,
+        name: &str,
+        pp: &PatchParams,
+        patch: &Patch<P>,
+    ) -> Result<K> {
+        self.api
+            .patch_status(name, pp, patch)
+            .await
+            .map_err(self.fail_on(Verb::Patch, Some("status"), Some(name)))
+    }
+}
+
+impl<K, S> TypedClient<K, S>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    S: subresources::HasScale,
+{
     /// Reads the scale subresource.
     pub async fn get_scale(&self, name: &str) -> Result<Scale> {
         self.api

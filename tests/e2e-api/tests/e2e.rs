@@ -298,10 +298,10 @@ async fn generated_informers_and_listers() {
 
     // listers read the caches
     assert_eq!(lister.list(&Selector::everything()).len(), 3);
-    let a = lister.foos("default").get("a").expect("cached");
+    let a = lister.namespace("default").get("a").expect("cached");
     assert_eq!(a.spec.deployment_name, "a-deploy");
     assert!(
-        lister.foos("default").get("c").is_none(),
+        lister.namespace("default").get("c").is_none(),
         "namespace lister stays in its namespace"
     );
     let selector: Selector = "tier=web".parse().unwrap();
@@ -329,12 +329,15 @@ async fn generated_informers_and_listers() {
         }
     }
     assert_eq!(
-        lister.foos("default").get("d").map(|f| f.spec.replicas),
+        lister
+            .namespace("default")
+            .get("d")
+            .map(|f| f.spec.replicas),
         Some(2)
     );
 
     // cached objects are shared (`Arc`); a controller deep-copies before changing one
-    let mut mine = Foo::clone(&lister.foos("default").get("a").unwrap());
+    let mut mine = Foo::clone(&lister.namespace("default").get("a").unwrap());
     mine.spec.replicas = 9;
     foos.update(&mine).await.unwrap();
 
@@ -373,7 +376,7 @@ async fn generated_kubernetes_clientset_and_informers() {
     );
     assert_eq!(
         lister
-            .config_maps("default")
+            .namespace("default")
             .get("settings")
             .and_then(|c| c.data.clone()),
         cm.data

@@ -50,7 +50,7 @@ pub(super) fn clientset(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
                             #[doc = #doc]
                             #[inline]
                             pub fn #method(&self, namespace: &str) -> #client {
-                                #client::namespaced(self.client.clone(), namespace)
+                                #facade::gentype::namespaced(self.client.clone(), namespace)
                             }
                         }
                     }
@@ -60,7 +60,7 @@ pub(super) fn clientset(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
                             #[doc = #doc]
                             #[inline]
                             pub fn #method(&self) -> #client {
-                                #client::cluster(self.client.clone())
+                                #facade::gentype::cluster(self.client.clone())
                             }
                         }
                     }

@@ -1,12 +1,12 @@
 //! Informers and the factory wrapper:
 //! `factory.samplecontroller().v1alpha1().foos().informer()` / `.lister()`, over the
-//! facade's `gentype::InformerFactory` (namespace, selectors and tweak hook included) and
-//! the runtime's `SharedInformer<K>`.
+//! facade's `gentype::InformerFactory` (namespace, selectors and tweak hook included);
+//! each kind's `FooInformer` is a name for `gentype::Informer<Foo>`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::context::{Clients, nest, version_path};
+use super::context::{Clients, nest};
 use crate::emit::common::{Error, GeneratedFile, file, ident};
 use crate::naming;
 
@@ -34,11 +34,8 @@ pub(super) fn informers(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
             for kind in version.kinds.values() {
                 let ty = clients.type_path(group, version, kind);
                 let informer = clients.kind_ident(group, version, kind, "Informer");
-                let lister = clients.kind_ident(group, version, kind, "Lister");
-                let listers = version_path(group, version);
                 let method = clients.accessor(group, version, kind);
-                let plural = &kind.names.plural;
-                let doc = format!(" The shared informer of `{plural}`.");
+                let doc = format!(" The shared informer of `{}`.", kind.names.plural);
                 accessors.extend(quote! {
                     #[doc = #doc]
                     #[inline]
@@ -48,30 +45,7 @@ pub(super) fn informers(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
                 });
                 items.extend(quote! {
                     #[doc = #doc]
-                    #[derive(Clone, Debug)]
-                    pub struct #informer {
-                        factory: #factory,
-                    }
-
-                    impl #informer {
-                        /// The informer of `factory`.
-                        #[inline]
-                        pub fn new(factory: #factory) -> Self {
-                            Self { factory }
-                        }
-
-                        /// The shared informer (created on first use, shared afterwards).
-                        #[inline]
-                        pub fn informer(&self) -> #facade::runtime::informer::SharedInformer<#ty> {
-                            self.factory.informer::<#ty>()
-                        }
-
-                        /// A lister over the shared informer's cache.
-                        #[inline]
-                        pub fn lister(&self) -> super::super::super::listers::#listers::#lister {
-                            super::super::super::listers::#listers::#lister::new(self.informer().lister())
-                        }
-                    }
+                    pub type #informer = #facade::gentype::Informer<#ty>;
                 });
             }
             let doc = format!(

@@ -14,8 +14,11 @@
 //!
 //! The generated code is thin, as client-go's since it delegates to `gentype`: per kind
 //! it names a `FooClient` (an alias of `kubegen::gentype::ResourceClient<Foo, S>`, where
-//! `S` gives status and scale verbs only to kinds that declare those subresources) and an
-//! accessor; namespaced kinds take the namespace, cluster-scoped kinds do not.
+//! `S` gives status and scale verbs only to kinds that declare those subresources), a
+//! `FooLister` (the runtime's `Lister<Foo>`) and a `FooInformer`
+//! (`kubegen::gentype::Informer<Foo>`), plus one-line accessors; namespaced kinds' client
+//! accessors take the namespace, cluster-scoped kinds' do not. The per-kind names are
+//! computed once, in the emitters' shared context.
 //!
 //! ```
 //! use kubegen_codegen::emit::clients::{ClientOptions, generate_clients};

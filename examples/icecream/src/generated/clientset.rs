@@ -36,7 +36,7 @@ pub mod icecream_example_com {
             /// `icecreams` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn icecreams(&self, namespace: &str) -> IcecreamClient {
-                IcecreamClient::namespaced(self.client.clone(), namespace)
+                ::kubegen::gentype::namespaced(self.client.clone(), namespace)
             }
         }
         /// The typed client of `icecreams`.

@@ -62,34 +62,8 @@ pub mod icecream_example_com {
             }
         }
         /// The shared informer of `icecreams`.
-        #[derive(Clone, Debug)]
-        pub struct IcecreamInformer {
-            factory: ::kubegen::gentype::InformerFactory,
-        }
-        impl IcecreamInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> ::kubegen::runtime::informer::SharedInformer<
-                crate::apis::icecream::v1::Icecream,
-            > {
-                self.factory.informer::<crate::apis::icecream::v1::Icecream>()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::icecream_example_com::v1::IcecreamLister {
-                super::super::super::listers::icecream_example_com::v1::IcecreamLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type IcecreamInformer = ::kubegen::gentype::Informer<
+            crate::apis::icecream::v1::Icecream,
+        >;
     }
 }

@@ -6,47 +6,8 @@ pub mod icecream_example_com {
     /// `icecream.example.com/v1`.
     pub mod v1 {
         /// Reads `icecreams` from an informer's cache.
-        #[derive(Clone, Debug)]
-        pub struct IcecreamLister(
-            ::kubegen::runtime::lister::Lister<crate::apis::icecream::v1::Icecream>,
-        );
-        impl IcecreamLister {
-            /// A lister over a cache.
-            #[inline]
-            pub fn new(
-                lister: ::kubegen::runtime::lister::Lister<
-                    crate::apis::icecream::v1::Icecream,
-                >,
-            ) -> Self {
-                Self(lister)
-            }
-            /// Every cached object of `icecreams` that `selector` matches.
-            #[inline]
-            pub fn list(
-                &self,
-                selector: &::kubegen::runtime::lister::Selector,
-            ) -> ::std::vec::Vec<::std::sync::Arc<crate::apis::icecream::v1::Icecream>> {
-                self.0.list(selector)
-            }
-            /// The cached `icecreams` of `namespace`.
-            #[inline]
-            pub fn icecreams(
-                &self,
-                namespace: &str,
-            ) -> ::kubegen::runtime::lister::NamespaceLister<
-                crate::apis::icecream::v1::Icecream,
-            > {
-                self.0.namespace(namespace)
-            }
-            /// The generic lister (keys, indexes).
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> &::kubegen::runtime::lister::Lister<
-                crate::apis::icecream::v1::Icecream,
-            > {
-                &self.0
-            }
-        }
+        pub type IcecreamLister = ::kubegen::runtime::lister::Lister<
+            crate::apis::icecream::v1::Icecream,
+        >;
     }
 }

@@ -38,7 +38,7 @@ pub mod samplecontroller_k8s_io {
             /// `foos` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn foos(&self, namespace: &str) -> FooClient {
-                FooClient::namespaced(self.client.clone(), namespace)
+                ::kubegen::gentype::namespaced(self.client.clone(), namespace)
             }
         }
         /// The typed client of `foos`.

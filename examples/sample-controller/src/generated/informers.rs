@@ -62,34 +62,8 @@ pub mod samplecontroller_k8s_io {
             }
         }
         /// The shared informer of `foos`.
-        #[derive(Clone, Debug)]
-        pub struct FooInformer {
-            factory: ::kubegen::gentype::InformerFactory,
-        }
-        impl FooInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> ::kubegen::runtime::informer::SharedInformer<
-                crate::apis::samplecontroller::v1alpha1::Foo,
-            > {
-                self.factory.informer::<crate::apis::samplecontroller::v1alpha1::Foo>()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::samplecontroller_k8s_io::v1alpha1::FooLister {
-                super::super::super::listers::samplecontroller_k8s_io::v1alpha1::FooLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type FooInformer = ::kubegen::gentype::Informer<
+            crate::apis::samplecontroller::v1alpha1::Foo,
+        >;
     }
 }

@@ -6,51 +6,8 @@ pub mod samplecontroller_k8s_io {
     /// `samplecontroller.k8s.io/v1alpha1`.
     pub mod v1alpha1 {
         /// Reads `foos` from an informer's cache.
-        #[derive(Clone, Debug)]
-        pub struct FooLister(
-            ::kubegen::runtime::lister::Lister<
-                crate::apis::samplecontroller::v1alpha1::Foo,
-            >,
-        );
-        impl FooLister {
-            /// A lister over a cache.
-            #[inline]
-            pub fn new(
-                lister: ::kubegen::runtime::lister::Lister<
-                    crate::apis::samplecontroller::v1alpha1::Foo,
-                >,
-            ) -> Self {
-                Self(lister)
-            }
-            /// Every cached object of `foos` that `selector` matches.
-            #[inline]
-            pub fn list(
-                &self,
-                selector: &::kubegen::runtime::lister::Selector,
-            ) -> ::std::vec::Vec<
-                ::std::sync::Arc<crate::apis::samplecontroller::v1alpha1::Foo>,
-            > {
-                self.0.list(selector)
-            }
-            /// The cached `foos` of `namespace`.
-            #[inline]
-            pub fn foos(
-                &self,
-                namespace: &str,
-            ) -> ::kubegen::runtime::lister::NamespaceLister<
-                crate::apis::samplecontroller::v1alpha1::Foo,
-            > {
-                self.0.namespace(namespace)
-            }
-            /// The generic lister (keys, indexes).
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> &::kubegen::runtime::lister::Lister<
-                crate::apis::samplecontroller::v1alpha1::Foo,
-            > {
-                &self.0
-            }
-        }
+        pub type FooLister = ::kubegen::runtime::lister::Lister<
+            crate::apis::samplecontroller::v1alpha1::Foo,
+        >;
     }
 }

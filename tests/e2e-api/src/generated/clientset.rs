@@ -43,7 +43,7 @@ pub mod example_com {
             /// `settings` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn settings(&self, namespace: &str) -> SettingClient {
-                SettingClient::namespaced(self.client.clone(), namespace)
+                ::kubegen::gentype::namespaced(self.client.clone(), namespace)
             }
         }
         /// The typed client of `settings`.
@@ -71,12 +71,12 @@ pub mod samplecontroller_k8s_io {
             /// `foos` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn foos(&self, namespace: &str) -> FooClient {
-                FooClient::namespaced(self.client.clone(), namespace)
+                ::kubegen::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `zones` (cluster-scoped).
             #[inline]
             pub fn zones(&self) -> ZoneClient {
-                ZoneClient::cluster(self.client.clone())
+                ::kubegen::gentype::cluster(self.client.clone())
             }
         }
         /// The typed client of `foos`.

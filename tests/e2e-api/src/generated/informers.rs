@@ -67,35 +67,9 @@ pub mod example_com {
             }
         }
         /// The shared informer of `settings`.
-        #[derive(Clone, Debug)]
-        pub struct SettingInformer {
-            factory: ::kubegen::gentype::InformerFactory,
-        }
-        impl SettingInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> ::kubegen::runtime::informer::SharedInformer<
-                crate::apis::example::v1::Setting,
-            > {
-                self.factory.informer::<crate::apis::example::v1::Setting>()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::example_com::v1::SettingLister {
-                super::super::super::listers::example_com::v1::SettingLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type SettingInformer = ::kubegen::gentype::Informer<
+            crate::apis::example::v1::Setting,
+        >;
     }
 }
 /// API group `samplecontroller.k8s.io`.
@@ -142,64 +116,12 @@ pub mod samplecontroller_k8s_io {
             }
         }
         /// The shared informer of `foos`.
-        #[derive(Clone, Debug)]
-        pub struct FooInformer {
-            factory: ::kubegen::gentype::InformerFactory,
-        }
-        impl FooInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> ::kubegen::runtime::informer::SharedInformer<
-                crate::apis::samplecontroller::v1alpha1::Foo,
-            > {
-                self.factory.informer::<crate::apis::samplecontroller::v1alpha1::Foo>()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::samplecontroller_k8s_io::v1alpha1::FooLister {
-                super::super::super::listers::samplecontroller_k8s_io::v1alpha1::FooLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type FooInformer = ::kubegen::gentype::Informer<
+            crate::apis::samplecontroller::v1alpha1::Foo,
+        >;
         /// The shared informer of `zones`.
-        #[derive(Clone, Debug)]
-        pub struct ZoneInformer {
-            factory: ::kubegen::gentype::InformerFactory,
-        }
-        impl ZoneInformer {
-            /// The informer of `factory`.
-            #[inline]
-            pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
-                Self { factory }
-            }
-            /// The shared informer (created on first use, shared afterwards).
-            #[inline]
-            pub fn informer(
-                &self,
-            ) -> ::kubegen::runtime::informer::SharedInformer<
-                crate::apis::samplecontroller::v1alpha1::Zone,
-            > {
-                self.factory.informer::<crate::apis::samplecontroller::v1alpha1::Zone>()
-            }
-            /// A lister over the shared informer's cache.
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> super::super::super::listers::samplecontroller_k8s_io::v1alpha1::ZoneLister {
-                super::super::super::listers::samplecontroller_k8s_io::v1alpha1::ZoneLister::new(
-                    self.informer().lister(),
-                )
-            }
-        }
+        pub type ZoneInformer = ::kubegen::gentype::Informer<
+            crate::apis::samplecontroller::v1alpha1::Zone,
+        >;
     }
 }

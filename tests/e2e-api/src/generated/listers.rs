@@ -6,46 +6,9 @@ pub mod example_com {
     /// `example.com/v1`.
     pub mod v1 {
         /// Reads `settings` from an informer's cache.
-        #[derive(Clone, Debug)]
-        pub struct SettingLister(
-            ::kubegen::runtime::lister::Lister<crate::apis::example::v1::Setting>,
-        );
-        impl SettingLister {
-            /// A lister over a cache.
-            #[inline]
-            pub fn new(
-                lister: ::kubegen::runtime::lister::Lister<
-                    crate::apis::example::v1::Setting,
-                >,
-            ) -> Self {
-                Self(lister)
-            }
-            /// Every cached object of `settings` that `selector` matches.
-            #[inline]
-            pub fn list(
-                &self,
-                selector: &::kubegen::runtime::lister::Selector,
-            ) -> ::std::vec::Vec<::std::sync::Arc<crate::apis::example::v1::Setting>> {
-                self.0.list(selector)
-            }
-            /// The cached `settings` of `namespace`.
-            #[inline]
-            pub fn settings(
-                &self,
-                namespace: &str,
-            ) -> ::kubegen::runtime::lister::NamespaceLister<
-                crate::apis::example::v1::Setting,
-            > {
-                self.0.namespace(namespace)
-            }
-            /// The generic lister (keys, indexes).
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> &::kubegen::runtime::lister::Lister<crate::apis::example::v1::Setting> {
-                &self.0
-            }
-        }
+        pub type SettingLister = ::kubegen::runtime::lister::Lister<
+            crate::apis::example::v1::Setting,
+        >;
     }
 }
 /// API group `samplecontroller.k8s.io`.
@@ -53,98 +16,12 @@ pub mod samplecontroller_k8s_io {
     /// `samplecontroller.k8s.io/v1alpha1`.
     pub mod v1alpha1 {
         /// Reads `foos` from an informer's cache.
-        #[derive(Clone, Debug)]
-        pub struct FooLister(
-            ::kubegen::runtime::lister::Lister<
-                crate::apis::samplecontroller::v1alpha1::Foo,
-            >,
-        );
-        impl FooLister {
-            /// A lister over a cache.
-            #[inline]
-            pub fn new(
-                lister: ::kubegen::runtime::lister::Lister<
-                    crate::apis::samplecontroller::v1alpha1::Foo,
-                >,
-            ) -> Self {
-                Self(lister)
-            }
-            /// Every cached object of `foos` that `selector` matches.
-            #[inline]
-            pub fn list(
-                &self,
-                selector: &::kubegen::runtime::lister::Selector,
-            ) -> ::std::vec::Vec<
-                ::std::sync::Arc<crate::apis::samplecontroller::v1alpha1::Foo>,
-            > {
-                self.0.list(selector)
-            }
-            /// The cached `foos` of `namespace`.
-            #[inline]
-            pub fn foos(
-                &self,
-                namespace: &str,
-            ) -> ::kubegen::runtime::lister::NamespaceLister<
-                crate::apis::samplecontroller::v1alpha1::Foo,
-            > {
-                self.0.namespace(namespace)
-            }
-            /// The generic lister (keys, indexes).
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> &::kubegen::runtime::lister::Lister<
-                crate::apis::samplecontroller::v1alpha1::Foo,
-            > {
-                &self.0
-            }
-        }
+        pub type FooLister = ::kubegen::runtime::lister::Lister<
+            crate::apis::samplecontroller::v1alpha1::Foo,
+        >;
         /// Reads `zones` from an informer's cache.
-        #[derive(Clone, Debug)]
-        pub struct ZoneLister(
-            ::kubegen::runtime::lister::Lister<
-                crate::apis::samplecontroller::v1alpha1::Zone,
-            >,
-        );
-        impl ZoneLister {
-            /// A lister over a cache.
-            #[inline]
-            pub fn new(
-                lister: ::kubegen::runtime::lister::Lister<
-                    crate::apis::samplecontroller::v1alpha1::Zone,
-                >,
-            ) -> Self {
-                Self(lister)
-            }
-            /// Every cached object of `zones` that `selector` matches.
-            #[inline]
-            pub fn list(
-                &self,
-                selector: &::kubegen::runtime::lister::Selector,
-            ) -> ::std::vec::Vec<
-                ::std::sync::Arc<crate::apis::samplecontroller::v1alpha1::Zone>,
-            > {
-                self.0.list(selector)
-            }
-            /// The cached `zones` object called `name`.
-            #[inline]
-            pub fn get(
-                &self,
-                name: &str,
-            ) -> ::core::option::Option<
-                ::std::sync::Arc<crate::apis::samplecontroller::v1alpha1::Zone>,
-            > {
-                self.0.get(name)
-            }
-            /// The generic lister (keys, indexes).
-            #[inline]
-            pub fn lister(
-                &self,
-            ) -> &::kubegen::runtime::lister::Lister<
-                crate::apis::samplecontroller::v1alpha1::Zone,
-            > {
-                &self.0
-            }
-        }
+        pub type ZoneLister = ::kubegen::runtime::lister::Lister<
+            crate::apis::samplecontroller::v1alpha1::Zone,
+        >;
     }
 }
