@@ -135,6 +135,7 @@ mod discovery;
 mod faults;
 mod meta;
 mod objects;
+mod page;
 mod patch;
 mod registry;
 mod routes;

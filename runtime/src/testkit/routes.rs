@@ -271,9 +271,12 @@ async fn resource(
     let representation = Representation::from_accept(accept(headers));
     match verb {
         Verb::List => {
-            let cluster = shared.lock();
-            let list = collection::list(&cluster, &rt, request.namespace.as_deref(), query)?;
-            Ok(ok(&representation.list(list)))
+            let list = collection::list(&shared.lock(), &rt, request.namespace.as_deref(), query)?;
+            match representation {
+                // Serialized from the stored objects, outside the lock.
+                Representation::Full => Ok((StatusCode::OK, axum::Json(&list)).into_response()),
+                _ => Ok(ok(&representation.list(list.into_value()))),
+            }
         }
         Verb::Watch => {
             let defaults = WatchDefaults {
