@@ -11,6 +11,7 @@
 //! - [`frontend`]: inputs -> model ([`frontend::crd`] today).
 //! - [`emit`]: model -> formatted Rust files.
 //! - [`output`] and [`diff`]: writing files all-or-nothing, and `--verify`.
+//! - [`testkit_tables`]: the testkit API server's generated facts about built-in kinds.
 //!
 //! The library has no clap and no kube dependency (the `cli` feature adds the binary), so
 //! the derive crate can use it with `default-features = false`.
@@ -26,6 +27,7 @@ pub mod model;
 pub mod naming;
 pub mod output;
 mod parallel;
+pub mod testkit_tables;
 
 /// A small CustomResourceDefinition (the samplecontroller `Foo` from
 /// k8s.io/sample-controller), embedded for `kubegen demo`, docs and tests.

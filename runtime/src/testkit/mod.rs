@@ -90,10 +90,13 @@
 //!   are not maintained.
 //! - **Status subresource**: spec changes are ignored on `/status` and status changes
 //!   on the main resource; status is cleared on create (pods start `Pending`).
-//! - **Patch**: `application/merge-patch+json`, `application/json-patch+json` and
-//!   `application/apply-patch+yaml` (server-side apply with `fieldManager` required and
-//!   `force` accepted, applied with merge-patch semantics, creating absent objects).
-//!   Strategic merge patch is answered with 415 UnsupportedMediaType.
+//! - **Patch**: `application/merge-patch+json`, `application/json-patch+json`,
+//!   `application/strategic-merge-patch+json` for built-in kinds (patch strategies and
+//!   merge keys generated from Kubernetes' OpenAPI document; `$patch: replace|delete`,
+//!   `$setElementOrder`, `$deleteFromPrimitiveList` and `$retainKeys` honoured; 415 for
+//!   custom resources, as on a real server) and `application/apply-patch+yaml`
+//!   (server-side apply with `fieldManager` required and `force` accepted, applied with
+//!   merge-patch semantics, creating absent objects; no field ownership or conflicts).
 //! - **List**: label selectors (`=`, `==`, `!=`, `in`, `notin`, `key`, `!key`), field
 //!   selectors (`metadata.name`, `metadata.namespace`, declared fields such as
 //!   `spec.nodeName` for pods or `type` for secrets, CRD `selectableFields`), `limit` and
@@ -128,6 +131,7 @@
 //! - **Client**: [`ApiServer::client`] has kube's automatic retries of 429/503/504 turned
 //!   off so tests see every answer; [`ApiServer::kube_config`] gives kube's defaults.
 
+mod builtin;
 mod collection;
 mod crd;
 mod deletion;
@@ -145,6 +149,7 @@ mod selectors;
 mod server;
 mod status;
 mod storage;
+mod strategic;
 mod watch;
 
 pub use faults::{Delay, Failure, Faults, Matcher, Verb};

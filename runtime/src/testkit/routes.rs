@@ -18,6 +18,7 @@ use super::registry::ResourceType;
 use super::scale;
 use super::server::Shared;
 use super::status::{ApiError, ApiResult, Cause};
+use super::strategic;
 
 /// A parsed API path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -385,7 +386,7 @@ fn patch_object(
     body: &[u8],
 ) -> ApiResult<Response> {
     let rt: &ResourceType = place.rt;
-    let kind = PatchKind::from_content_type(content_type(headers))?;
+    let kind = PatchKind::from_content_type(content_type(headers), !rt.custom)?;
     let patch = patch::parse_body(&kind, body)?;
     if kind == PatchKind::Apply {
         if query.get("fieldManager").is_none_or(String::is_empty) {
@@ -429,14 +430,15 @@ fn patch_object(
     };
     if scale {
         let mut target = scale::to_scale(rt, &old)?;
-        patch::apply(&kind, &mut target, &patch)?;
+        patch::apply(&kind, &mut target, &patch, None)?;
         check_scale_rv(place, name, &old, &target)?;
         let new = scale::apply_scale(rt, &old, &target)?;
         let stored = objects::write(&mut cluster, place, name, old, new, Part::Main)?;
         return Ok(ok(&scale::to_scale(rt, &stored)?));
     }
     let mut target = render(&old, rt);
-    patch::apply(&kind, &mut target, &patch)?;
+    let schema = strategic::root(&rt.group, &rt.version, &rt.kind);
+    patch::apply(&kind, &mut target, &patch, schema)?;
     let stale = target.pointer("/metadata/resourceVersion")
         != old.pointer("/metadata/resourceVersion")
         && target
