@@ -88,6 +88,11 @@
 //!   served like `Background`. `dryRun=All` computes and validates a write and returns
 //!   its result without storing it (no new resourceVersion, no event). `managedFields`
 //!   are not maintained.
+//! - **Decoding**: built-in objects are decoded through their k8s-openapi types on every
+//!   write (create, update, patch result), so a value of the wrong type is a 400
+//!   BadRequest (422 Invalid for a patch result, as on a real server) and fields the type
+//!   does not have are dropped. Request bodies over 3 MiB get 413; every error is a
+//!   `metav1.Status`.
 //! - **Status subresource**: spec changes are ignored on `/status` and status changes
 //!   on the main resource; status is cleared on create (pods start `Pending`).
 //! - **Patch**: `application/merge-patch+json`, `application/json-patch+json`,

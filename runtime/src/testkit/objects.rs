@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::builtin;
 use super::crd;
 use super::deletion;
 use super::meta::{self, meta_str};
@@ -173,6 +174,15 @@ fn default_built_in(rt: &ResourceType, object: &mut Value, creating: bool) {
     }
 }
 
+/// A built-in object decoded through its k8s-openapi type and encoded again (unknown
+/// fields dropped); custom resources unchanged (their schema prunes them).
+pub(crate) fn typed(rt: &ResourceType, object: Value) -> Result<Value, builtin::TypeError> {
+    if rt.custom {
+        return Ok(object);
+    }
+    builtin::normalize(&rt.group, &rt.version, &rt.kind, object)
+}
+
 /// Label and annotation checks every write gets, as ObjectMeta validation does.
 fn validate_metadata(place: &Place<'_>, name: &str, object: &Value) -> ApiResult<()> {
     let mut causes = Vec::new();
@@ -329,6 +339,7 @@ pub(crate) fn create(
         map.remove("status");
     }
     default_built_in(rt, &mut object, true);
+    let mut object = typed(rt, object).map_err(|e| ApiError::bad_request(e.to_string()))?;
     validate_metadata(place, &name, &object)?;
     validate(place, &name, &mut object)?;
     let new_types = if crd::is_crd(rt) {
@@ -496,6 +507,7 @@ pub(crate) fn write(
     new["apiVersion"] = json!(rt.api_version());
     new["kind"] = json!(rt.kind);
     default_built_in(rt, &mut new, false);
+    let mut new = typed(rt, new).map_err(|e| ApiError::bad_request(e.to_string()))?;
     validate_metadata(place, name, &new)?;
     validate(place, name, &mut new)?;
     let new_types = if crd::is_crd(rt) {

@@ -2,10 +2,11 @@
 
 use std::sync::Arc;
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{Query as QueryExtractor, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
 use serde_json::Value;
 
 use super::collection::{self, Query, WatchDefaults};
@@ -95,15 +96,44 @@ fn ok(value: &Value) -> Response {
     json(StatusCode::OK, value)
 }
 
-/// The single handler behind every path.
+/// The largest request body accepted, as on a real server (3 MiB: large CRDs need it).
+pub(crate) const MAX_BODY: usize = 3 * 1024 * 1024;
+
+/// Reads a request body of at most [`MAX_BODY`] bytes; beyond that, 413 as a Status.
+async fn read_body(headers: &HeaderMap, body: Body) -> ApiResult<Bytes> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|length| length > MAX_BODY) {
+        return Err(ApiError::request_entity_too_large(MAX_BODY));
+    }
+    let mut bytes = Vec::with_capacity(declared.unwrap_or(0));
+    let mut stream = body.into_data_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk
+            .map_err(|e| ApiError::bad_request(format!("failed to read the request body: {e}")))?;
+        if bytes.len() + chunk.len() > MAX_BODY {
+            return Err(ApiError::request_entity_too_large(MAX_BODY));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(bytes))
+}
+
+/// The single handler behind every path; every failure is answered with a Status.
 pub(crate) async fn handle(
     State(shared): State<Arc<Shared>>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Response {
     tracing::debug!(%method, %uri, "request");
+    let body = match read_body(&headers, body).await {
+        Ok(body) => body,
+        Err(error) => return error.into_response(),
+    };
     match dispatch(&shared, &method, &uri, &headers, body).await {
         Ok(response) => response,
         Err(error) => {
@@ -448,6 +478,12 @@ fn patch_object(
     if stale {
         return Err(ApiError::stale(place.subject(name)));
     }
+    // A patch producing a value of the wrong type is 422 Invalid on a real server (a
+    // body of the wrong type is 400).
+    let target = objects::typed(rt, target).map_err(|e| {
+        let cause = Cause::invalid("patch", &patch, e.to_string());
+        ApiError::invalid(&rt.group, &rt.kind, name, vec![cause])
+    })?;
     let new = objects::merge_into(rt, &old, target, part);
     let stored = objects::write(&mut cluster, place, name, old, new, part)?;
     Ok(ok(&render(&stored, rt)))

@@ -275,6 +275,15 @@ impl ApiError {
         )
     }
 
+    /// 413 RequestEntityTooLarge for a body over the server's limit.
+    pub(crate) fn request_entity_too_large(limit: usize) -> Self {
+        Self::new(
+            413,
+            "RequestEntityTooLarge",
+            format!("Request entity too large: limit is {limit}"),
+        )
+    }
+
     /// 504 Timeout for a resourceVersion newer than the server's.
     pub(crate) fn too_large_resource_version(requested: u64, current: u64) -> Self {
         Self::new(504, "Timeout", format!("Too large resource version: {requested}, current: {current}"))
