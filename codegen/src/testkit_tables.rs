@@ -1,7 +1,8 @@
 //! Facts of the Kubernetes API that the testkit API server needs about the built-in kinds
 //! it serves, extracted from Kubernetes' OpenAPI v2 document (`swagger.json`) into a
 //! committed, generated module: patch strategies and merge keys for strategic merge
-//! patch.
+//! patch, and the OpenAPI definitions of the served kinds (for `/openapi/v2`,
+//! `/openapi/v3`, `kubectl explain` and the descriptions of Table columns).
 //!
 //! Self-contained: it reads the document with `serde_json` only and shares nothing with
 //! the front-ends but [`GeneratedFile`] and the `DO NOT EDIT` header. The binary
@@ -71,6 +72,14 @@ pub enum Error {
     /// The generated Rust did not parse (a bug in this module).
     #[error("generated Rust does not parse: {0}")]
     Syntax(String),
+    /// Serializing a definition failed.
+    #[error("failed to serialize definition {name}: {reason}")]
+    Json {
+        /// The definition.
+        name: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// A built-in kind the testkit serves.
@@ -384,11 +393,34 @@ fn module(roots: &[(ServedKind, String)], types: &BTreeMap<String, Vec<Field>>) 
         /// The definitions strategic merge patch must know, sorted by name: their fields
         /// with a patch strategy or merge key, and those leading to such definitions.
         pub(crate) static TYPES: &[TypeFields] = &[#(#types),*];
+
+        /// The OpenAPI v2 definitions of the served kinds and of everything they refer to.
+        pub(crate) const DEFINITIONS: &str = include_str!("definitions.json");
     }
 }
 
+/// One definition per line, sorted by name: diffs stay readable.
+fn definitions_json(
+    definitions: &Map<String, Value>,
+    names: &BTreeSet<String>,
+) -> Result<String, Error> {
+    let mut lines = Vec::with_capacity(names.len());
+    for name in names {
+        let json = |value: &Value| {
+            serde_json::to_string(value).map_err(|e| Error::Json {
+                name: name.clone(),
+                reason: e.to_string(),
+            })
+        };
+        let key = json(&Value::String(name.clone()))?;
+        let body = json(&definitions[name])?;
+        lines.push(format!("{key}: {body}"));
+    }
+    Ok(format!("{{\n{}\n}}\n", lines.join(",\n")))
+}
+
 /// Generates the testkit's built-in tables from an OpenAPI v2 document: `mod.rs`
-/// (served kinds and patch strategies).
+/// (served kinds and patch strategies) and `definitions.json`.
 pub fn generate(swagger: &Value, kinds: &[ServedKind]) -> Result<Vec<GeneratedFile>, Error> {
     let definitions = swagger
         .get("definitions")
@@ -404,10 +436,16 @@ pub fn generate(swagger: &Value, kinds: &[ServedKind]) -> Result<Vec<GeneratedFi
     let parsed: syn::File = syn::parse2(tokens).map_err(|e| Error::Syntax(e.to_string()))?;
     let doc = "//! Facts about the built-in kinds the testkit serves, extracted from Kubernetes' \
 OpenAPI v2 document\n//! by `kubegen-testkit-tables` (run by `hack/update-codegen.sh`).\n\n";
-    Ok(vec![GeneratedFile {
-        path: "mod.rs".to_owned(),
-        contents: format!("{HEADER}{doc}{}", prettyplease::unparse(&parsed)),
-    }])
+    Ok(vec![
+        GeneratedFile {
+            path: "mod.rs".to_owned(),
+            contents: format!("{HEADER}{doc}{}", prettyplease::unparse(&parsed)),
+        },
+        GeneratedFile {
+            path: "definitions.json".to_owned(),
+            contents: definitions_json(definitions, &names)?,
+        },
+    ])
 }
 
 #[cfg(test)]
@@ -497,6 +535,13 @@ mod tests {
         for absent in [r#""nodeName""#, r#""status""#, r#""unused""#] {
             assert!(!module.contains(absent), "{absent} present in\n{module}");
         }
+        let json: Value = serde_json::from_str(&files[1].contents).unwrap();
+        assert_eq!(
+            json.as_object().unwrap().len(),
+            8,
+            "the reachable definitions"
+        );
+        assert_eq!(json["spec"], swagger()["definitions"]["spec"]);
     }
 
     #[test]

@@ -126,8 +126,13 @@
 //! - **Discovery**: legacy documents, and aggregated discovery (`apidiscovery.k8s.io/v2`)
 //!   when the Accept header asks for it; likewise get, list and watch answer with
 //!   `meta.k8s.io/v1` PartialObjectMetadata(List) when asked (kube's `*_metadata` calls).
-//!   Only JSON is spoken (no protobuf, no Table output) over HTTP/1.1 without TLS or
-//!   authentication.
+//!   Only JSON is spoken (no protobuf) over HTTP/1.1 without TLS or authentication.
+//! - **Tables** (`kubectl get`): `meta.k8s.io` Table for get, list and watch when the
+//!   Accept header asks for it, with Kubernetes' printer columns for the built-in kinds
+//!   (pods' status from their container statuses; no kubelet sets them) and a CRD
+//!   version's `additionalPrinterColumns` (JSONPath subset: fields, indexes, `*`,
+//!   `?(@.x=="y")` filters) or its one `Age` column; `includeObject` and `noHeaders`
+//!   honoured. Services default to `type: ClusterIP` but get no cluster IP.
 //! - **Simplifications**: CRD status (Established, NamesAccepted) is set in the same
 //!   write that creates the CRD; pods are deleted at once (no kubelet, no grace
 //!   period); core and `events.k8s.io` Events are separate stores; list items carry
@@ -142,6 +147,7 @@ mod crd;
 mod deletion;
 mod discovery;
 mod faults;
+mod jsonpath;
 mod meta;
 mod objects;
 mod page;
@@ -155,6 +161,7 @@ mod server;
 mod status;
 mod storage;
 mod strategic;
+mod table;
 mod watch;
 
 pub use faults::{Delay, Failure, Faults, Matcher, Verb};

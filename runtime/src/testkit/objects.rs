@@ -13,6 +13,7 @@ use super::registry::{ResourceType, StorageKey};
 use super::schema;
 use super::status::{ApiError, ApiResult, Cause, Subject};
 use super::storage::Cluster;
+use super::table::{self, TableOptions};
 
 /// Where an object lives: its type and, for namespaced types, its namespace.
 #[derive(Debug, Clone, Copy)]
@@ -59,6 +60,8 @@ pub(crate) fn render(object: &Value, rt: &ResourceType) -> Value {
 pub(crate) enum Representation {
     Full,
     Metadata,
+    /// A `meta.k8s.io` Table (`kubectl get`).
+    Table(TableOptions),
 }
 
 impl Representation {
@@ -77,6 +80,7 @@ impl Representation {
     pub(crate) fn object(self, object: &Value, rt: &ResourceType) -> Value {
         match self {
             Self::Full => render(object, rt),
+            Self::Table(options) => table::object(rt, object, options),
             Self::Metadata => json!({
                 "kind": "PartialObjectMetadata",
                 "apiVersion": "meta.k8s.io/v1",
@@ -158,6 +162,9 @@ fn default_built_in(rt: &ResourceType, object: &mut Value, creating: bool) {
             if object.get("type").is_none() {
                 object["type"] = json!("Opaque");
             }
+        }
+        ("", "services") if meta::get_path(object, "spec.type").is_none() => {
+            meta::set_path(object, "spec.type", json!("ClusterIP"));
         }
         ("", "pods") if creating => {
             object["status"] = json!({"phase": "Pending"});

@@ -20,6 +20,7 @@ use super::scale;
 use super::server::Shared;
 use super::status::{ApiError, ApiResult, Cause};
 use super::strategic;
+use super::table;
 
 /// A parsed API path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -299,13 +300,30 @@ async fn resource(
     let place = Place { rt: &rt, namespace };
     let name = request.name.as_deref().unwrap_or_default();
     let scale = request.subresource.as_deref() == Some("scale");
-    let representation = Representation::from_accept(accept(headers));
+    let table = table::negotiate(
+        accept(headers),
+        query.get("includeObject").map(String::as_str),
+        query.get("noHeaders").map(String::as_str),
+    )?;
+    let representation = match table {
+        Some(options) => Representation::Table(options),
+        None => Representation::from_accept(accept(headers)),
+    };
     match verb {
         Verb::List => {
             let list = collection::list(&shared.lock(), &rt, request.namespace.as_deref(), query)?;
             match representation {
                 // Serialized from the stored objects, outside the lock.
                 Representation::Full => Ok((StatusCode::OK, axum::Json(&list)).into_response()),
+                Representation::Table(options) => {
+                    let objects = list.items.iter().map(|item| &**item);
+                    Ok(ok(&table::render(
+                        &rt,
+                        objects,
+                        list.metadata.clone(),
+                        options,
+                    )))
+                }
                 _ => Ok(ok(&representation.list(list.into_value()))),
             }
         }

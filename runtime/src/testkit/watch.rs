@@ -217,7 +217,7 @@ struct Line<'a> {
 pub(crate) fn render(item: &WatchItem, rt: &ResourceType, representation: Representation) -> Bytes {
     let api_version = rt.api_version();
     let (kind, object): (&str, Value) = match item {
-        WatchItem::Event(kind, object) if representation == Representation::Metadata => {
+        WatchItem::Event(kind, object) if representation != Representation::Full => {
             (kind.as_str(), representation.object(object, rt))
         }
         WatchItem::Event(kind, object) => {
@@ -302,7 +302,12 @@ impl WatchStream {
                     if matches!(item, WatchItem::Error(_)) {
                         self.finished = true;
                     }
-                    return Some(render(&item, &self.rt, self.representation));
+                    let line = render(&item, &self.rt, self.representation);
+                    // A Table watch sends its column definitions with the first event only.
+                    if let (Representation::Table(options), WatchItem::Event(..)) = (self.representation, &item) {
+                        self.representation = Representation::Table(options.without_headers());
+                    }
+                    return Some(line);
                 }
                 _ = tick(&mut self.bookmarks) => {
                     if let Some(id) = self.id {

@@ -64,13 +64,28 @@ pub async fn raw(
     content_type: Option<&str>,
     body: &str,
 ) -> RawResponse {
+    let headers: Vec<(&str, &str)> = content_type
+        .map(|c| ("Content-Type", c))
+        .into_iter()
+        .collect();
+    raw_with_headers(server, method, path, &headers, body).await
+}
+
+/// [`raw`] with any request headers (`Accept`, `Content-Type`...).
+pub async fn raw_with_headers(
+    server: &ApiServer,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> RawResponse {
     let mut stream = TcpStream::connect(server.address()).await.expect("connect");
     let mut request = format!(
         "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
         server.address()
     );
-    if let Some(content_type) = content_type {
-        request.push_str(&format!("Content-Type: {content_type}\r\n"));
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
     }
     request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
     stream.write_all(request.as_bytes()).await.expect("write");

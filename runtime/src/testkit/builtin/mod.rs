@@ -9,6 +9,10 @@
 mod generated;
 mod typed;
 
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
 pub(crate) use typed::{TypeError, normalize};
 
 /// `x-kubernetes-patch-strategy` of a field.
@@ -69,6 +73,26 @@ pub(crate) fn definition(group: &str, version: &str, kind: &str) -> Option<&'sta
         .map(|(_, _, _, name)| *name)
 }
 
+/// The OpenAPI v2 definitions of the served kinds and of everything they refer to, by
+/// name (parsed once).
+pub(crate) fn definitions() -> &'static Map<String, Value> {
+    static PARSED: OnceLock<Map<String, Value>> = OnceLock::new();
+    // The generated document is checked to parse by a test; an empty map is the
+    // fallback a broken regeneration would show as missing definitions, not a panic.
+    PARSED.get_or_init(|| serde_json::from_str(generated::DEFINITIONS).unwrap_or_default())
+}
+
+/// The description of a property of a definition (`""` when there is none).
+pub(crate) fn description(definition: &str, property: &str) -> &'static str {
+    definitions()
+        .get(definition)
+        .and_then(|d| d.get("properties"))
+        .and_then(|p| p.get(property))
+        .and_then(|p| p.get("description"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
 /// The special fields of a definition (none: strategic merge patch treats it like a
 /// JSON merge patch, directives aside).
 pub(crate) fn type_fields(name: &str) -> Option<&'static TypeFields> {
@@ -104,6 +128,19 @@ mod tests {
             );
         }
         assert_eq!(generated::KINDS.len(), built_ins.len(), "and nothing else");
+    }
+
+    #[test]
+    fn the_definitions_parse_and_hold_every_served_kind() {
+        let definitions = definitions();
+        for (_, _, _, name) in generated::KINDS {
+            assert!(definitions.contains_key(*name), "{name}");
+        }
+        assert!(
+            description("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "name")
+                .starts_with("Name must be unique")
+        );
+        assert_eq!(description("nope", "name"), "");
     }
 
     #[test]

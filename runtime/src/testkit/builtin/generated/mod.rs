@@ -769,3 +769,5 @@ pub(crate) static TYPES: &[TypeFields] = &[
         ],
     },
 ];
+/// The OpenAPI v2 definitions of the served kinds and of everything they refer to.
+pub(crate) const DEFINITIONS: &str = include_str!("definitions.json");
