@@ -127,6 +127,13 @@
 //!   when the Accept header asks for it; likewise get, list and watch answer with
 //!   `meta.k8s.io/v1` PartialObjectMetadata(List) when asked (kube's `*_metadata` calls).
 //!   Only JSON is spoken (no protobuf) over HTTP/1.1 without TLS or authentication.
+//! - **OpenAPI**: `/openapi/v2` (JSON only: a protobuf-only Accept gets 406) and
+//!   `/openapi/v3` with one document per group version, for the built-in kinds (schemas
+//!   generated from Kubernetes' OpenAPI, patch strategies included) and every CRD
+//!   version (its schema, named `com.example.v1.Foo`); paths list the verbs with their
+//!   query parameters, as `kubectl explain`, `kubectl apply` and its field-validation
+//!   check read them. `fieldValidation` itself is accepted and not enforced: unknown
+//!   fields are dropped (built-ins) or pruned (custom resources) silently.
 //! - **Tables** (`kubectl get`): `meta.k8s.io` Table for get, list and watch when the
 //!   Accept header asks for it, with Kubernetes' printer columns for the built-in kinds
 //!   (pods' status from their container statuses; no kubelet sets them) and a CRD
@@ -150,6 +157,7 @@ mod faults;
 mod jsonpath;
 mod meta;
 mod objects;
+mod openapi;
 mod page;
 mod patch;
 mod registry;

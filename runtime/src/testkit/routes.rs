@@ -14,6 +14,7 @@ use super::deletion::{self, DeleteOptions};
 use super::discovery;
 use super::faults::Verb;
 use super::objects::{self, Part, Place, Representation, render};
+use super::openapi;
 use super::patch::{self, PatchKind};
 use super::registry::ResourceType;
 use super::scale;
@@ -30,6 +31,7 @@ enum Route {
     CoreVersions,
     GroupList,
     Group(String),
+    OpenApi(openapi::Document),
     ResourceList(String, String),
     Resource(ResourceRequest),
 }
@@ -85,6 +87,7 @@ fn parse_path(path: &str) -> Option<Route> {
             (*version).to_owned(),
         )),
         ["apis", group, version, rest @ ..] => parse_resource(group, version, rest),
+        ["openapi", ..] => openapi::Document::parse(&segments).map(Route::OpenApi),
         _ => None,
     }
 }
@@ -178,6 +181,15 @@ async fn dispatch(
             discovery::resource_list(&shared.lock().registry, &group, &version)
                 .map(|d| ok(&d))
                 .ok_or_else(ApiError::no_route)
+        }
+        Route::OpenApi(document) => {
+            // client-go asks for /openapi/v2 as protobuf first; this server speaks JSON.
+            if !openapi::accepts_json(accept(headers)) {
+                return Err(ApiError::not_acceptable(
+                    "only application/json is served for OpenAPI documents",
+                ));
+            }
+            openapi::document(&shared.lock().registry, &document).map(|d| ok(&d))
         }
         Route::Resource(request) => {
             let query: Query = QueryExtractor::try_from_uri(uri)
@@ -554,6 +566,14 @@ mod tests {
             Some(Route::ResourceList("apps".to_owned(), "v1".to_owned()))
         );
         assert_eq!(parse_path("/apis"), Some(Route::GroupList));
+        assert_eq!(
+            parse_path("/openapi/v3/apis/apps/v1"),
+            Some(Route::OpenApi(openapi::Document::V3 {
+                group: "apps".to_owned(),
+                version: "v1".to_owned()
+            }))
+        );
+        assert_eq!(parse_path("/openapi/v4"), None);
         assert_eq!(parse_path("/nope"), None);
     }
 }

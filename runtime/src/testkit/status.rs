@@ -275,6 +275,11 @@ impl ApiError {
         )
     }
 
+    /// 406 NotAcceptable: the Accept header names nothing the server can send.
+    pub(crate) fn not_acceptable(message: impl Into<String>) -> Self {
+        Self::new(406, "NotAcceptable", message)
+    }
+
     /// 413 RequestEntityTooLarge for a body over the server's limit.
     pub(crate) fn request_entity_too_large(limit: usize) -> Self {
         Self::new(
