@@ -128,15 +128,15 @@ async fn method_not_allowed_and_unsupported_media_type() {
     .await;
     assert_eq!(protobuf.status, 415);
     assert_status(&protobuf.json(), 415, "UnsupportedMediaType");
-    let strategic = raw(
+    let xml = raw(
         &server,
         "PATCH",
         &format!("{CM_PATH}/a"),
-        Some("application/strategic-merge-patch+json"),
+        Some("application/xml"),
         "{}",
     )
     .await;
-    assert_eq!(strategic.status, 415);
+    assert_eq!(xml.status, 415);
     let unknown = get(&server, "/apis/nope.example.com/v1/things").await;
     assert_eq!(unknown.status, 404);
     assert_status(&unknown.json(), 404, "NotFound");
@@ -360,4 +360,88 @@ async fn yaml_request_bodies_are_accepted() {
     .await;
     assert_eq!(broken.status, 400);
     assert_status(&broken.json(), 400, "BadRequest");
+}
+
+#[tokio::test]
+async fn an_oversized_body_is_a_413_status() {
+    let server = ApiServer::start().await.expect("start");
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    for megabytes in [4, 50] {
+        let big = configmap("big", &"x".repeat(megabytes * 1024 * 1024));
+        let created = api.create(&PostParams::default(), &big).await;
+        assert_eq!(
+            api_error(created),
+            (413, "RequestEntityTooLarge".into()),
+            "{megabytes} MiB"
+        );
+    }
+    let just_under = configmap("fits", &"x".repeat(3 * 1024 * 1024 - 1024));
+    api.create(&PostParams::default(), &just_under)
+        .await
+        .expect("a body under 3 MiB is accepted");
+}
+
+#[tokio::test]
+async fn built_in_objects_are_decoded_through_their_types() {
+    let server = ApiServer::start().await.expect("start");
+    let number = raw(
+        &server,
+        "POST",
+        CM_PATH,
+        Some("application/json"),
+        r#"{"metadata": {"name": "n"}, "data": {"a": 1}}"#,
+    )
+    .await;
+    assert_eq!(number.status, 400, "{}", number.body);
+    assert_status(&number.json(), 400, "BadRequest");
+    let message = number.json()["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        message.starts_with("ConfigMap in version \"v1\" cannot be handled as a ConfigMap"),
+        "{message}"
+    );
+    let secret = raw(
+        &server,
+        "POST",
+        "/api/v1/namespaces/default/secrets",
+        Some("application/json"),
+        r#"{"metadata": {"name": "s"}, "data": {"a": "not base64!"}}"#,
+    )
+    .await;
+    assert_eq!(secret.status, 400, "{}", secret.body);
+    // Unknown fields are dropped, as a real server's typed decoding drops them.
+    let created = raw(
+        &server,
+        "POST",
+        CM_PATH,
+        Some("application/json"),
+        r#"{"metadata": {"name": "ok", "colour": "red"}, "data": {"a": "1"}, "extra": true}"#,
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let stored = created.json();
+    assert!(stored.get("extra").is_none() && stored["metadata"].get("colour").is_none());
+    // A patch whose result does not decode is 422 Invalid, naming the patch.
+    let patched = raw(
+        &server,
+        "PATCH",
+        &format!("{CM_PATH}/ok"),
+        Some("application/merge-patch+json"),
+        r#"{"data": {"a": ["x"]}}"#,
+    )
+    .await;
+    assert_eq!(patched.status, 422, "{}", patched.body);
+    assert_status(&patched.json(), 422, "Invalid");
+    assert_eq!(patched.json()["details"]["causes"][0]["field"], "patch");
+    let updated = raw(
+        &server,
+        "PUT",
+        &format!("{CM_PATH}/ok"),
+        Some("application/json"),
+        r#"{"metadata": {"name": "ok"}, "data": {"a": true}}"#,
+    )
+    .await;
+    assert_eq!(updated.status, 400, "{}", updated.body);
 }

@@ -184,6 +184,12 @@ async fn pagination_is_stable_against_concurrent_writes() {
             "pages share the first page's resourceVersion"
         );
         seen.extend(page.items.into_iter().filter_map(|c| c.metadata.name));
+        let remaining = 10 - seen.len();
+        assert_eq!(
+            page.metadata.remaining_item_count,
+            (remaining > 0).then_some(remaining as i64),
+            "counted in the snapshot, not the latest state"
+        );
         token = page.metadata.continue_;
     }
     let expected: Vec<String> = (0..10).map(|i| format!("cm-{i:02}")).collect();

@@ -1,4 +1,4 @@
-//! Content negotiation: the metadata-only Accept headers on get, list, watch and writes,
+//! Content negotiation: the metadata-only and Table Accept headers on get, list, watch and writes,
 //! fallbacks to the whole object, and 406 NotAcceptable, as a real API server answers.
 #![cfg(feature = "testkit")]
 
@@ -77,19 +77,31 @@ async fn get_answers_each_accept_form() {
         "meta.k8s.io/v1",
         "a",
     );
-    for whole in [KUBECTL_TABLE, "*/*", "application/json", ""] {
+    let table = accept(&server, path, KUBECTL_TABLE).await.json();
+    assert_eq!(table["kind"], "Table", "{table}");
+    assert_eq!(
+        table["rows"][0]["object"]["metadata"]["name"], "a",
+        "{table}"
+    );
+    for whole in [
+        "application/json;as=Table;v=v2;g=meta.k8s.io,application/json",
+        "*/*",
+        "application/json",
+        "",
+    ] {
         let response = accept(&server, path, whole).await;
         assert_eq!(response.status, 200, "{whole}: {}", response.body);
         assert_eq!(response.json()["kind"], "ConfigMap", "{whole}");
         assert_eq!(response.json()["data"]["value"], "secret body", "{whole}");
     }
-    // The list form of one object, a Table only, or an unknown kind: nothing to serve.
+    // The list form of one object, a Table in an unknown version, or an unknown kind:
+    // nothing to serve.
     assert_not_acceptable(&accept(&server, path, LIST).await);
     assert_not_acceptable(
         &accept(
             &server,
             path,
-            "application/json;as=Table;v=v1;g=meta.k8s.io",
+            "application/json;as=Table;v=v2;g=meta.k8s.io",
         )
         .await,
     );
@@ -122,7 +134,10 @@ async fn list_answers_each_accept_form_and_keeps_paging() {
         .json();
     assert_partial(&rest["items"][0], "meta.k8s.io/v1", "c");
 
-    let whole = accept(&server, path, KUBECTL_TABLE).await.json();
+    let table = accept(&server, path, KUBECTL_TABLE).await.json();
+    assert_eq!(table["kind"], "Table", "{table}");
+    assert_eq!(table["rows"].as_array().map(Vec::len), Some(3), "{table}");
+    let whole = accept(&server, path, "application/json").await.json();
     assert_eq!(whole["kind"], "ConfigMapList");
     assert_eq!(whole["items"][0]["data"]["value"], "secret body");
     assert_not_acceptable(&accept(&server, path, OBJECT).await);

@@ -1,9 +1,11 @@
 //! PATCH: merge patch, JSON patch, server-side apply (merge semantics, create if
-//! absent, fieldManager required) and 415 for strategic merge patch.
+//! absent, fieldManager required) and strategic merge patch (built-in kinds; 415 for
+//! custom resources, as on a real server).
 #![cfg(feature = "testkit")]
 
 mod testkit_support;
 
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kubegen_runtime::testkit::ApiServer;
@@ -115,20 +117,143 @@ async fn server_side_apply_creates_then_merges() {
 }
 
 #[tokio::test]
-async fn strategic_merge_patch_is_unsupported_media_type() {
+async fn strategic_merge_patch_merges_lists_by_their_merge_keys() {
     let server = ApiServer::start().await.expect("start");
-    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    api.create(&PostParams::default(), &configmap("a", "1"))
+    let deployments: Api<Deployment> = Api::default_namespaced(server.client());
+    let deployment: Deployment = serde_json::from_value(json!({
+        "metadata": {"name": "web", "finalizers": ["example.com/a"]},
+        "spec": {
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [
+                    {"name": "web", "image": "nginx:1.25", "ports": [{"containerPort": 80}]},
+                    {"name": "log", "image": "busybox"}
+                ]}
+            }
+        }
+    }))
+    .expect("deployment");
+    deployments
+        .create(&PostParams::default(), &deployment)
         .await
         .expect("create");
-    let strategic = api
+    // What `kubectl apply` sends after the image of one container changed and the other
+    // container was removed from the manifest.
+    let patch = json!({
+        "metadata": {"$deleteFromPrimitiveList/finalizers": ["example.com/a"]},
+        "spec": {"template": {"spec": {
+            "$setElementOrder/containers": [{"name": "web"}],
+            "containers": [{"image": "nginx:1.26", "name": "web"}, {"$patch": "delete", "name": "log"}]
+        }}}
+    });
+    let patched = deployments
+        .patch("web", &PatchParams::default(), &Patch::Strategic(patch))
+        .await
+        .expect("strategic merge patch");
+    let spec = patched.spec.template.spec.expect("pod spec");
+    assert_eq!(spec.containers.len(), 1);
+    assert_eq!(spec.containers[0].image.as_deref(), Some("nginx:1.26"));
+    assert_eq!(
+        spec.containers[0]
+            .ports
+            .as_ref()
+            .map(|p| p[0].container_port),
+        Some(80),
+        "merged into the container, not replacing it"
+    );
+    assert!(patched.metadata.finalizers.unwrap_or_default().is_empty());
+    assert_eq!(patched.metadata.generation, Some(2));
+
+    let configmaps: Api<ConfigMap> = Api::default_namespaced(server.client());
+    configmaps
+        .create(&PostParams::default(), &configmap("a", "1"))
+        .await
+        .expect("create");
+    let cm = configmaps
         .patch(
             "a",
             &PatchParams::default(),
-            &Patch::Strategic(json!({"data": {"value": "2"}})),
+            &Patch::Strategic(json!({"data": {"value": "2", "b": "3"}})),
+        )
+        .await
+        .expect("kubectl patch cm a -p ...");
+    assert_eq!(
+        cm.data,
+        Some(
+            [
+                ("value".to_owned(), "2".to_owned()),
+                ("b".to_owned(), "3".to_owned())
+            ]
+            .into()
+        )
+    );
+    let bad = configmaps
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::Strategic(json!({"metadata": {"$setElementOrder/finalizers": "x"}})),
         )
         .await;
-    assert_eq!(api_error(strategic), (415, "UnsupportedMediaType".into()));
+    assert_eq!(api_error(bad), (400, "BadRequest".into()));
+}
+
+#[tokio::test]
+async fn strategic_merge_patch_of_a_custom_resource_is_unsupported_media_type() {
+    let server = ApiServer::start().await.expect("start");
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "widgets", "kind": "Widget"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                "type": "object", "x-kubernetes-preserve-unknown-fields": true
+            }}}]
+        }
+    });
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let created = raw(
+        &server,
+        "POST",
+        crds,
+        Some("application/json"),
+        &crd.to_string(),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let widgets = "/apis/example.com/v1/namespaces/default/widgets";
+    let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"a": 1}});
+    let created = raw(
+        &server,
+        "POST",
+        widgets,
+        Some("application/json"),
+        &widget.to_string(),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let strategic = raw(
+        &server,
+        "PATCH",
+        &format!("{widgets}/w"),
+        Some("application/strategic-merge-patch+json"),
+        r#"{"spec": {"a": 2}}"#,
+    )
+    .await;
+    assert_eq!(strategic.status, 415);
+    assert_eq!(strategic.json()["reason"], "UnsupportedMediaType");
+    let message = strategic.json()["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        message.contains("application/merge-patch+json"),
+        "{message}"
+    );
+    assert!(!message.contains("accepted media types include: application/strategic"));
 }
 
 #[tokio::test]

@@ -5,11 +5,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::time::Instant;
 
 use super::negotiation::Representation;
-use super::objects::render;
+use super::page::Page;
 use super::registry::ResourceType;
 use super::selectors::{FieldSelector, LabelSelector};
 use super::server::Shared;
@@ -63,20 +63,36 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// An opaque continue token: the list's resourceVersion and the last key returned.
-fn encode_continue(rv: u64, last: &ObjectKey) -> String {
-    hex(format!("{rv}:{}/{}", last.0, last.1).as_bytes())
+/// Where a paged list goes on: the snapshot's resourceVersion, how many items earlier
+/// pages returned (for `remainingItemCount`) and the last key returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Continue {
+    rv: u64,
+    offset: usize,
+    last: ObjectKey,
 }
 
-fn decode_continue(token: &str) -> ApiResult<(u64, ObjectKey)> {
-    let invalid = || list_options_invalid("continue", token, "continue key is not valid");
-    let text = unhex(token)
-        .and_then(|b| String::from_utf8(b).ok())
-        .ok_or_else(invalid)?;
-    let (rv, key) = text.split_once(':').ok_or_else(invalid)?;
-    let (namespace, name) = key.split_once('/').ok_or_else(invalid)?;
-    let rv = rv.parse().map_err(|_| invalid())?;
-    Ok((rv, (namespace.to_owned(), name.to_owned())))
+impl Continue {
+    /// The opaque token.
+    fn encode(&self) -> String {
+        let (namespace, name) = &self.last;
+        hex(format!("{}:{}:{namespace}/{name}", self.rv, self.offset).as_bytes())
+    }
+
+    fn decode(token: &str) -> ApiResult<Self> {
+        let invalid = || list_options_invalid("continue", token, "continue key is not valid");
+        let text = unhex(token)
+            .and_then(|b| String::from_utf8(b).ok())
+            .ok_or_else(invalid)?;
+        let (rv, rest) = text.split_once(':').ok_or_else(invalid)?;
+        let (offset, key) = rest.split_once(':').ok_or_else(invalid)?;
+        let (namespace, name) = key.split_once('/').ok_or_else(invalid)?;
+        Ok(Self {
+            rv: rv.parse().map_err(|_| invalid())?,
+            offset: offset.parse().map_err(|_| invalid())?,
+            last: (namespace.to_owned(), name.to_owned()),
+        })
+    }
 }
 
 /// GET on a collection: a `{Kind}List` honouring selectors, `limit`/`continue`,
@@ -93,7 +109,7 @@ pub(crate) fn list(
     rt: &ResourceType,
     namespace: Option<&str>,
     query: &Query,
-) -> ApiResult<Value> {
+) -> ApiResult<Page> {
     let filter = filter(rt, namespace, query)?;
     let rv_param = param(query, "resourceVersion");
     let rv_match = param(query, "resourceVersionMatch");
@@ -105,7 +121,7 @@ pub(crate) fn list(
         },
         None => None,
     };
-    let continue_from = param(query, "continue").map(decode_continue).transpose()?;
+    let continue_from = param(query, "continue").map(Continue::decode).transpose()?;
     let current = cluster.current_rv();
     let (snapshot_rv, start) = match (continue_from, rv_param, rv_match) {
         (Some(_), Some(_), _) => {
@@ -115,7 +131,7 @@ pub(crate) fn list(
                 "specifying resource version is not allowed when using continue",
             ));
         }
-        (Some((rv, last)), None, _) => (rv, Some(last)),
+        (Some(from), None, _) => (from.rv, Some(from)),
         (None, None, Some(m)) => {
             return Err(list_options_invalid(
                 "resourceVersionMatch",
@@ -151,43 +167,45 @@ pub(crate) fn list(
             }
         }
     };
-    let objects = cluster.snapshot(&rt.storage_key(), snapshot_rv).map_err(|e| {
+    let revision = cluster.at(&rt.storage_key(), snapshot_rv).map_err(|e| {
         if e.code == 410 && start.is_some() {
             ApiError::expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue value from the response.")
         } else {
             e
         }
     })?;
-    let range = match &start {
-        Some(last) => objects.range::<ObjectKey, _>((
-            std::ops::Bound::Excluded(last.clone()),
-            std::ops::Bound::Unbounded,
-        )),
-        None => objects.range::<ObjectKey, _>(..),
-    };
-    let mut matching = range.filter(|(_, o)| filter.matches(o));
+    let offset = start.as_ref().map_or(0, |from| from.offset);
+    let mut matching = revision
+        .iter(
+            namespace,
+            start
+                .as_ref()
+                .map(|from| (from.last.0.as_str(), from.last.1.as_str())),
+        )
+        .filter(|(_, o)| filter.matches(o));
     let mut items = Vec::new();
     let mut last_key = None;
     for (key, object) in matching.by_ref().take(limit.unwrap_or(usize::MAX)) {
-        items.push(render(object, rt));
-        last_key = Some(key.clone());
+        items.push(object.clone());
+        last_key = Some(key);
     }
     let mut metadata = json!({"resourceVersion": snapshot_rv.to_string()});
-    if let (Some(_), Some(last)) = (limit, &last_key) {
-        let remaining = matching.count();
-        if remaining > 0 {
-            metadata["continue"] = json!(encode_continue(snapshot_rv, last));
-            if filter.labels.is_empty() && filter.fields.is_empty() {
-                metadata["remainingItemCount"] = json!(remaining);
-            }
+    if let (Some(_), Some(last)) = (limit, last_key)
+        && matching.next().is_some()
+    {
+        let returned = offset + items.len();
+        let next = Continue {
+            rv: snapshot_rv,
+            offset: returned,
+            last: (last.0.to_owned(), last.1.to_owned()),
+        };
+        metadata["continue"] = json!(next.encode());
+        if filter.labels.is_empty() && filter.fields.is_empty() {
+            metadata["remainingItemCount"] =
+                json!(revision.count(namespace).saturating_sub(returned));
         }
     }
-    Ok(json!({
-        "kind": rt.list_kind,
-        "apiVersion": rt.api_version(),
-        "metadata": metadata,
-        "items": items,
-    }))
+    Ok(Page::new(rt, metadata, items))
 }
 
 /// Settings a watch needs from the server configuration.
@@ -340,9 +358,16 @@ mod tests {
 
     #[test]
     fn continue_tokens_round_trip() {
-        let key = ("ns".to_owned(), "name-1".to_owned());
-        let token = encode_continue(42, &key);
-        assert_eq!(decode_continue(&token).expect("decode"), (42, key));
-        assert_eq!(decode_continue("zz").map_err(|e| e.code), Err(422));
+        let from = Continue {
+            rv: 42,
+            offset: 500,
+            last: ("ns".to_owned(), "name:1".to_owned()),
+        };
+        assert_eq!(Continue::decode(&from.encode()).expect("decode"), from);
+        assert_eq!(Continue::decode("zz").map_err(|e| e.code), Err(422));
+        assert_eq!(
+            Continue::decode(&hex(b"1:x:a/b")).map_err(|e| e.code),
+            Err(422)
+        );
     }
 }

@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::jsonpath::JsonPath;
 use super::meta;
-use super::registry::{ResourceType, ScalePaths, SelectorSource, StorageKey};
+use super::registry::{PrinterColumn, ResourceType, ScalePaths, SelectorSource, StorageKey};
 use super::status::{ApiError, ApiResult, Cause};
 use super::storage::Cluster;
 
@@ -117,6 +118,9 @@ pub(crate) fn prepare(crd: &mut Value, old: Option<&Value>) -> ApiResult<Served>
         ));
     }
     for (i, version) in versions.iter().enumerate() {
+        if let Err(errors) = printer_columns(version, i) {
+            causes.extend(errors);
+        }
         if string_at(version, "name").is_none() {
             causes.push(Cause::required(format!("spec.versions[{i}].name")));
         }
@@ -211,6 +215,7 @@ pub(crate) fn prepare(crd: &mut Value, old: Option<&Value>) -> ApiResult<Served>
                     .collect(),
                 schema: meta::get_path(version, "schema.openAPIV3Schema").cloned(),
                 custom: true,
+                printer_columns: printer_columns(version, 0).unwrap_or_default(),
             }
         })
         .collect();
@@ -219,6 +224,65 @@ pub(crate) fn prepare(crd: &mut Value, old: Option<&Value>) -> ApiResult<Served>
         plural,
         types,
     })
+}
+
+/// A version's `additionalPrinterColumns`; without any, the one `Age` column a real
+/// server shows. Errors name `spec.versions[i].additionalPrinterColumns[j]` fields.
+fn printer_columns(version: &Value, i: usize) -> Result<Vec<PrinterColumn>, Vec<Cause>> {
+    let Some(columns) = version
+        .get("additionalPrinterColumns")
+        .and_then(Value::as_array)
+    else {
+        return Ok(vec![PrinterColumn {
+            name: "Age".to_owned(),
+            ty: "date".to_owned(),
+            format: String::new(),
+            description: String::new(),
+            priority: 0,
+            path: JsonPath::parse(".metadata.creationTimestamp").map_err(|_| Vec::new())?,
+        }]);
+    };
+    let mut parsed = Vec::new();
+    let mut causes = Vec::new();
+    for (j, column) in columns.iter().enumerate() {
+        let field = |name: &str| format!("spec.versions[{i}].additionalPrinterColumns[{j}].{name}");
+        let name = string_at(column, "name").unwrap_or_default();
+        if name.is_empty() {
+            causes.push(Cause::required(field("name")));
+        }
+        let ty = string_at(column, "type").unwrap_or_default();
+        if !matches!(ty, "integer" | "number" | "string" | "boolean" | "date") {
+            causes.push(Cause::new(
+                "FieldValueNotSupported",
+                field("type"),
+                format!("Unsupported value: {ty:?}: supported values: \"boolean\", \"date\", \"integer\", \"number\", \"string\""),
+            ));
+        }
+        let raw_path = string_at(column, "jsonPath").unwrap_or_default();
+        match JsonPath::parse(raw_path) {
+            Ok(path) if !raw_path.is_empty() => parsed.push(PrinterColumn {
+                name: name.to_owned(),
+                ty: ty.to_owned(),
+                format: string_at(column, "format").unwrap_or_default().to_owned(),
+                description: string_at(column, "description")
+                    .unwrap_or_default()
+                    .to_owned(),
+                priority: column.get("priority").and_then(Value::as_i64).unwrap_or(0),
+                path,
+            }),
+            Ok(_) => causes.push(Cause::required(field("jsonPath"))),
+            Err(e) => causes.push(Cause::invalid(
+                field("jsonPath"),
+                &json!(raw_path),
+                e.to_string(),
+            )),
+        }
+    }
+    if causes.is_empty() {
+        Ok(parsed)
+    } else {
+        Err(causes)
+    }
 }
 
 /// Serves the given types (replacing every version a previous CRD write registered).

@@ -90,12 +90,20 @@
 //!   served like `Background`. `dryRun=All` computes and validates a write and returns
 //!   its result without storing it (no new resourceVersion, no event). `managedFields`
 //!   are not maintained.
+//! - **Decoding**: built-in objects are decoded through their k8s-openapi types on every
+//!   write (create, update, patch result), so a value of the wrong type is a 400
+//!   BadRequest (422 Invalid for a patch result, as on a real server) and fields the type
+//!   does not have are dropped. Request bodies over 3 MiB get 413; every error is a
+//!   `metav1.Status`.
 //! - **Status subresource**: spec changes are ignored on `/status` and status changes
 //!   on the main resource; status is cleared on create (pods start `Pending`).
-//! - **Patch**: `application/merge-patch+json`, `application/json-patch+json` and
-//!   `application/apply-patch+yaml` (server-side apply with `fieldManager` required and
-//!   `force` accepted, applied with merge-patch semantics, creating absent objects).
-//!   Strategic merge patch is answered with 415 UnsupportedMediaType.
+//! - **Patch**: `application/merge-patch+json`, `application/json-patch+json`,
+//!   `application/strategic-merge-patch+json` for built-in kinds (patch strategies and
+//!   merge keys generated from Kubernetes' OpenAPI document; `$patch: replace|delete`,
+//!   `$setElementOrder`, `$deleteFromPrimitiveList` and `$retainKeys` honoured; 415 for
+//!   custom resources, as on a real server) and `application/apply-patch+yaml`
+//!   (server-side apply with `fieldManager` required and `force` accepted, applied with
+//!   merge-patch semantics, creating absent objects; no field ownership or conflicts).
 //! - **List**: label selectors (`=`, `==`, `!=`, `in`, `notin`, `key`, `!key`), field
 //!   selectors (`metadata.name`, `metadata.namespace`, declared fields such as
 //!   `spec.nodeName` for pods or `type` for secrets, CRD `selectableFields`), `limit` and
@@ -123,11 +131,25 @@
 //!   real server does: `as=PartialObjectMetadata` / `as=PartialObjectMetadataList` with
 //!   `g=meta.k8s.io;v=v1` (or `v1beta1`) get metadata only (kube's `Api<PartialObjectMeta<K>>`
 //!   and `*_metadata` calls, client-go's metadata client) on get, list, watch (events and
-//!   bookmarks) and write responses; clauses asking for what is not served (Table,
-//!   protobuf, YAML) are skipped, so kubectl's `...;as=Table,application/json` gets the
-//!   whole object, and a header with nothing servable is 406 NotAcceptable, as is the
-//!   list form on one object or the object form on a list (a watch sends whole objects
-//!   instead). Only JSON is spoken, over HTTP/1.1 without TLS or authentication.
+//!   bookmarks) and write responses, and `as=Table` gets a Table (below); clauses asking
+//!   for what is not served (protobuf, YAML) are skipped, and a header with nothing
+//!   servable is 406 NotAcceptable, as is the list form on one object or the object form
+//!   on a list (a watch sends whole objects instead). Only JSON is spoken, over HTTP/1.1
+//!   without TLS or authentication.
+//! - **OpenAPI**: `/openapi/v2` (JSON only: a protobuf-only Accept gets 406) and
+//!   `/openapi/v3` with one document per group version, for the built-in kinds (schemas
+//!   generated from Kubernetes' OpenAPI, patch strategies included) and every CRD
+//!   version (its schema, named `com.example.v1.Foo`); paths list the verbs with their
+//!   query parameters, as `kubectl explain`, `kubectl apply` and its field-validation
+//!   check read them. `fieldValidation` itself is accepted and not enforced: unknown
+//!   fields are dropped (built-ins) or pruned (custom resources) silently.
+//! - **Tables** (`kubectl get`): `meta.k8s.io` Table (`v1` or `v1beta1`) for get, list,
+//!   watch and write responses when the Accept header asks for it, with Kubernetes'
+//!   printer columns for the built-in kinds (pods' status from their container statuses;
+//!   no kubelet sets them) and a CRD version's `additionalPrinterColumns` (JSONPath
+//!   subset: fields, indexes, `*`, `?(@.x=="y")` filters) or its one `Age` column;
+//!   `includeObject` and `noHeaders` honoured; a watch sends the column definitions with
+//!   its first event only. Services default to `type: ClusterIP` but get no cluster IP.
 //! - **Simplifications**: CRD status (Established, NamesAccepted) is set in the same
 //!   write that creates the CRD; pods are deleted at once (no kubelet, no grace
 //!   period); core and `events.k8s.io` Events are separate stores; list items carry
@@ -136,14 +158,19 @@
 //! - **Client**: [`ApiServer::client`] has kube's automatic retries of 429/503/504 turned
 //!   off so tests see every answer; [`ApiServer::kube_config`] gives kube's defaults.
 
+mod builtin;
 mod collection;
 mod crd;
 mod deletion;
 mod discovery;
 mod faults;
+mod jsonpath;
 mod meta;
+mod metav1;
 mod negotiation;
 mod objects;
+mod openapi;
+mod page;
 mod patch;
 mod registry;
 mod routes;
@@ -153,6 +180,8 @@ mod selectors;
 mod server;
 mod status;
 mod storage;
+mod strategic;
+mod table;
 mod watch;
 
 /// The request verb faults match on: the runtime's one [`Verb`](crate::error::Verb).

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::builtin;
 use super::crd;
 use super::deletion;
 use super::meta::{self, meta_str};
@@ -110,6 +111,9 @@ fn default_built_in(rt: &ResourceType, object: &mut Value, creating: bool) {
                 object["type"] = json!("Opaque");
             }
         }
+        ("", "services") if meta::get_path(object, "spec.type").is_none() => {
+            meta::set_path(object, "spec.type", json!("ClusterIP"));
+        }
         ("", "pods") if creating => {
             object["status"] = json!({"phase": "Pending"});
         }
@@ -123,6 +127,15 @@ fn default_built_in(rt: &ResourceType, object: &mut Value, creating: bool) {
         }
         _ => {}
     }
+}
+
+/// A built-in object decoded through its k8s-openapi type and encoded again (unknown
+/// fields dropped); custom resources unchanged (their schema prunes them).
+pub(crate) fn typed(rt: &ResourceType, object: Value) -> Result<Value, builtin::TypeError> {
+    if rt.custom {
+        return Ok(object);
+    }
+    builtin::normalize(&rt.group, &rt.version, &rt.kind, object)
 }
 
 /// Label, annotation and finalizer name checks every write gets, as ObjectMeta
@@ -330,6 +343,7 @@ pub(crate) fn create(
         map.remove("status");
     }
     default_built_in(rt, &mut object, true);
+    let mut object = typed(rt, object).map_err(|e| ApiError::bad_request(e.to_string()))?;
     validate_metadata(place, &name, &object)?;
     validate(place, &name, &mut object)?;
     let new_types = if crd::is_crd(rt) {
@@ -497,6 +511,7 @@ pub(crate) fn write(
     new["apiVersion"] = json!(rt.api_version());
     new["kind"] = json!(rt.kind);
     default_built_in(rt, &mut new, false);
+    let mut new = typed(rt, new).map_err(|e| ApiError::bad_request(e.to_string()))?;
     validate_metadata(place, name, &new)?;
     check_no_new_finalizers(place, name, &old, &new)?;
     validate(place, name, &mut new)?;

@@ -1,9 +1,10 @@
-//! PATCH bodies: JSON merge patch, JSON patch and server-side apply (with merge
-//! semantics). Strategic merge patch is answered with 415.
+//! PATCH bodies: JSON merge patch, JSON patch, strategic merge patch (built-in kinds
+//! only, as on a real server) and server-side apply (with merge semantics).
 
 use serde_json::Value;
 
 use super::status::{ApiError, ApiResult};
+use super::strategic;
 
 /// The patch types the server accepts, by Content-Type.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,17 +15,21 @@ pub(crate) enum PatchKind {
     Json,
     /// `application/apply-patch+yaml`: server-side apply, here with merge semantics.
     Apply,
+    /// `application/strategic-merge-patch+json`: built-in kinds only.
+    Strategic,
 }
 
 impl PatchKind {
-    /// The kind for a Content-Type; 415 for strategic merge patch and anything else.
-    pub(crate) fn from_content_type(content_type: &str) -> ApiResult<Self> {
+    /// The kind for a Content-Type; 415 for anything else, and for strategic merge patch
+    /// on custom resources (`builtin` false), as a real server answers.
+    pub(crate) fn from_content_type(content_type: &str, builtin: bool) -> ApiResult<Self> {
         let media = content_type.split(';').next().unwrap_or_default().trim();
         match media {
             "application/merge-patch+json" => Ok(Self::Merge),
             "application/json-patch+json" => Ok(Self::Json),
             "application/apply-patch+yaml" => Ok(Self::Apply),
-            _ => Err(ApiError::unsupported_media_type(content_type)),
+            "application/strategic-merge-patch+json" if builtin => Ok(Self::Strategic),
+            _ => Err(ApiError::unsupported_patch_type(content_type, builtin)),
         }
     }
 }
@@ -47,9 +52,22 @@ pub(crate) fn parse_body(kind: &PatchKind, body: &[u8]) -> ApiResult<Value> {
     }
 }
 
-/// Applies a parsed patch to `target`.
-pub(crate) fn apply(kind: &PatchKind, target: &mut Value, patch: &Value) -> ApiResult<()> {
+/// Applies a parsed patch to `target`; `schema` is the target's strategic merge patch
+/// schema (see [`strategic::root`]).
+pub(crate) fn apply(
+    kind: &PatchKind,
+    target: &mut Value,
+    patch: &Value,
+    schema: strategic::Schema,
+) -> ApiResult<()> {
     match kind {
+        PatchKind::Strategic => {
+            strategic::apply(target, patch, schema).map_err(|e| match e.code() {
+                400 => ApiError::bad_request(e.to_string()),
+                422 => ApiError::new(422, "Invalid", e.to_string()),
+                _ => ApiError::internal(e.to_string()),
+            })
+        }
         PatchKind::Merge | PatchKind::Apply => {
             if !patch.is_object() {
                 return Err(ApiError::bad_request("a merge patch must be a JSON object"));
@@ -80,19 +98,30 @@ mod tests {
     #[test]
     fn content_types_map_to_patch_kinds() {
         assert_eq!(
-            PatchKind::from_content_type("application/merge-patch+json").ok(),
+            PatchKind::from_content_type("application/merge-patch+json", false).ok(),
             Some(PatchKind::Merge)
         );
         assert_eq!(
-            PatchKind::from_content_type("application/json-patch+json; charset=utf-8").ok(),
+            PatchKind::from_content_type("application/json-patch+json; charset=utf-8", false).ok(),
             Some(PatchKind::Json)
         );
         assert_eq!(
-            PatchKind::from_content_type("application/apply-patch+yaml").ok(),
+            PatchKind::from_content_type("application/apply-patch+yaml", false).ok(),
             Some(PatchKind::Apply)
         );
-        let strategic = PatchKind::from_content_type("application/strategic-merge-patch+json");
-        assert_eq!(strategic.map_err(|e| e.code), Err(415));
+        let strategic = "application/strategic-merge-patch+json";
+        assert_eq!(
+            PatchKind::from_content_type(strategic, true).ok(),
+            Some(PatchKind::Strategic)
+        );
+        let custom =
+            PatchKind::from_content_type(strategic, false).map_err(|e| (e.code, e.message));
+        let (code, message) = custom.expect_err("custom resources refuse strategic merge");
+        assert_eq!(code, 415);
+        assert!(
+            !message.contains("accepted media types include: application/strategic"),
+            "{message}"
+        );
     }
 
     #[test]
@@ -102,19 +131,20 @@ mod tests {
             &PatchKind::Merge,
             &mut target,
             &json!({"b": {"c": null, "d": 3}}),
+            None,
         )
         .expect("merge");
         assert_eq!(target, json!({"a": 1, "b": {"d": 3}}));
         let ops = json!([{"op": "replace", "path": "/a", "value": 5}, {"op": "test", "path": "/a", "value": 5}]);
-        apply(&PatchKind::Json, &mut target, &ops).expect("json patch");
+        apply(&PatchKind::Json, &mut target, &ops, None).expect("json patch");
         assert_eq!(target["a"], 5);
         let failing = json!([{"op": "test", "path": "/a", "value": 6}]);
         assert_eq!(
-            apply(&PatchKind::Json, &mut target, &failing).map_err(|e| e.code),
+            apply(&PatchKind::Json, &mut target, &failing, None).map_err(|e| e.code),
             Err(422)
         );
         let yaml = parse_body(&PatchKind::Apply, b"b:\n  e: x\n").expect("yaml");
-        apply(&PatchKind::Apply, &mut target, &yaml).expect("apply");
+        apply(&PatchKind::Apply, &mut target, &yaml, None).expect("apply");
         assert_eq!(target["b"], json!({"d": 3, "e": "x"}));
     }
 }

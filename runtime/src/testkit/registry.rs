@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::jsonpath::JsonPath;
+
 /// Where a `scale` subresource reads and writes replicas.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ScalePaths {
@@ -24,6 +26,18 @@ pub(crate) enum SelectorSource {
     LabelSelectorAt(String),
     /// A string already in selector syntax at this path (CRD `labelSelectorPath`).
     StringAt(String),
+}
+
+/// A CRD version's `additionalPrinterColumns` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PrinterColumn {
+    pub(crate) name: String,
+    /// `integer`, `number`, `string`, `boolean` or `date`.
+    pub(crate) ty: String,
+    pub(crate) format: String,
+    pub(crate) description: String,
+    pub(crate) priority: i64,
+    pub(crate) path: JsonPath,
 }
 
 /// One served resource in one group version.
@@ -48,6 +62,9 @@ pub(crate) struct ResourceType {
     pub(crate) schema: Option<Value>,
     /// Whether this type was registered by a CRD.
     pub(crate) custom: bool,
+    /// A CRD version's `additionalPrinterColumns` (empty for built-ins: their columns
+    /// are Kubernetes' printers').
+    pub(crate) printer_columns: Vec<PrinterColumn>,
 }
 
 impl ResourceType {
@@ -147,6 +164,7 @@ impl BuiltIn {
             selectable_fields: self.fields.iter().map(|s| (*s).to_owned()).collect(),
             schema: None,
             custom: false,
+            printer_columns: Vec::new(),
         }
     }
 }

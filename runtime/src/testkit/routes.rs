@@ -2,10 +2,11 @@
 
 use std::sync::Arc;
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{Query as QueryExtractor, State};
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
 use serde_json::Value;
 
 use super::collection::{self, Query, WatchDefaults};
@@ -13,11 +14,14 @@ use super::deletion::{self, DeleteOptions};
 use super::discovery;
 use super::negotiation::Representation;
 use super::objects::{self, Part, Place};
+use super::openapi;
+use super::page::Page;
 use super::patch::{self, PatchKind};
 use super::registry::ResourceType;
 use super::scale;
 use super::server::Shared;
 use super::status::{ApiError, ApiResult, Cause};
+use super::strategic;
 use crate::error::Verb;
 
 /// A parsed API path.
@@ -28,6 +32,7 @@ enum Route {
     CoreVersions,
     GroupList,
     Group(String),
+    OpenApi(openapi::Document),
     ResourceList(String, String),
     Resource(ResourceRequest),
 }
@@ -83,6 +88,7 @@ fn parse_path(path: &str) -> Option<Route> {
             (*version).to_owned(),
         )),
         ["apis", group, version, rest @ ..] => parse_resource(group, version, rest),
+        ["openapi", ..] => openapi::Document::parse(&segments).map(Route::OpenApi),
         _ => None,
     }
 }
@@ -95,15 +101,54 @@ fn ok(value: &Value) -> Response {
     json(StatusCode::OK, value)
 }
 
-/// The single handler behind every path.
+/// 200 with a body already serialized as JSON.
+fn ok_bytes(body: Bytes) -> Response {
+    let mut response = Response::new(Body::from(body));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// The largest request body accepted, as on a real server (3 MiB: large CRDs need it).
+pub(crate) const MAX_BODY: usize = 3 * 1024 * 1024;
+
+/// Reads a request body of at most [`MAX_BODY`] bytes; beyond that, 413 as a Status.
+async fn read_body(headers: &HeaderMap, body: Body) -> ApiResult<Bytes> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|length| length > MAX_BODY) {
+        return Err(ApiError::request_entity_too_large(MAX_BODY));
+    }
+    let mut bytes = Vec::with_capacity(declared.unwrap_or(0));
+    let mut stream = body.into_data_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk
+            .map_err(|e| ApiError::bad_request(format!("failed to read the request body: {e}")))?;
+        if bytes.len() + chunk.len() > MAX_BODY {
+            return Err(ApiError::request_entity_too_large(MAX_BODY));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(bytes))
+}
+
+/// The single handler behind every path; every failure is answered with a Status.
 pub(crate) async fn handle(
     State(shared): State<Arc<Shared>>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Response {
     tracing::debug!(%method, %uri, "request");
+    let body = match read_body(&headers, body).await {
+        Ok(body) => body,
+        Err(error) => return error.into_response(),
+    };
     match dispatch(&shared, &method, &uri, &headers, body).await {
         Ok(response) => response,
         Err(error) => {
@@ -147,6 +192,15 @@ async fn dispatch(
             discovery::resource_list(&shared.lock().registry, &group, &version)
                 .map(|d| ok(&d))
                 .ok_or_else(ApiError::no_route)
+        }
+        Route::OpenApi(document) => {
+            // client-go asks for /openapi/v2 as protobuf first; this server speaks JSON.
+            if !openapi::accepts_json(accept(headers)) {
+                return Err(ApiError::not_acceptable(
+                    "only application/json is served for OpenAPI documents",
+                ));
+            }
+            openapi::document(&shared.lock().registry, &document).map(|d| ok(&d))
         }
         Route::Resource(request) => {
             let query: Query = QueryExtractor::try_from_uri(uri)
@@ -269,12 +323,16 @@ async fn resource(
     let place = Place { rt: &rt, namespace };
     let name = request.name.as_deref().unwrap_or_default();
     let scale = request.subresource.as_deref() == Some("scale");
-    let representation = Representation::negotiate(accept(headers))?;
+    let representation = Representation::negotiate(
+        accept(headers),
+        query.get("includeObject").map(String::as_str),
+        query.get("noHeaders").map(String::as_str),
+    )?;
     match verb {
         Verb::List => {
-            let cluster = shared.lock();
-            let list = collection::list(&cluster, &rt, request.namespace.as_deref(), query)?;
-            Ok(ok(&representation.list(list, &rt)?))
+            let page = collection::list(&shared.lock(), &rt, request.namespace.as_deref(), query)?;
+            // Serialized from the stored objects, outside the lock.
+            Ok(ok_bytes(representation.list(&page, &rt)?))
         }
         Verb::Watch => {
             let defaults = WatchDefaults {
@@ -354,14 +412,10 @@ async fn resource(
                 |o| filter.matches(o),
                 options.propagation,
             )?;
-            let items: Vec<Value> = deleted.iter().map(|o| objects::render(o, &rt)).collect();
-            let list = serde_json::json!({
-                "kind": rt.list_kind,
-                "apiVersion": rt.api_version(),
-                "metadata": {"resourceVersion": cluster.current_rv().to_string()},
-                "items": items,
-            });
-            Ok(ok(&representation.list(list, &rt)?))
+            let metadata = serde_json::json!({"resourceVersion": cluster.current_rv().to_string()});
+            drop(cluster);
+            let page = Page::new(&rt, metadata, deleted);
+            Ok(ok_bytes(representation.list(&page, &rt)?))
         }
     }
 }
@@ -408,7 +462,7 @@ fn patch_object(
         representation,
     } = *target;
     let rt: &ResourceType = place.rt;
-    let kind = PatchKind::from_content_type(content_type(headers))?;
+    let kind = PatchKind::from_content_type(content_type(headers), !rt.custom)?;
     let patch = patch::parse_body(&kind, body)?;
     if kind == PatchKind::Apply {
         if query.get("fieldManager").is_none_or(String::is_empty) {
@@ -455,14 +509,15 @@ fn patch_object(
     };
     if scale {
         let mut target = scale::to_scale(rt, &old)?;
-        patch::apply(&kind, &mut target, &patch)?;
+        patch::apply(&kind, &mut target, &patch, None)?;
         check_scale_rv(place, name, &old, &target)?;
         let new = scale::apply_scale(rt, &old, &target)?;
         let stored = objects::write(&mut cluster, place, name, old, new, Part::Main)?;
         return Ok(ok(&scale::to_scale(rt, &stored)?));
     }
     let mut target = objects::render(&old, rt);
-    patch::apply(&kind, &mut target, &patch)?;
+    let schema = strategic::root(&rt.group, &rt.version, &rt.kind);
+    patch::apply(&kind, &mut target, &patch, schema)?;
     let stale = target.pointer("/metadata/resourceVersion")
         != old.pointer("/metadata/resourceVersion")
         && target
@@ -472,6 +527,12 @@ fn patch_object(
     if stale {
         return Err(ApiError::stale(place.subject(name)));
     }
+    // A patch producing a value of the wrong type is 422 Invalid on a real server (a
+    // body of the wrong type is 400).
+    let target = objects::typed(rt, target).map_err(|e| {
+        let cause = Cause::invalid("patch", &patch, e.to_string());
+        ApiError::invalid(&rt.group, &rt.kind, name, vec![cause])
+    })?;
     let new = objects::merge_into(rt, &old, target, part);
     let stored = objects::write(&mut cluster, place, name, old, new, part)?;
     Ok(ok(&representation.object(&stored, rt)?))
@@ -524,6 +585,14 @@ mod tests {
             Some(Route::ResourceList("apps".to_owned(), "v1".to_owned()))
         );
         assert_eq!(parse_path("/apis"), Some(Route::GroupList));
+        assert_eq!(
+            parse_path("/openapi/v3/apis/apps/v1"),
+            Some(Route::OpenApi(openapi::Document::V3 {
+                group: "apps".to_owned(),
+                version: "v1".to_owned()
+            }))
+        );
+        assert_eq!(parse_path("/openapi/v4"), None);
         assert_eq!(parse_path("/nope"), None);
     }
 }

@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
 use serde_json::json;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
@@ -230,8 +229,6 @@ impl ApiServer {
         });
         let router = Router::new()
             .fallback(routes::handle)
-            // The real apiserver accepts request bodies up to 3 MiB (large CRDs need it).
-            .layer(DefaultBodyLimit::max(3 * 1024 * 1024))
             .with_state(shared.clone());
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {

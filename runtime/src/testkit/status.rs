@@ -258,6 +258,37 @@ impl ApiError {
         )
     }
 
+    /// 415 UnsupportedMediaType for a PATCH body type; strategic merge patch is listed
+    /// only where it is accepted (built-in kinds).
+    pub(crate) fn unsupported_patch_type(content_type: &str, strategic: bool) -> Self {
+        let strategic = if strategic {
+            ", application/strategic-merge-patch+json"
+        } else {
+            ""
+        };
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml{strategic}; got {content_type:?}"
+            ),
+        )
+    }
+
+    /// 406 NotAcceptable: the Accept header names nothing the server can send.
+    pub(crate) fn not_acceptable(message: impl Into<String>) -> Self {
+        Self::new(406, "NotAcceptable", message)
+    }
+
+    /// 413 RequestEntityTooLarge for a body over the server's limit.
+    pub(crate) fn request_entity_too_large(limit: usize) -> Self {
+        Self::new(
+            413,
+            "RequestEntityTooLarge",
+            format!("Request entity too large: limit is {limit}"),
+        )
+    }
+
     /// 504 Timeout for a resourceVersion newer than the server's.
     pub(crate) fn too_large_resource_version(requested: u64, current: u64) -> Self {
         Self::new(504, "Timeout", format!("Too large resource version: {requested}, current: {current}"))

@@ -1,7 +1,6 @@
 //! Object storage: one global resourceVersion counter, the current objects of every
 //! store, and a bounded history of events that watches and exact-version lists read.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -10,6 +9,10 @@ use serde_json::{Value, json};
 use super::registry::{Registry, StorageKey};
 use super::status::{ApiError, ApiResult};
 use super::watch::Watchers;
+
+mod revision;
+
+pub(crate) use revision::{KeyRef, Revision, Store};
 
 /// `(namespace, name)`; the namespace is empty for cluster-scoped objects. Ordering by
 /// this key is the list (and pagination) order.
@@ -55,7 +58,7 @@ pub(crate) struct Cluster {
     pub(crate) registry: Registry,
     pub(crate) watchers: Watchers,
     rv: u64,
-    objects: HashMap<StorageKey, Objects>,
+    objects: HashMap<StorageKey, Store>,
     history: VecDeque<Arc<Event>>,
     window: usize,
     /// Events with a resourceVersion up to this one are gone.
@@ -72,6 +75,18 @@ pub(crate) fn object_key(object: &Value) -> ObjectKey {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned()
+    };
+    (meta("namespace"), meta("name"))
+}
+
+/// The key of an object in its store, borrowed from the object.
+fn key_ref(object: &Value) -> KeyRef<'_> {
+    let meta = |field: &str| {
+        object
+            .get("metadata")
+            .and_then(|m| m.get(field))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
     };
     (meta("namespace"), meta("name"))
 }
@@ -115,26 +130,28 @@ impl Cluster {
     pub(crate) fn get(&self, key: &StorageKey, namespace: &str, name: &str) -> Option<Arc<Value>> {
         self.objects
             .get(key)?
+            .objects
             .get(&(namespace.to_owned(), name.to_owned()))
             .cloned()
     }
 
     /// The current objects of a store.
-    pub(crate) fn current(&self, key: &StorageKey) -> Cow<'_, Objects> {
-        match self.objects.get(key) {
-            Some(objects) => Cow::Borrowed(objects),
-            None => Cow::Owned(Objects::new()),
-        }
+    pub(crate) fn current(&self, key: &StorageKey) -> &Objects {
+        static EMPTY: Objects = BTreeMap::new();
+        self.objects.get(key).map_or(&EMPTY, |store| &store.objects)
     }
 
-    /// The objects of a store as they were at `rv`, rebuilt from history by undoing later
-    /// events; 410 Expired when history no longer reaches back that far.
-    pub(crate) fn snapshot(&self, key: &StorageKey, rv: u64) -> ApiResult<Cow<'_, Objects>> {
+    /// A store as it was at `rv`: the current objects with the changes made after `rv`
+    /// undone in an overlay, so reading a page costs the page plus the writes since, not
+    /// the whole store; 410 Expired when history no longer reaches back that far.
+    pub(crate) fn at(&self, key: &StorageKey, rv: u64) -> ApiResult<Revision<'_>> {
+        static EMPTY: std::sync::LazyLock<Store> = std::sync::LazyLock::new(Store::default);
         if rv > self.rv {
             return Err(ApiError::too_large_resource_version(rv, self.rv));
         }
+        let store = self.objects.get(key).unwrap_or(&*EMPTY);
         if rv == self.rv {
-            return Ok(self.current(key));
+            return Ok(Revision::new(store, BTreeMap::new()));
         }
         if rv < self.compacted {
             return Err(ApiError::expired(format!(
@@ -142,23 +159,20 @@ impl Cluster {
                 self.compacted
             )));
         }
-        let mut objects = self.current(key).into_owned();
-        for event in self.history.iter().rev().take_while(|e| e.rv > rv) {
+        let start = self.history.partition_point(|e| e.rv <= rv);
+        let mut overlay = BTreeMap::new();
+        // Newest first, so the state before the oldest change after `rv` is what stays.
+        for event in self.history.range(start..).rev() {
             if event.storage != *key {
                 continue;
             }
-            let object_key = object_key(&event.object);
-            match (&event.kind, &event.previous) {
-                (EventType::Added, _) => {
-                    objects.remove(&object_key);
-                }
-                (_, Some(previous)) => {
-                    objects.insert(object_key, previous.clone());
-                }
-                (_, None) => {}
-            }
+            let before = match event.kind {
+                EventType::Added => None,
+                EventType::Modified | EventType::Deleted => event.previous.as_ref(),
+            };
+            overlay.insert(key_ref(&event.object), before);
         }
-        Ok(Cow::Owned(objects))
+        Ok(Revision::new(store, overlay))
     }
 
     /// History events of a store after `rv`; 410 Expired when they are no longer kept.
@@ -279,8 +293,9 @@ impl Cluster {
         let mut dependents: Vec<(StorageKey, Arc<Value>)> = self
             .objects
             .iter()
-            .flat_map(|(key, objects)| {
-                objects
+            .flat_map(|(key, store)| {
+                store
+                    .objects
                     .values()
                     .filter(|o| owned_by(o))
                     .map(move |o| (key.clone(), o.clone()))
@@ -300,8 +315,9 @@ impl Cluster {
     ) -> Vec<(StorageKey, Vec<Arc<Value>>)> {
         self.objects
             .iter()
-            .filter_map(|(key, objects)| {
-                let in_ns: Vec<Arc<Value>> = objects
+            .filter_map(|(key, store)| {
+                let in_ns: Vec<Arc<Value>> = store
+                    .objects
                     .range((namespace.to_owned(), String::new())..)
                     .take_while(|((ns, _), _)| ns == namespace)
                     .map(|(_, o)| o.clone())
@@ -342,19 +358,22 @@ mod tests {
     }
 
     #[test]
-    fn snapshots_undo_later_events() {
+    fn revisions_undo_later_events() {
         let mut cluster = Cluster::new(100);
         let a = cluster.create(&key(), cm("a", "1"));
         let at_one = cluster.current_rv();
         let a2 = cluster.update(&key(), cm("a", "2"), a);
         cluster.create(&key(), cm("b", "1"));
         cluster.delete(&key(), (*a2).clone(), a2);
-        let snapshot = cluster.snapshot(&key(), at_one).expect("snapshot");
-        assert_eq!(snapshot.len(), 1);
-        assert_eq!(
-            snapshot[&("default".to_owned(), "a".to_owned())]["data"]["v"],
-            "1"
-        );
+        let revision = cluster.at(&key(), at_one).expect("revision");
+        let objects: Vec<(KeyRef<'_>, &Arc<Value>)> = revision.iter(None, None).collect();
+        assert_eq!(objects.len(), 1);
+        assert_eq!(objects[0].0, ("default", "a"));
+        assert_eq!(objects[0].1["data"]["v"], "1");
+        assert_eq!(revision.count(None), 1);
+        let now = cluster.at(&key(), cluster.current_rv()).expect("now");
+        assert_eq!(now.count(Some("default")), 1);
+        assert_eq!(now.iter(Some("default"), None).count(), 1);
     }
 
     #[test]
@@ -390,7 +409,8 @@ mod tests {
         cluster.compact();
         assert_eq!(
             cluster
-                .snapshot(&key(), start + 2)
+                .at(&key(), start + 2)
+                .map(|_| ())
                 .expect_err("compacted")
                 .reason,
             "Expired"

@@ -7,8 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::time::{Instant, Interval};
 
@@ -206,50 +205,6 @@ impl Watchers {
     }
 }
 
-#[derive(Serialize)]
-struct Line<'a> {
-    #[serde(rename = "type")]
-    kind: &'a str,
-    object: &'a Value,
-}
-
-/// Serializes one watch event line: objects with `apiVersion` set to the watched
-/// version, or as negotiated (PartialObjectMetadata); errors as a `Status`.
-pub(crate) fn render(item: &WatchItem, rt: &ResourceType, representation: Representation) -> Bytes {
-    let api_version = rt.api_version();
-    let (kind, object): (&str, Value) = match item {
-        WatchItem::Event(kind, object) => {
-            if let Some(transformed) = representation.watch_object(object) {
-                return line(kind.as_str(), &transformed);
-            }
-            if object.get("apiVersion").and_then(Value::as_str) == Some(api_version.as_str()) {
-                return line(kind.as_str(), object);
-            }
-            let mut object = (**object).clone();
-            object["apiVersion"] = json!(api_version);
-            (kind.as_str(), object)
-        }
-        WatchItem::Bookmark { rv, initial_end } => {
-            let mut metadata = json!({"resourceVersion": rv.to_string()});
-            if *initial_end {
-                metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
-            }
-            let bookmark =
-                json!({"kind": rt.kind, "apiVersion": api_version, "metadata": metadata});
-            let bookmark = representation.watch_object(&bookmark).unwrap_or(bookmark);
-            ("BOOKMARK", bookmark)
-        }
-        WatchItem::Error(error) => ("ERROR", error.to_status()),
-    };
-    line(kind, &object)
-}
-
-fn line(kind: &str, object: &Value) -> Bytes {
-    let mut bytes = serde_json::to_vec(&Line { kind, object }).unwrap_or_default();
-    bytes.push(b'\n');
-    Bytes::from(bytes)
-}
-
 /// The state of one open watch stream; unregisters itself when dropped.
 pub(crate) struct WatchStream {
     pub(crate) shared: Arc<Shared>,
@@ -303,7 +258,7 @@ impl WatchStream {
                     if matches!(item, WatchItem::Error(_)) {
                         self.finished = true;
                     }
-                    return Some(render(&item, &self.rt, self.representation));
+                    return Some(self.representation.watch_line(&item, &self.rt));
                 }
                 _ = tick(&mut self.bookmarks) => {
                     if let Some(id) = self.id {
@@ -328,6 +283,8 @@ impl WatchStream {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn event(kind: EventType, previous: Option<Value>, object: Value) -> Event {

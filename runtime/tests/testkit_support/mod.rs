@@ -71,7 +71,7 @@ pub async fn raw(
     raw_with(server, method, path, &headers, body).await
 }
 
-/// [`raw`] with any request headers (`Accept`, ...).
+/// [`raw`] with any request headers (`Accept`, `Content-Type`...).
 pub async fn raw_with(
     server: &ApiServer,
     method: &str,
