@@ -29,7 +29,7 @@ testkit_tables() {
     return 0
   fi
   cargo run --quiet --package kubegen-codegen --bin kubegen-testkit-tables -- \
-    --openapi "$swagger" --out runtime/src/testkit/builtin/generated "$@"
+    --openapi "$swagger" --out runtime/testkit/src/builtin/generated "$@"
 }
 
 update_target() {

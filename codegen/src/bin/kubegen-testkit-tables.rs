@@ -3,7 +3,7 @@
 //! OpenAPI v2 document.
 //!
 //! ```text
-//! kubegen-testkit-tables --openapi swagger.json --out runtime/src/testkit/builtin/generated [--verify]
+//! kubegen-testkit-tables --openapi swagger.json --out runtime/testkit/src/builtin/generated [--verify]
 //! ```
 
 use std::path::PathBuf;
