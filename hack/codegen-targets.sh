@@ -1,6 +1,6 @@
 # Sourced by update-codegen.sh and verify-codegen.sh: the generated trees of this repository.
 # Each entry names one generated tree; update_target / verify_target know how to build it.
-KUBEGEN_TARGETS=(kubernetes e2e-api sample-controller icecream)
+KUBEGEN_TARGETS=(kubernetes e2e-api sample-controller icecream testkit-tables)
 
 # kubegen's own CLI, built from this checkout.
 kubegen() { cargo run --quiet --package kubegen-codegen --bin kubegen -- "$@"; }
@@ -19,7 +19,21 @@ target_args() {
   esac
 }
 
+# The testkit API server's facts about the built-in kinds it serves (patch strategies,
+# OpenAPI definitions), from Kubernetes' OpenAPI v2 document in the corpus
+# ($KUBEGEN_CORPUS or ../shared/corpus); skipped with a message where it is absent.
+testkit_tables() {
+  local swagger="${KUBEGEN_CORPUS:-../shared/corpus}/openapi/swagger.json"
+  if [ ! -f "$swagger" ]; then
+    echo "testkit-tables: skipped, no $swagger (set KUBEGEN_CORPUS to the corpus directory)" >&2
+    return 0
+  fi
+  cargo run --quiet --package kubegen-codegen --bin kubegen-testkit-tables -- \
+    --openapi "$swagger" --out runtime/testkit/src/builtin/generated "$@"
+}
+
 update_target() {
+  if [ "$1" = testkit-tables ]; then testkit_tables; return; fi
   local args
   args=$(target_args "$1") || return 1
   # shellcheck disable=SC2086
@@ -27,6 +41,7 @@ update_target() {
 }
 
 verify_target() {
+  if [ "$1" = testkit-tables ]; then testkit_tables --verify; return; fi
   local args
   args=$(target_args "$1") || return 1
   # shellcheck disable=SC2086

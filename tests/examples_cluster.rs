@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use kubegen_example_support::{Cluster, ClusterArgs, ClusterSource, Error, install_crds};
-use kubegen_runtime::testkit::ApiServer;
+use kubegen_testkit::ApiServer;
 use sample_controller::apis::samplecontroller::v1alpha1::Foo;
 use sample_controller::demo::{self, DeploymentStandIn};
 use sample_controller::{App, Options};

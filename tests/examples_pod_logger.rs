@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DeleteParams, PostParams};
-use kubegen_runtime::testkit::ApiServer;
+use kubegen_testkit::ApiServer;
 use pod_logger::{Counts, Options, PodLogger, demo};
 
 /// A guard against a hang, not a timing assertion.

@@ -11,7 +11,7 @@ use k8s_openapi::api::events::v1::Event as KubeEvent;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
 use kubegen_example_support::install_crds;
 use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::testkit::{ApiServer, Failure, Matcher, Verb};
+use kubegen_testkit::{ApiServer, Failure, Matcher, Verb};
 use sample_controller::apis::samplecontroller::v1alpha1::Foo;
 use sample_controller::controller::{ERR_RESOURCE_EXISTS, is_controlled_by};
 use sample_controller::demo::{self, DeploymentStandIn, FooState, Report};

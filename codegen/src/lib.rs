@@ -28,6 +28,7 @@
 //! - [`emit`]: model -> formatted Rust files; emitters import no other emitter but the
 //!   leaves `resource` and `deepcopy`.
 //! - [`output`] and [`diff`]: writing files all-or-nothing, and `--verify`.
+//! - [`testkit_tables`]: the testkit API server's generated facts about built-in kinds.
 //!
 //! [`generate`] runs the whole pipeline in memory; the derives use the Rust front-end and
 //! the `resource` / `deepcopy` emitters directly. The library has no clap and no kube
@@ -46,6 +47,7 @@ pub mod model;
 pub mod naming;
 pub mod output;
 mod parallel;
+pub mod testkit_tables;
 
 /// A small CustomResourceDefinition (the samplecontroller `Foo` from
 /// k8s.io/sample-controller), embedded for `kubegen demo`, docs and tests.

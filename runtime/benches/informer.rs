@@ -6,7 +6,7 @@
 //!
 //! Each sync runs in a child process of this binary so its peak RSS (`VmHWM` from
 //! `/proc/self/status`) is its own. Run with
-//! `cargo bench -p kubegen-runtime --features testkit --bench informer`; set
+//! `cargo bench -p kubegen-runtime --bench informer`; set
 //! `KUBEGEN_BENCH_MAX=10000` to skip the 100k round and `KUBEGEN_BENCH_REPEAT=n` to run
 //! each child `n` times (default 2, in alternating order).
 
@@ -25,7 +25,7 @@ use kubegen_runtime::informer::{InformerConfig, SharedInformer};
 use kubegen_runtime::lister::{Lister, Selector};
 use kubegen_runtime::reflector::{Delta, DeltaSink, Reflector, ReflectorConfig};
 use kubegen_runtime::store::{Store, StoreWriter};
-use kubegen_runtime::testkit::ApiServer;
+use kubegen_testkit::ApiServer;
 
 const NAMESPACES: usize = 100;
 const CHILD_MODE: &str = "KUBEGEN_BENCH_CHILD";

@@ -5,7 +5,7 @@
 //!
 //! Each sync runs in a child process of this binary so its peak RSS (`VmHWM` from
 //! `/proc/self/status`) is its own, as in `benches/informer.rs`. Run with
-//! `cargo bench -p kubegen-runtime --features testkit --bench metadata`; set
+//! `cargo bench -p kubegen-runtime --bench metadata`; set
 //! `KUBEGEN_BENCH_MAX=10000` to skip the 100k round and `KUBEGEN_BENCH_REPEAT=n` to run
 //! each child `n` times (default 2, in alternating order).
 
@@ -21,7 +21,7 @@ use kube::api::{ListParams, ObjectMeta, PostParams};
 use kube::core::PartialObjectMeta;
 use kube::{Api, Client};
 use kubegen_runtime::informer::{InformerConfig, SharedInformer};
-use kubegen_runtime::testkit::ApiServer;
+use kubegen_testkit::ApiServer;
 
 const NAMESPACES: usize = 100;
 const CHILD_MODE: &str = "KUBEGEN_BENCH_CHILD";

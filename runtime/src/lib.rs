@@ -3,7 +3,7 @@
 //! - [`client`]: [`TypedClient`](client::TypedClient), a typed client over `kube::Api`
 //!   with auto-pagination, optimistic concurrency and `retry_on_conflict`.
 //! - [`store`], [`lister`], [`key`]: the cache, its read-only views and object keys;
-//!   [`labels`]: the label selectors listers (and the testkit) filter with.
+//!   [`labels`]: the label selectors listers (and the testkit API server) filter with.
 //! - [`reflector`], [`informer`], [`factory`]: list+watch into a cache, shared informers
 //!   with event handlers, and a factory that shares them between controllers; over
 //!   `kube::core::PartialObjectMeta<K>` they cache metadata only.
@@ -21,6 +21,10 @@
 //!   behind the reflector, `retry_on_conflict` and the event recorder.
 //! - [`metrics`]: small metrics traits shared by every runtime component, with a
 //!   Prometheus implementation behind the `prometheus` feature.
+//!
+//! This crate is the client side only. The in-process Kubernetes API server that its
+//! tests, the examples and users' controller tests run against is the `kubegen-testkit`
+//! crate (`runtime/testkit/`).
 
 pub mod backoff;
 pub mod client;
@@ -37,6 +41,4 @@ pub mod lister;
 pub mod metrics;
 pub mod reflector;
 pub mod store;
-#[cfg(feature = "testkit")]
-pub mod testkit;
 pub mod workqueue;

@@ -18,7 +18,7 @@ use kubegen_runtime::controller::{
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::leaderelection::{LeaderElectionConfig, LeaderElector, LeaderStatus};
-use kubegen_runtime::testkit::{ApiServer, Failure, Matcher, Verb};
+use kubegen_testkit::{ApiServer, Failure, Matcher, Verb};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;

@@ -20,7 +20,7 @@ use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
 use kubegen_runtime::client::{
     DEFAULT_BACKOFF, DEFAULT_RETRY, Deleted, Scope, TypedClient, retry_on_conflict,
 };
-use kubegen_runtime::testkit::{ApiServer, Failure, Matcher, Verb};
+use kubegen_testkit::{ApiServer, Failure, Matcher, Verb};
 use serde_json::json;
 
 fn configmap(name: &str, data: &[(&str, &str)]) -> ConfigMap {

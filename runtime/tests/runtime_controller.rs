@@ -16,7 +16,7 @@ use kubegen_runtime::controller::{
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::informer::{DeletedObject, HandlerFns};
 use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::testkit::ApiServer;
+use kubegen_testkit::ApiServer;
 use tokio::sync::mpsc;
 
 /// A guard against a hang, not a timing assertion.

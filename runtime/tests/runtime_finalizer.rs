@@ -2,7 +2,6 @@
 //! cleanup, failing cleanups are retried with backoff, other finalizers are kept, a
 //! concurrent change fails the patch's test instead of being overwritten, and an object
 //! deleted before it was finalized is left alone.
-#![cfg(feature = "testkit")]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -14,8 +13,8 @@ use kube::core::PartialObjectMeta;
 use kubegen_runtime::client::{Deleted, Scope, TypedClient};
 use kubegen_runtime::finalizer::{Error, Event, Outcome, finalize};
 use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::testkit::ApiServer;
 use kubegen_runtime::workqueue::{ItemExponentialFailureRateLimiter, RateLimitingQueue};
+use kubegen_testkit::ApiServer;
 use serde_json::json;
 
 const OURS: &str = "example.com/cleanup";

@@ -17,8 +17,8 @@ use kubegen_runtime::factory::{InformerOptions, SharedInformerFactory};
 use kubegen_runtime::informer::{HandlerFns, wait_for_cache_sync};
 use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::lister::Selector;
-use kubegen_runtime::testkit::ApiServer;
 use kubegen_runtime::workqueue::{RateLimitingQueue, default_controller_rate_limiter};
+use kubegen_testkit::ApiServer;
 use serde_json::json;
 use tokio::sync::Notify;
 

@@ -4,7 +4,6 @@
 //! added latency. Every test checks on a shared timeline that no two replicas were ever
 //! inside the critical section at once, and measures how long the takeover took (run
 //! with `--nocapture` to see the figures).
-#![cfg(feature = "testkit")]
 
 mod leaderelection_support;
 
@@ -13,7 +12,7 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
 use kubegen_runtime::leaderelection::{JITTER_FACTOR, StepDown};
-use kubegen_runtime::testkit::{Delay, Failure, Matcher, Verb};
+use kubegen_testkit::{Delay, Failure, Matcher, Verb};
 use leaderelection_support::{Cluster, LEASE, LEASE_NAME, Link, RENEW, RETRY, Replica};
 
 /// Room for request latency and scheduling on a loaded machine.

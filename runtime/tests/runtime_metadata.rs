@@ -2,7 +2,6 @@
 //! testkit with the PartialObjectMetadata Accept headers, caches metadata without bodies,
 //! follows adds, updates and deletes, and relists after a 410; the factory shares one per
 //! (type, namespace, selectors), apart from the full-object informer.
-#![cfg(feature = "testkit")]
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -19,7 +18,7 @@ use kubegen_runtime::informer::{HandlerFns, InformerConfig, SharedInformer};
 use kubegen_runtime::lister::Selector;
 use kubegen_runtime::metrics::informer::ReflectorMetrics;
 use kubegen_runtime::reflector::ReflectorConfig;
-use kubegen_runtime::testkit::ApiServer;
+use kubegen_testkit::ApiServer;
 use serde_json::json;
 use tokio::sync::mpsc;
 

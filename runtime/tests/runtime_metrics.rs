@@ -10,7 +10,7 @@ use kube::api::ObjectMeta;
 use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::metrics::prometheus::PrometheusInformerMetrics;
-use kubegen_runtime::testkit::ApiServer;
+use kubegen_testkit::ApiServer;
 use prometheus_client::registry::Registry;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -19,7 +19,7 @@ use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::metrics::informer::{ReflectorMetrics, WatchEventKind};
 use kubegen_runtime::reflector::{DEFAULT_BACKOFF, Delta, DeltaSink, Reflector, ReflectorConfig};
 use kubegen_runtime::store::{Store, StoreWriter};
-use kubegen_runtime::testkit::{ApiServer, Delay, Failure, Matcher, Verb};
+use kubegen_testkit::{ApiServer, Delay, Failure, Matcher, Verb};
 use serde_json::json;
 use tokio::sync::Notify;
 

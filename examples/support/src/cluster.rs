@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kubegen_runtime::testkit::ApiServer;
+use kubegen_testkit::ApiServer;
 
 use crate::cli::ClusterArgs;
 
@@ -31,7 +31,7 @@ pub enum Error {
     Client(#[source] kube::Error),
     /// The embedded API server did not start.
     #[error("failed to start the embedded API server")]
-    Embedded(#[source] kubegen_runtime::testkit::Error),
+    Embedded(#[source] kubegen_testkit::Error),
 }
 
 /// Where the client points.

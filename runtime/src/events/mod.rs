@@ -26,8 +26,5 @@ mod recorder;
 mod series;
 mod writer;
 
-#[cfg(all(test, feature = "testkit"))]
-mod tests;
-
 pub use event::{Event, EventType, MAX_NOTE_BYTES};
 pub use recorder::{DEFAULT_WRITE_RETRY, EventRecorder, EventRecorderConfig};

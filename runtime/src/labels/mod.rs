@@ -5,7 +5,7 @@
 //! into it. Keys and values are checked as the API server checks them.
 
 mod parse;
-pub(crate) mod validation;
+pub mod validation;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;

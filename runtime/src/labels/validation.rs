@@ -1,9 +1,10 @@
 //! What Kubernetes accepts as a label key and a label value (apimachinery's
 //! `validation.IsQualifiedName` and `IsValidLabelValue`), with the API server's messages.
-//! Selectors check their keys and values here; the testkit checks objects' labels here.
+//! Selectors check their keys and values here; the testkit API server (`kubegen-testkit`)
+//! checks objects' labels and names here.
 
 /// Why `name` is not a DNS-1123 subdomain (lowercase alphanumerics, `-`, `.`), if not.
-pub(crate) fn subdomain_error(name: &str) -> Option<String> {
+pub fn subdomain_error(name: &str) -> Option<String> {
     const MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
     let ok = !name.is_empty()
         && name.len() <= 253
@@ -31,7 +32,7 @@ fn name_part_ok(name: &str) -> bool {
 
 /// Why `key` is not a qualified name (`[prefix/]name`, as label and annotation keys
 /// must be), if not.
-pub(crate) fn qualified_name_error(key: &str) -> Option<String> {
+pub fn qualified_name_error(key: &str) -> Option<String> {
     let (prefix, name) = match key.split_once('/') {
         Some((prefix, name)) => (Some(prefix), name),
         None => (None, key),
@@ -47,7 +48,7 @@ pub(crate) fn qualified_name_error(key: &str) -> Option<String> {
 }
 
 /// Why `value` is not a valid label value, if not.
-pub(crate) fn label_value_error(value: &str) -> Option<String> {
+pub fn label_value_error(value: &str) -> Option<String> {
     (!value.is_empty() && !name_part_ok(value)).then(|| {
         "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')".to_owned()
     })

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use kubegen_runtime::leaderelection::{
     LeaderElectionConfig, LeaderElector, LeaderStatus, Outcome, StepDown,
 };
-use kubegen_runtime::testkit::ApiServer;
+use kubegen_testkit::ApiServer;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;

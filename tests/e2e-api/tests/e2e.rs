@@ -21,7 +21,7 @@ use kubegen_e2e_api::apis::example::v1::Setting;
 use kubegen_e2e_api::apis::samplecontroller::v1alpha1::{Foo, FooSpec, FooStatus, Zone, ZoneSpec};
 use kubegen_e2e_api::generated::clientset::Clientset;
 use kubegen_e2e_api::generated::informers::InformerFactory;
-use kubegen_runtime::testkit::ApiServer;
+use kubegen_testkit::ApiServer;
 use serde_json::json;
 use tokio::sync::mpsc;
 

@@ -1,0 +1,190 @@
+//! kubegen-testkit: an in-process Kubernetes API server over real HTTP, for controller
+//! tests and demos.
+//!
+//! [`ApiServer::start`] binds 127.0.0.1 on a free port and serves the Kubernetes API:
+//! discovery, built-in resources, CustomResourceDefinitions registered at runtime, and
+//! the verbs get, list, watch, create, update, patch, delete and deletecollection with
+//! a real server's semantics (one global resourceVersion counter, 409 on stale
+//! updates, 410 Expired for resourceVersions older than the kept history, bookmarks,
+//! finalizers, generation, selectors, pagination). The same `kube::Client` code that
+//! talks to a cluster talks to it; [`ApiServer::kubeconfig`] lets other clients (kubectl)
+//! in too, and the `kubegen-apiserver` binary serves it stand-alone.
+//!
+//! # A controller-style test
+//!
+//! ```
+//! use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+//! use kube::api::{Api, ListParams, ObjectMeta, PostParams};
+//! use kubegen_testkit::ApiServer;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = ApiServer::start().await?;
+//! let client = server.client();
+//!
+//! // Arrange: a namespace and a configmap, created through the real HTTP API.
+//! let namespaces: Api<Namespace> = Api::all(client.clone());
+//! let ns = Namespace { metadata: ObjectMeta { name: Some("team-a".into()), ..Default::default() }, ..Default::default() };
+//! namespaces.create(&PostParams::default(), &ns).await?;
+//! let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), "team-a");
+//! let cm = ConfigMap {
+//!     metadata: ObjectMeta {
+//!         name: Some("settings".into()),
+//!         labels: Some([("app".to_owned(), "web".to_owned())].into()),
+//!         ..Default::default()
+//!     },
+//!     data: Some([("mode".to_owned(), "fast".to_owned())].into()),
+//!     ..Default::default()
+//! };
+//! configmaps.create(&PostParams::default(), &cm).await?;
+//!
+//! // Act: here a controller would run its reconcile loop against `client`.
+//!
+//! // Assert on what the API server holds, exactly as on a cluster.
+//! let listed = configmaps.list(&ListParams::default().labels("app=web")).await?;
+//! assert_eq!(listed.items.len(), 1);
+//! assert_eq!(listed.items[0].metadata.generation, Some(1));
+//! assert!(listed.metadata.resource_version.is_some());
+//!
+//! // Reliability tests make the server misbehave on purpose.
+//! server.faults().drop_watches();
+//! server.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # What it serves
+//!
+//! | group                  | version | kind                     | plural                    | namespaced | subresources  | short names |
+//! |------------------------|---------|--------------------------|---------------------------|------------|---------------|-------------|
+//! | core                   | v1      | Namespace                | namespaces                | no         | status        | ns          |
+//! | core                   | v1      | Pod                      | pods                      | yes        | status        | po          |
+//! | core                   | v1      | Secret                   | secrets                   | yes        |               |             |
+//! | core                   | v1      | ConfigMap                | configmaps                | yes        |               | cm          |
+//! | core                   | v1      | Service                  | services                  | yes        | status        | svc         |
+//! | core                   | v1      | Event                    | events                    | yes        |               | ev          |
+//! | events.k8s.io          | v1      | Event                    | events                    | yes        |               | ev          |
+//! | apps                   | v1      | Deployment               | deployments               | yes        | status, scale | deploy      |
+//! | apps                   | v1      | ReplicaSet               | replicasets               | yes        | status, scale | rs          |
+//! | coordination.k8s.io    | v1      | Lease                    | leases                    | yes        |               |             |
+//! | apiextensions.k8s.io   | v1      | CustomResourceDefinition | customresourcedefinitions | no         | status        | crd, crds   |
+//!
+//! The table lives in `registry.rs`; adding a type is one line there. Namespaces
+//! `default`, `kube-system`, `kube-public` and `kube-node-lease` exist at start.
+//!
+//! # Semantics, and where they differ from a real server
+//!
+//! - **Writes**: uid, creationTimestamp, generateName, `generation` (1 on create, bumped
+//!   when anything but metadata changes, status excluded for types with a status
+//!   subresource), finalizers and deletionTimestamp (a delete with finalizers marks the
+//!   object and returns it; removing the last finalizer deletes it; finalizer names must
+//!   be qualified names, and none can be added once the object is being deleted: 422
+//!   Invalid). An update without
+//!   resourceVersion is unconditional; a stale one gets 409 Conflict. An update that
+//!   changes nothing is a no-op: no new resourceVersion and no event, as on a real server.
+//!   Deleting a namespace deletes its objects (it stays Terminating while objects with
+//!   finalizers remain); deleting a CRD removes its resources and objects (their own
+//!   finalizers are not waited for). Garbage collection is synchronous: deleting an
+//!   owner deletes the objects whose ownerReferences name its uid (recursively), or with
+//!   `propagationPolicy: Orphan` removes those references instead; `Foreground` is
+//!   served like `Background`. `dryRun=All` computes and validates a write and returns
+//!   its result without storing it (no new resourceVersion, no event). `managedFields`
+//!   are not maintained.
+//! - **Decoding**: built-in objects are decoded through their k8s-openapi types on every
+//!   write (create, update, patch result), so a value of the wrong type is a 400
+//!   BadRequest (422 Invalid for a patch result, as on a real server) and fields the type
+//!   does not have are dropped. Request bodies over 3 MiB get 413; every error is a
+//!   `metav1.Status`.
+//! - **Status subresource**: spec changes are ignored on `/status` and status changes
+//!   on the main resource; status is cleared on create (pods start `Pending`).
+//! - **Patch**: `application/merge-patch+json`, `application/json-patch+json`,
+//!   `application/strategic-merge-patch+json` for built-in kinds (patch strategies and
+//!   merge keys generated from Kubernetes' OpenAPI document; `$patch: replace|delete`,
+//!   `$setElementOrder`, `$deleteFromPrimitiveList` and `$retainKeys` honoured; 415 for
+//!   custom resources, as on a real server) and `application/apply-patch+yaml`
+//!   (server-side apply with `fieldManager` required and `force` accepted, applied with
+//!   merge-patch semantics, creating absent objects; no field ownership or conflicts).
+//! - **List**: label selectors (`=`, `==`, `!=`, `in`, `notin`, `key`, `!key`), field
+//!   selectors (`metadata.name`, `metadata.namespace`, declared fields such as
+//!   `spec.nodeName` for pods or `type` for secrets, CRD `selectableFields`), `limit` and
+//!   opaque `continue` tokens (pages come from one snapshot, ordered by namespace/name),
+//!   `resourceVersion` with `resourceVersionMatch` `NotOlderThan` (latest state) or
+//!   `Exact` (the state at that version, rebuilt from the history window; 410 Expired
+//!   beyond it, as a compacted etcd).
+//! - **Watch**: an unset or `"0"` resourceVersion starts with synthetic ADDED events
+//!   for the current state; a given one replays the events after it, in order, then
+//!   streams; one older than the history window (see [`ApiServerConfig`]) answers HTTP
+//!   200 with one ERROR event carrying a 410 Expired Status, as a real server does.
+//!   Objects entering or leaving a label/field selector arrive as ADDED/DELETED.
+//!   `allowWatchBookmarks` gets periodic BOOKMARKs (and on [`Faults::send_bookmarks`]),
+//!   `timeoutSeconds` ends the stream, `sendInitialEvents=true` sends the current state
+//!   then a BOOKMARK annotated `k8s.io/initial-events-end: "true"`. [`Faults`] drops
+//!   watches, pauses delivery, compacts history, fails or delays requests.
+//! - **Schema**: custom resources are defaulted, pruned (unless
+//!   `x-kubernetes-preserve-unknown-fields`; `apiVersion`, `kind`, `metadata` are kept at
+//!   the root and in `x-kubernetes-embedded-resource`s) and validated for types,
+//!   `x-kubernetes-int-or-string`, required fields, enums, nullable and numeric, length
+//!   and count bounds; failures are 422 Invalid listing every field path.
+//! - **Discovery**: legacy documents, and aggregated discovery (`apidiscovery.k8s.io/v2`)
+//!   when the Accept header asks for it.
+//! - **Content negotiation**: the Accept header's clauses are tried by preference, as a
+//!   real server does: `as=PartialObjectMetadata` / `as=PartialObjectMetadataList` with
+//!   `g=meta.k8s.io;v=v1` (or `v1beta1`) get metadata only (kube's `Api<PartialObjectMeta<K>>`
+//!   and `*_metadata` calls, client-go's metadata client) on get, list, watch (events and
+//!   bookmarks) and write responses, and `as=Table` gets a Table (below); clauses asking
+//!   for what is not served (protobuf, YAML) are skipped, and a header with nothing
+//!   servable is 406 NotAcceptable, as is the list form on one object or the object form
+//!   on a list (a watch sends whole objects instead). Only JSON is spoken, over HTTP/1.1
+//!   without TLS or authentication.
+//! - **OpenAPI**: `/openapi/v2` (JSON only: a protobuf-only Accept gets 406) and
+//!   `/openapi/v3` with one document per group version, for the built-in kinds (schemas
+//!   generated from Kubernetes' OpenAPI, patch strategies included) and every CRD
+//!   version (its schema, named `com.example.v1.Foo`); paths list the verbs with their
+//!   query parameters, as `kubectl explain`, `kubectl apply` and its field-validation
+//!   check read them. `fieldValidation` itself is accepted and not enforced: unknown
+//!   fields are dropped (built-ins) or pruned (custom resources) silently.
+//! - **Tables** (`kubectl get`): `meta.k8s.io` Table (`v1` or `v1beta1`) for get, list,
+//!   watch and write responses when the Accept header asks for it, with Kubernetes'
+//!   printer columns for the built-in kinds (pods' status from their container statuses;
+//!   no kubelet sets them) and a CRD version's `additionalPrinterColumns` (JSONPath
+//!   subset: fields, indexes, `*`, `?(@.x=="y")` filters) or its one `Age` column;
+//!   `includeObject` and `noHeaders` honoured; a watch sends the column definitions with
+//!   its first event only. Services default to `type: ClusterIP` but get no cluster IP.
+//! - **Simplifications**: CRD status (Established, NamesAccepted) is set in the same
+//!   write that creates the CRD; pods are deleted at once (no kubelet, no grace
+//!   period); core and `events.k8s.io` Events are separate stores; list items carry
+//!   `apiVersion`/`kind`; objects of every CRD version share one store and differ only in
+//!   `apiVersion` (conversion strategy `None`).
+//! - **Client**: [`ApiServer::client`] has kube's automatic retries of 429/503/504 turned
+//!   off so tests see every answer; [`ApiServer::kube_config`] gives kube's defaults.
+
+mod builtin;
+mod collection;
+mod crd;
+mod deletion;
+mod discovery;
+mod faults;
+mod jsonpath;
+mod meta;
+mod metav1;
+mod negotiation;
+mod objects;
+mod openapi;
+mod page;
+mod patch;
+mod registry;
+mod routes;
+mod scale;
+mod schema;
+mod selectors;
+mod server;
+mod status;
+mod storage;
+mod strategic;
+mod table;
+mod watch;
+
+pub use faults::{Delay, Failure, Faults, Matcher};
+/// The request verb faults match on: the runtime's one [`Verb`](kubegen_runtime::error::Verb).
+pub use kubegen_runtime::error::Verb;
+pub use server::{ApiServer, ApiServerConfig, Error, Result};
