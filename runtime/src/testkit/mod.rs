@@ -126,7 +126,16 @@
 //! - **Discovery**: legacy documents, and aggregated discovery (`apidiscovery.k8s.io/v2`)
 //!   when the Accept header asks for it; likewise get, list and watch answer with
 //!   `meta.k8s.io/v1` PartialObjectMetadata(List) when asked (kube's `*_metadata` calls).
-//!   Only JSON is spoken (no protobuf) over HTTP/1.1 without TLS or authentication.
+//!   Served over HTTP/1.1 without TLS or authentication.
+//! - **Protobuf**: `application/vnd.kubernetes.protobuf` request bodies of built-in
+//!   kinds (kubectl's typed `create` commands send them) are decoded into the object the
+//!   same JSON body gives, and single objects of built-in kinds are answered in protobuf
+//!   when the Accept header lists it first; lists, watches, Tables and Status errors are
+//!   always JSON (clients decode by the response's Content-Type), and custom resources
+//!   get 415. Go's protobuf cannot tell an unset field from its zero value: a zero number
+//!   is kept only where the field's documentation shows a pointer (`replicas: 0` is
+//!   kept, a protobuf `runAsUser: 0` or `tolerationSeconds: 0` is lost), and an explicit
+//!   `false` is always dropped.
 //! - **OpenAPI**: `/openapi/v2` (JSON only: a protobuf-only Accept gets 406) and
 //!   `/openapi/v3` with one document per group version, for the built-in kinds (schemas
 //!   generated from Kubernetes' OpenAPI, patch strategies included) and every CRD
@@ -160,6 +169,7 @@ mod objects;
 mod openapi;
 mod page;
 mod patch;
+mod protobuf;
 mod registry;
 mod routes;
 mod scale;

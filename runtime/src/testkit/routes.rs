@@ -16,6 +16,7 @@ use super::faults::Verb;
 use super::objects::{self, Part, Place, Representation, render};
 use super::openapi;
 use super::patch::{self, PatchKind};
+use super::protobuf;
 use super::registry::ResourceType;
 use super::scale;
 use super::server::Shared;
@@ -234,8 +235,24 @@ fn content_type(headers: &HeaderMap) -> &str {
         .unwrap_or("application/json")
 }
 
-/// Decodes a create/update body (JSON, or YAML for `application/yaml`).
-fn decode_object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
+/// A single object's response: protobuf when the client lists it first in Accept and the
+/// object has a protobuf form, JSON otherwise.
+fn object_response(headers: &HeaderMap, code: StatusCode, object: &Value) -> Response {
+    if protobuf::wanted(accept(headers)) {
+        match protobuf::encode(object) {
+            Ok(bytes) => {
+                let content_type = header::HeaderValue::from_static(protobuf::MEDIA_TYPE);
+                return (code, [(header::CONTENT_TYPE, content_type)], bytes).into_response();
+            }
+            Err(e) => tracing::debug!(error = %e, "answering in JSON"),
+        }
+    }
+    json(code, object)
+}
+
+/// Decodes a create/update body (JSON, YAML for `application/yaml`, or protobuf for a
+/// built-in kind).
+fn decode_object(headers: &HeaderMap, body: &[u8], builtin: bool) -> ApiResult<Value> {
     let content_type = content_type(headers);
     let media = content_type.split(';').next().unwrap_or_default().trim();
     match media {
@@ -249,6 +266,9 @@ fn decode_object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
                 ApiError::bad_request(format!("error decoding request body as YAML: {e}"))
             })
         }
+        protobuf::MEDIA_TYPE if builtin => protobuf::decode(body).map_err(|e| {
+            ApiError::bad_request(format!("error decoding request body as protobuf: {e}"))
+        }),
         _ => Err(ApiError::unsupported_media_type(content_type)),
     }
 }
@@ -365,16 +385,18 @@ async fn resource(
             if scale {
                 Ok(ok(&scale::to_scale(&rt, &object)?))
             } else {
-                Ok(ok(&representation.object(&object, &rt)))
+                let object = representation.object(&object, &rt);
+                Ok(object_response(headers, StatusCode::OK, &object))
             }
         }
         Verb::Create => {
-            let object = decode_object(headers, &body)?;
+            let object = decode_object(headers, &body, !rt.custom)?;
             let created = objects::create(&mut shared.write(dry_run), &place, object)?;
-            Ok(json(StatusCode::CREATED, &render(&created, &rt)))
+            let created = render(&created, &rt);
+            Ok(object_response(headers, StatusCode::CREATED, &created))
         }
         Verb::Update => {
-            let object = decode_object(headers, &body)?;
+            let object = decode_object(headers, &body, !rt.custom)?;
             let mut cluster = shared.write(dry_run);
             if scale {
                 let old = objects::existing(&cluster, &place, name)?;
@@ -384,7 +406,11 @@ async fn resource(
                 return Ok(ok(&scale::to_scale(&rt, &stored)?));
             }
             let updated = objects::update(&mut cluster, &place, name, object, part)?;
-            Ok(ok(&render(&updated, &rt)))
+            Ok(object_response(
+                headers,
+                StatusCode::OK,
+                &render(&updated, &rt),
+            ))
         }
         Verb::Patch => patch_object(shared, headers, query, &place, name, part, scale, &body),
         Verb::Delete => {
@@ -392,7 +418,11 @@ async fn resource(
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let mut cluster = shared.write(dry_run || options.dry_run);
             let deleted = deletion::delete(&mut cluster, &place, name, &options)?;
-            Ok(ok(&render(&deleted, &rt)))
+            Ok(object_response(
+                headers,
+                StatusCode::OK,
+                &render(&deleted, &rt),
+            ))
         }
         Verb::DeleteCollection => {
             let options =
@@ -484,7 +514,8 @@ fn patch_object(
             let mut object = patch;
             object["metadata"]["name"] = Value::String(name.to_owned());
             let created = objects::create(&mut cluster, place, object)?;
-            return Ok(json(StatusCode::CREATED, &render(&created, rt)));
+            let created = render(&created, rt);
+            return Ok(object_response(headers, StatusCode::CREATED, &created));
         }
         Err(not_found) => return Err(not_found),
     };
@@ -516,7 +547,11 @@ fn patch_object(
     })?;
     let new = objects::merge_into(rt, &old, target, part);
     let stored = objects::write(&mut cluster, place, name, old, new, part)?;
-    Ok(ok(&render(&stored, rt)))
+    Ok(object_response(
+        headers,
+        StatusCode::OK,
+        &render(&stored, rt),
+    ))
 }
 
 #[cfg(test)]
