@@ -104,24 +104,32 @@ fn ok(value: &Value) -> Response {
 /// The largest request body accepted, as on a real server (3 MiB: large CRDs need it).
 pub(crate) const MAX_BODY: usize = 3 * 1024 * 1024;
 
+/// How much of an oversized body is read and discarded before answering 413, so that a
+/// client still writing it (kubectl) reads the Status instead of a broken pipe.
+const MAX_DISCARDED: usize = 128 * 1024 * 1024;
+
 /// Reads a request body of at most [`MAX_BODY`] bytes; beyond that, 413 as a Status.
 async fn read_body(headers: &HeaderMap, body: Body) -> ApiResult<Bytes> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|length| length > MAX_BODY) {
-        return Err(ApiError::request_entity_too_large(MAX_BODY));
-    }
-    let mut bytes = Vec::with_capacity(declared.unwrap_or(0));
     let mut stream = body.into_data_stream();
+    let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(MAX_BODY));
+    let mut read = 0usize;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk
             .map_err(|e| ApiError::bad_request(format!("failed to read the request body: {e}")))?;
-        if bytes.len() + chunk.len() > MAX_BODY {
-            return Err(ApiError::request_entity_too_large(MAX_BODY));
+        read += chunk.len();
+        if read > MAX_DISCARDED {
+            break;
         }
-        bytes.extend_from_slice(&chunk);
+        if read <= MAX_BODY && declared.is_none_or(|length| length <= MAX_BODY) {
+            bytes.extend_from_slice(&chunk);
+        }
+    }
+    if read > MAX_BODY || declared.is_some_and(|length| length > MAX_BODY) {
+        return Err(ApiError::request_entity_too_large(MAX_BODY));
     }
     Ok(Bytes::from(bytes))
 }
