@@ -20,7 +20,7 @@ target_args() {
 }
 
 # The testkit API server's facts about the built-in kinds it serves (patch strategies,
-# OpenAPI definitions), from Kubernetes' OpenAPI v2 document in the corpus
+# OpenAPI definitions, protobuf field numbers), from Kubernetes' OpenAPI v2 document in the corpus
 # ($KUBEGEN_CORPUS or ../shared/corpus); skipped with a message where it is absent.
 testkit_tables() {
   local swagger="${KUBEGEN_CORPUS:-../shared/corpus}/openapi/swagger.json"
@@ -28,8 +28,17 @@ testkit_tables() {
     echo "testkit-tables: skipped, no $swagger (set KUBEGEN_CORPUS to the corpus directory)" >&2
     return 0
   fi
+  # k8s-pb (a dev-dependency of kubegen-testkit) holds the protobuf field numbers.
+  local k8s_pb
+  k8s_pb=$(cargo metadata --format-version 1 --locked \
+    | grep -o '"manifest_path":"[^"]*/k8s-pb-[0-9.]*/Cargo.toml"' | head -1 \
+    | sed -e 's/"manifest_path":"//' -e 's#/Cargo.toml"$#/src#')
+  if [ -z "$k8s_pb" ] || [ ! -d "$k8s_pb" ]; then
+    echo "testkit-tables: the k8s-pb crate's sources were not found (cargo metadata)" >&2
+    return 1
+  fi
   cargo run --quiet --package kubegen-codegen --bin kubegen-testkit-tables -- \
-    --openapi "$swagger" --out runtime/testkit/src/builtin/generated "$@"
+    --openapi "$swagger" --k8s-pb "$k8s_pb" --out runtime/testkit/src/builtin/generated "$@"
 }
 
 update_target() {

@@ -1,9 +1,10 @@
 //! `kubegen-testkit-tables`: generates the testkit API server's tables of facts about the
-//! built-in kinds it serves (patch strategies, OpenAPI definitions) from Kubernetes'
-//! OpenAPI v2 document.
+//! built-in kinds it serves (patch strategies, OpenAPI definitions, protobuf field
+//! numbers) from Kubernetes' OpenAPI v2 document and the k8s-pb crate's sources.
 //!
 //! ```text
-//! kubegen-testkit-tables --openapi swagger.json --out runtime/testkit/src/builtin/generated [--verify]
+//! kubegen-testkit-tables --openapi swagger.json --k8s-pb ~/.cargo/registry/src/.../k8s-pb-0.9.0/src \
+//!     --out runtime/testkit/src/builtin/generated [--verify]
 //! ```
 
 use std::path::PathBuf;
@@ -20,6 +21,9 @@ struct Args {
     /// Kubernetes' OpenAPI v2 document (`swagger.json`).
     #[arg(long)]
     openapi: PathBuf,
+    /// The k8s-pb crate's `src` directory (protobuf field numbers of the messages).
+    #[arg(long)]
+    k8s_pb: PathBuf,
     /// The generated module's directory (replaced as a whole).
     #[arg(long)]
     out: PathBuf,
@@ -50,7 +54,7 @@ fn main() -> ExitCode {
             ));
         }
     };
-    let files = match testkit_tables::generate(&swagger, SERVED) {
+    let files = match testkit_tables::generate(&swagger, SERVED, Some(&args.k8s_pb)) {
         Ok(files) => files,
         Err(e) => return fail(format!("{}: {e}", args.openapi.display())),
     };

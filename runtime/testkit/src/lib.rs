@@ -132,10 +132,19 @@
 //!   `g=meta.k8s.io;v=v1` (or `v1beta1`) get metadata only (kube's `Api<PartialObjectMeta<K>>`
 //!   and `*_metadata` calls, client-go's metadata client) on get, list, watch (events and
 //!   bookmarks) and write responses, and `as=Table` gets a Table (below); clauses asking
-//!   for what is not served (protobuf, YAML) are skipped, and a header with nothing
-//!   servable is 406 NotAcceptable, as is the list form on one object or the object form
-//!   on a list (a watch sends whole objects instead). Only JSON is spoken, over HTTP/1.1
+//!   for what is not served (YAML, protobuf metadata or Tables) are skipped, and a header
+//!   with nothing servable is 406 NotAcceptable, as is the list form on one object or the
+//!   object form on a list (a watch sends whole objects instead). Served over HTTP/1.1
 //!   without TLS or authentication.
+//! - **Protobuf**: `application/vnd.kubernetes.protobuf` request bodies of built-in
+//!   kinds (kubectl's typed `create` commands send them) are decoded into the object the
+//!   same JSON body gives, and single objects of built-in kinds are answered in protobuf
+//!   when the Accept header lists it first; lists, watches, Tables and Status errors are
+//!   always JSON (clients decode by the response's Content-Type), and custom resources
+//!   get 415. Go's protobuf cannot tell an unset field from its zero value: a zero number
+//!   is kept only where the field's documentation shows a pointer (`replicas: 0` is
+//!   kept, a protobuf `runAsUser: 0` or `tolerationSeconds: 0` is lost), and an explicit
+//!   `false` is always dropped.
 //! - **OpenAPI**: `/openapi/v2` (JSON only: a protobuf-only Accept gets 406) and
 //!   `/openapi/v3` with one document per group version, for the built-in kinds (schemas
 //!   generated from Kubernetes' OpenAPI, patch strategies included) and every CRD
@@ -172,6 +181,7 @@ mod objects;
 mod openapi;
 mod page;
 mod patch;
+mod protobuf;
 mod registry;
 mod routes;
 mod scale;

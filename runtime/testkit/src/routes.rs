@@ -17,6 +17,7 @@ use super::objects::{self, Part, Place};
 use super::openapi;
 use super::page::Page;
 use super::patch::{self, PatchKind};
+use super::protobuf;
 use super::registry::ResourceType;
 use super::scale;
 use super::server::Shared;
@@ -114,24 +115,32 @@ fn ok_bytes(body: Bytes) -> Response {
 /// The largest request body accepted, as on a real server (3 MiB: large CRDs need it).
 pub(crate) const MAX_BODY: usize = 3 * 1024 * 1024;
 
+/// How much of an oversized body is read and discarded before answering 413, so that a
+/// client still writing it (kubectl) reads the Status instead of a broken pipe.
+const MAX_DISCARDED: usize = 128 * 1024 * 1024;
+
 /// Reads a request body of at most [`MAX_BODY`] bytes; beyond that, 413 as a Status.
 async fn read_body(headers: &HeaderMap, body: Body) -> ApiResult<Bytes> {
     let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|length| length > MAX_BODY) {
-        return Err(ApiError::request_entity_too_large(MAX_BODY));
-    }
-    let mut bytes = Vec::with_capacity(declared.unwrap_or(0));
     let mut stream = body.into_data_stream();
+    let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(MAX_BODY));
+    let mut read = 0usize;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk
             .map_err(|e| ApiError::bad_request(format!("failed to read the request body: {e}")))?;
-        if bytes.len() + chunk.len() > MAX_BODY {
-            return Err(ApiError::request_entity_too_large(MAX_BODY));
+        read += chunk.len();
+        if read > MAX_DISCARDED {
+            break;
         }
-        bytes.extend_from_slice(&chunk);
+        if read <= MAX_BODY && declared.is_none_or(|length| length <= MAX_BODY) {
+            bytes.extend_from_slice(&chunk);
+        }
+    }
+    if read > MAX_BODY || declared.is_some_and(|length| length > MAX_BODY) {
+        return Err(ApiError::request_entity_too_large(MAX_BODY));
     }
     Ok(Bytes::from(bytes))
 }
@@ -245,8 +254,29 @@ fn content_type(headers: &HeaderMap) -> &str {
         .unwrap_or("application/json")
 }
 
-/// Decodes a create/update body (JSON, or YAML for `application/yaml`).
-fn decode_object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
+/// A single object's response: protobuf when the client lists it first in Accept and the
+/// object has a protobuf form, JSON otherwise.
+fn object_response(
+    headers: &HeaderMap,
+    representation: Representation,
+    code: StatusCode,
+    object: &Value,
+) -> Response {
+    if representation == Representation::Full && protobuf::wanted(accept(headers)) {
+        match protobuf::encode(object) {
+            Ok(bytes) => {
+                let content_type = header::HeaderValue::from_static(protobuf::MEDIA_TYPE);
+                return (code, [(header::CONTENT_TYPE, content_type)], bytes).into_response();
+            }
+            Err(e) => tracing::debug!(error = %e, "answering in JSON"),
+        }
+    }
+    json(code, object)
+}
+
+/// Decodes a create/update body (JSON, YAML for `application/yaml`, or protobuf for a
+/// built-in kind).
+fn decode_object(headers: &HeaderMap, body: &[u8], builtin: bool) -> ApiResult<Value> {
     let content_type = content_type(headers);
     let media = content_type.split(';').next().unwrap_or_default().trim();
     match media {
@@ -260,6 +290,9 @@ fn decode_object(headers: &HeaderMap, body: &[u8]) -> ApiResult<Value> {
                 ApiError::bad_request(format!("error decoding request body as YAML: {e}"))
             })
         }
+        protobuf::MEDIA_TYPE if builtin => protobuf::decode(body).map_err(|e| {
+            ApiError::bad_request(format!("error decoding request body as protobuf: {e}"))
+        }),
         _ => Err(ApiError::unsupported_media_type(content_type)),
     }
 }
@@ -360,19 +393,26 @@ async fn resource(
             if scale {
                 Ok(ok(&scale::to_scale(&rt, &object)?))
             } else {
-                Ok(ok(&representation.object(&object, &rt)?))
+                Ok(object_response(
+                    headers,
+                    representation,
+                    StatusCode::OK,
+                    &representation.object(&object, &rt)?,
+                ))
             }
         }
         Verb::Create => {
-            let object = decode_object(headers, &body)?;
+            let object = decode_object(headers, &body, !rt.custom)?;
             let created = objects::create(&mut shared.write(dry_run), &place, object)?;
-            Ok(json(
+            Ok(object_response(
+                headers,
+                representation,
                 StatusCode::CREATED,
                 &representation.object(&created, &rt)?,
             ))
         }
         Verb::Update => {
-            let object = decode_object(headers, &body)?;
+            let object = decode_object(headers, &body, !rt.custom)?;
             let mut cluster = shared.write(dry_run);
             if scale {
                 let old = objects::existing(&cluster, &place, name)?;
@@ -382,7 +422,12 @@ async fn resource(
                 return Ok(ok(&scale::to_scale(&rt, &stored)?));
             }
             let updated = objects::update(&mut cluster, &place, name, object, part)?;
-            Ok(ok(&representation.object(&updated, &rt)?))
+            Ok(object_response(
+                headers,
+                representation,
+                StatusCode::OK,
+                &representation.object(&updated, &rt)?,
+            ))
         }
         Verb::Patch => {
             let target = PatchTarget {
@@ -399,7 +444,12 @@ async fn resource(
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let mut cluster = shared.write(dry_run || options.dry_run);
             let deleted = deletion::delete(&mut cluster, &place, name, &options)?;
-            Ok(ok(&representation.object(&deleted, &rt)?))
+            Ok(object_response(
+                headers,
+                representation,
+                StatusCode::OK,
+                &representation.object(&deleted, &rt)?,
+            ))
         }
         Verb::DeleteCollection => {
             let options =
@@ -500,7 +550,9 @@ fn patch_object(
             let mut object = patch;
             object["metadata"]["name"] = Value::String(name.to_owned());
             let created = objects::create(&mut cluster, place, object)?;
-            return Ok(json(
+            return Ok(object_response(
+                headers,
+                representation,
                 StatusCode::CREATED,
                 &representation.object(&created, rt)?,
             ));
@@ -535,7 +587,12 @@ fn patch_object(
     })?;
     let new = objects::merge_into(rt, &old, target, part);
     let stored = objects::write(&mut cluster, place, name, old, new, part)?;
-    Ok(ok(&representation.object(&stored, rt)?))
+    Ok(object_response(
+        headers,
+        representation,
+        StatusCode::OK,
+        &representation.object(&stored, rt)?,
+    ))
 }
 
 #[cfg(test)]

@@ -117,6 +117,10 @@ async fn method_not_allowed_and_unsupported_media_type() {
     assert_status(&post_named.json(), 405, "MethodNotAllowed");
     let put_collection = raw(&server, "PUT", CM_PATH, Some("application/json"), "{}").await;
     assert_eq!(put_collection.status, 405);
+    let cbor = raw(&server, "POST", CM_PATH, Some("application/cbor"), "x").await;
+    assert_eq!(cbor.status, 415);
+    assert_status(&cbor.json(), 415, "UnsupportedMediaType");
+    // Protobuf is spoken for built-in kinds: a body that is not protobuf is a 400.
     let protobuf = raw(
         &server,
         "POST",
@@ -125,8 +129,8 @@ async fn method_not_allowed_and_unsupported_media_type() {
         "x",
     )
     .await;
-    assert_eq!(protobuf.status, 415);
-    assert_status(&protobuf.json(), 415, "UnsupportedMediaType");
+    assert_eq!(protobuf.status, 400);
+    assert_status(&protobuf.json(), 400, "BadRequest");
     let xml = raw(
         &server,
         "PATCH",

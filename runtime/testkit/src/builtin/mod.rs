@@ -65,6 +65,72 @@ impl TypeFields {
     }
 }
 
+/// How a protobuf field is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wire {
+    /// A UTF-8 string.
+    String,
+    /// Bytes (base64 in JSON).
+    Bytes,
+    /// A varint boolean.
+    Bool,
+    /// A varint int32.
+    Int32,
+    /// A varint int64.
+    Int64,
+    /// A fixed64 double.
+    Double,
+    /// A message of this definition.
+    Message(&'static str),
+    /// `map<string, string>`.
+    StringMap,
+    /// `map<string, bytes>`.
+    BytesMap,
+    /// `map<string, Message>` of this definition.
+    MessageMap(&'static str),
+}
+
+/// One field of a protobuf message.
+#[derive(Debug)]
+pub(crate) struct ProtoField {
+    /// The field number.
+    pub(crate) tag: u32,
+    /// The JSON name; empty for a Go-embedded struct (`Probe`'s `ProbeHandler`), whose
+    /// fields are inlined into the parent's JSON object.
+    pub(crate) json: &'static str,
+    /// The encoding.
+    pub(crate) wire: Wire,
+    /// Whether the field repeats (a JSON array).
+    pub(crate) repeated: bool,
+}
+
+/// A protobuf message: a definition's fields by number.
+#[derive(Debug)]
+pub(crate) struct Message {
+    /// The OpenAPI definition name.
+    pub(crate) name: &'static str,
+    /// Its fields, sorted by number.
+    pub(crate) fields: &'static [ProtoField],
+}
+
+impl Message {
+    /// The field with number `tag`.
+    pub(crate) fn field(&self, tag: u32) -> Option<&'static ProtoField> {
+        self.fields
+            .binary_search_by_key(&tag, |f| f.tag)
+            .ok()
+            .map(|i| &self.fields[i])
+    }
+}
+
+/// The protobuf message of a definition, if k8s-pb knows it.
+pub(crate) fn message(name: &str) -> Option<&'static Message> {
+    generated::MESSAGES
+        .binary_search_by(|m| m.name.cmp(name))
+        .ok()
+        .map(|i| &generated::MESSAGES[i])
+}
+
 /// The OpenAPI definition name of a served built-in kind.
 pub(crate) fn definition(group: &str, version: &str, kind: &str) -> Option<&'static str> {
     generated::KINDS

@@ -79,6 +79,22 @@ pub async fn raw_with(
     headers: &[(&str, &str)],
     body: &str,
 ) -> RawResponse {
+    let (status, headers, body) = raw_bytes(server, method, path, headers, body.as_bytes()).await;
+    RawResponse {
+        status,
+        headers,
+        body: String::from_utf8(body).expect("utf-8 body"),
+    }
+}
+
+/// [`raw_with_headers`] with a binary body, answering status, headers and body bytes.
+pub async fn raw_bytes(
+    server: &ApiServer,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, Vec<(String, String)>, Vec<u8>) {
     let mut stream = TcpStream::connect(server.address()).await.expect("connect");
     let mut request = format!(
         "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
@@ -87,8 +103,10 @@ pub async fn raw_with(
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));
     }
-    request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    stream.write_all(request.as_bytes()).await.expect("write");
+    request.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+    let mut bytes = request.into_bytes();
+    bytes.extend_from_slice(body);
+    stream.write_all(&bytes).await.expect("write");
     let mut bytes = Vec::new();
     stream.read_to_end(&mut bytes).await.expect("read");
     let split = bytes
@@ -115,11 +133,7 @@ pub async fn raw_with(
     } else {
         raw_body.to_vec()
     };
-    RawResponse {
-        status,
-        headers,
-        body: String::from_utf8(body).expect("utf-8 body"),
-    }
+    (status, headers, body)
 }
 
 pub async fn get(server: &ApiServer, path: &str) -> RawResponse {

@@ -2,7 +2,7 @@
 //! Facts about the built-in kinds the testkit serves, extracted from Kubernetes' OpenAPI v2 document
 //! by `kubegen-testkit-tables` (run by `hack/update-codegen.sh`).
 
-use super::{Field, Strategy, TypeFields};
+use super::{Field, Message, ProtoField, Strategy, TypeFields, Wire};
 /// `(group, version, kind, definition)` of every served built-in kind.
 pub(crate) static KINDS: &[(&str, &str, &str, &str)] = &[
     ("", "v1", "ConfigMap", "io.k8s.api.core.v1.ConfigMap"),
@@ -771,3 +771,6559 @@ pub(crate) static TYPES: &[TypeFields] = &[
 ];
 /// The OpenAPI v2 definitions of the served kinds and of everything they refer to.
 pub(crate) const DEFINITIONS: &str = include_str!("definitions.json");
+/// The protobuf messages of those definitions (from k8s-pb), sorted by name, with
+/// each field's number, JSON name and encoding.
+pub(crate) static MESSAGES: &[Message] = &[
+    Message {
+        name: "io.k8s.api.apps.v1.Deployment",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "spec",
+                wire: Wire::Message("io.k8s.api.apps.v1.DeploymentSpec"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "status",
+                wire: Wire::Message("io.k8s.api.apps.v1.DeploymentStatus"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.apps.v1.DeploymentCondition",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "status",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "reason",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "message",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "lastUpdateTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "lastTransitionTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.apps.v1.DeploymentList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.apps.v1.Deployment"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.apps.v1.DeploymentSpec",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "replicas",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "selector",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "template",
+                wire: Wire::Message("io.k8s.api.core.v1.PodTemplateSpec"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "strategy",
+                wire: Wire::Message("io.k8s.api.apps.v1.DeploymentStrategy"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "minReadySeconds",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "revisionHistoryLimit",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "paused",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "progressDeadlineSeconds",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.apps.v1.DeploymentStatus",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "observedGeneration",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "replicas",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "updatedReplicas",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "availableReplicas",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "unavailableReplicas",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "conditions",
+                wire: Wire::Message("io.k8s.api.apps.v1.DeploymentCondition"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "readyReplicas",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "collisionCount",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "terminatingReplicas",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.apps.v1.DeploymentStrategy",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "rollingUpdate",
+                wire: Wire::Message("io.k8s.api.apps.v1.RollingUpdateDeployment"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.apps.v1.ReplicaSet",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "spec",
+                wire: Wire::Message("io.k8s.api.apps.v1.ReplicaSetSpec"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "status",
+                wire: Wire::Message("io.k8s.api.apps.v1.ReplicaSetStatus"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.apps.v1.ReplicaSetCondition",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "status",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "lastTransitionTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "reason",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "message",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.apps.v1.ReplicaSetList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.apps.v1.ReplicaSet"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.apps.v1.ReplicaSetSpec",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "replicas",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "selector",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "template",
+                wire: Wire::Message("io.k8s.api.core.v1.PodTemplateSpec"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "minReadySeconds",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.apps.v1.ReplicaSetStatus",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "replicas",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "fullyLabeledReplicas",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "observedGeneration",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "readyReplicas",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "availableReplicas",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "conditions",
+                wire: Wire::Message("io.k8s.api.apps.v1.ReplicaSetCondition"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "terminatingReplicas",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.apps.v1.RollingUpdateDeployment",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "maxUnavailable",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.util.intstr.IntOrString"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "maxSurge",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.util.intstr.IntOrString"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.coordination.v1.Lease",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "spec",
+                wire: Wire::Message("io.k8s.api.coordination.v1.LeaseSpec"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.coordination.v1.LeaseList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.coordination.v1.Lease"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.coordination.v1.LeaseSpec",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "holderIdentity",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "leaseDurationSeconds",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "acquireTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "renewTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "leaseTransitions",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "strategy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "preferredHolder",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "volumeID",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "partition",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Affinity",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "nodeAffinity",
+                wire: Wire::Message("io.k8s.api.core.v1.NodeAffinity"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "podAffinity",
+                wire: Wire::Message("io.k8s.api.core.v1.PodAffinity"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "podAntiAffinity",
+                wire: Wire::Message("io.k8s.api.core.v1.PodAntiAffinity"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.AppArmorProfile",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "localhostProfile",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.AzureDiskVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "diskName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "diskURI",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "cachingMode",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "kind",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.AzureFileVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "secretName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "shareName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.CSIVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "driver",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "volumeAttributes",
+                wire: Wire::StringMap,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "nodePublishSecretRef",
+                wire: Wire::Message("io.k8s.api.core.v1.LocalObjectReference"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Capabilities",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "add",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "drop",
+                wire: Wire::String,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.CephFSVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "monitors",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "path",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "user",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "secretFile",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "secretRef",
+                wire: Wire::Message("io.k8s.api.core.v1.LocalObjectReference"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.CinderVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "volumeID",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "secretRef",
+                wire: Wire::Message("io.k8s.api.core.v1.LocalObjectReference"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ClientIPConfig",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "timeoutSeconds",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ClusterTrustBundleProjection",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "signerName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "labelSelector",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "path",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "optional",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ConfigMap",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "data",
+                wire: Wire::StringMap,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "binaryData",
+                wire: Wire::BytesMap,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "immutable",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ConfigMapEnvSource",
+        fields: &[
+            ProtoField {
+                tag: 2u32,
+                json: "optional",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ConfigMapKeySelector",
+        fields: &[
+            ProtoField {
+                tag: 2u32,
+                json: "key",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "optional",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ConfigMapList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.core.v1.ConfigMap"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ConfigMapProjection",
+        fields: &[
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.core.v1.KeyToPath"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "optional",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ConfigMapVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.core.v1.KeyToPath"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "defaultMode",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "optional",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Container",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "image",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "command",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "args",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "workingDir",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "ports",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerPort"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "env",
+                wire: Wire::Message("io.k8s.api.core.v1.EnvVar"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "resources",
+                wire: Wire::Message("io.k8s.api.core.v1.ResourceRequirements"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "volumeMounts",
+                wire: Wire::Message("io.k8s.api.core.v1.VolumeMount"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "livenessProbe",
+                wire: Wire::Message("io.k8s.api.core.v1.Probe"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "readinessProbe",
+                wire: Wire::Message("io.k8s.api.core.v1.Probe"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "lifecycle",
+                wire: Wire::Message("io.k8s.api.core.v1.Lifecycle"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 13u32,
+                json: "terminationMessagePath",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 14u32,
+                json: "imagePullPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 15u32,
+                json: "securityContext",
+                wire: Wire::Message("io.k8s.api.core.v1.SecurityContext"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 16u32,
+                json: "stdin",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 17u32,
+                json: "stdinOnce",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 18u32,
+                json: "tty",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 19u32,
+                json: "envFrom",
+                wire: Wire::Message("io.k8s.api.core.v1.EnvFromSource"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 20u32,
+                json: "terminationMessagePolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 21u32,
+                json: "volumeDevices",
+                wire: Wire::Message("io.k8s.api.core.v1.VolumeDevice"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 22u32,
+                json: "startupProbe",
+                wire: Wire::Message("io.k8s.api.core.v1.Probe"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 23u32,
+                json: "resizePolicy",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerResizePolicy"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 24u32,
+                json: "restartPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 25u32,
+                json: "restartPolicyRules",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerRestartRule"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ContainerExtendedResourceRequest",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "containerName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "resourceName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "requestName",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ContainerPort",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "hostPort",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "containerPort",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "protocol",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "hostIP",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ContainerResizePolicy",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "resourceName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "restartPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ContainerRestartRule",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "action",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "exitCodes",
+                wire: Wire::Message(
+                    "io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes",
+                ),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ContainerRestartRuleOnExitCodes",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "operator",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "values",
+                wire: Wire::Int32,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ContainerState",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "waiting",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerStateWaiting"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "running",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerStateRunning"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "terminated",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerStateTerminated"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ContainerStateRunning",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "startedAt",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ContainerStateTerminated",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "exitCode",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "signal",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "reason",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "message",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "startedAt",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "finishedAt",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "containerID",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ContainerStateWaiting",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "reason",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "message",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ContainerStatus",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "state",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerState"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "lastState",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerState"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "ready",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "restartCount",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "image",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "imageID",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "containerID",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "started",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "allocatedResources",
+                wire: Wire::MessageMap("io.k8s.apimachinery.pkg.api.resource.Quantity"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "resources",
+                wire: Wire::Message("io.k8s.api.core.v1.ResourceRequirements"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "volumeMounts",
+                wire: Wire::Message("io.k8s.api.core.v1.VolumeMountStatus"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 13u32,
+                json: "user",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerUser"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 14u32,
+                json: "allocatedResourcesStatus",
+                wire: Wire::Message("io.k8s.api.core.v1.ResourceStatus"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 15u32,
+                json: "stopSignal",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ContainerUser",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "linux",
+                wire: Wire::Message("io.k8s.api.core.v1.LinuxContainerUser"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.DownwardAPIProjection",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.core.v1.DownwardAPIVolumeFile"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.DownwardAPIVolumeFile",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "path",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "fieldRef",
+                wire: Wire::Message("io.k8s.api.core.v1.ObjectFieldSelector"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "resourceFieldRef",
+                wire: Wire::Message("io.k8s.api.core.v1.ResourceFieldSelector"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "mode",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.DownwardAPIVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.core.v1.DownwardAPIVolumeFile"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "defaultMode",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EmptyDirVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "medium",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "sizeLimit",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.api.resource.Quantity"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EnvFromSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "prefix",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "configMapRef",
+                wire: Wire::Message("io.k8s.api.core.v1.ConfigMapEnvSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "secretRef",
+                wire: Wire::Message("io.k8s.api.core.v1.SecretEnvSource"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EnvVar",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "value",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "valueFrom",
+                wire: Wire::Message("io.k8s.api.core.v1.EnvVarSource"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EnvVarSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "fieldRef",
+                wire: Wire::Message("io.k8s.api.core.v1.ObjectFieldSelector"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "resourceFieldRef",
+                wire: Wire::Message("io.k8s.api.core.v1.ResourceFieldSelector"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "configMapKeyRef",
+                wire: Wire::Message("io.k8s.api.core.v1.ConfigMapKeySelector"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "secretKeyRef",
+                wire: Wire::Message("io.k8s.api.core.v1.SecretKeySelector"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "fileKeyRef",
+                wire: Wire::Message("io.k8s.api.core.v1.FileKeySelector"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EphemeralContainer",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "",
+                wire: Wire::Message("io.k8s.api.core.v1.EphemeralContainerCommon"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "targetContainerName",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EphemeralContainerCommon",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "image",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "command",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "args",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "workingDir",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "ports",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerPort"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "env",
+                wire: Wire::Message("io.k8s.api.core.v1.EnvVar"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "resources",
+                wire: Wire::Message("io.k8s.api.core.v1.ResourceRequirements"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "volumeMounts",
+                wire: Wire::Message("io.k8s.api.core.v1.VolumeMount"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "livenessProbe",
+                wire: Wire::Message("io.k8s.api.core.v1.Probe"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "readinessProbe",
+                wire: Wire::Message("io.k8s.api.core.v1.Probe"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "lifecycle",
+                wire: Wire::Message("io.k8s.api.core.v1.Lifecycle"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 13u32,
+                json: "terminationMessagePath",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 14u32,
+                json: "imagePullPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 15u32,
+                json: "securityContext",
+                wire: Wire::Message("io.k8s.api.core.v1.SecurityContext"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 16u32,
+                json: "stdin",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 17u32,
+                json: "stdinOnce",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 18u32,
+                json: "tty",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 19u32,
+                json: "envFrom",
+                wire: Wire::Message("io.k8s.api.core.v1.EnvFromSource"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 20u32,
+                json: "terminationMessagePolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 21u32,
+                json: "volumeDevices",
+                wire: Wire::Message("io.k8s.api.core.v1.VolumeDevice"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 22u32,
+                json: "startupProbe",
+                wire: Wire::Message("io.k8s.api.core.v1.Probe"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 23u32,
+                json: "resizePolicy",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerResizePolicy"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 24u32,
+                json: "restartPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 25u32,
+                json: "restartPolicyRules",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerRestartRule"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EphemeralVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "volumeClaimTemplate",
+                wire: Wire::Message("io.k8s.api.core.v1.PersistentVolumeClaimTemplate"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Event",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "involvedObject",
+                wire: Wire::Message("io.k8s.api.core.v1.ObjectReference"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "reason",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "message",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "source",
+                wire: Wire::Message("io.k8s.api.core.v1.EventSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "firstTimestamp",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "lastTimestamp",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "count",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "eventTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "series",
+                wire: Wire::Message("io.k8s.api.core.v1.EventSeries"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "action",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 13u32,
+                json: "related",
+                wire: Wire::Message("io.k8s.api.core.v1.ObjectReference"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 14u32,
+                json: "reportingComponent",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 15u32,
+                json: "reportingInstance",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EventList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.core.v1.Event"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EventSeries",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "count",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "lastObservedTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EventSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "component",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "host",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ExecAction",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "command",
+                wire: Wire::String,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.FCVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "targetWWNs",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "lun",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "wwids",
+                wire: Wire::String,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.FileKeySelector",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "volumeName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "path",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "key",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "optional",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.FlexVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "driver",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "secretRef",
+                wire: Wire::Message("io.k8s.api.core.v1.LocalObjectReference"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "options",
+                wire: Wire::StringMap,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.FlockerVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "datasetName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "datasetUUID",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.GCEPersistentDiskVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "pdName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "partition",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.GRPCAction",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "port",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "service",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.GitRepoVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "repository",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "revision",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "directory",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.GlusterfsVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "endpoints",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "path",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.HTTPGetAction",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "path",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "port",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.util.intstr.IntOrString"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "host",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "scheme",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "httpHeaders",
+                wire: Wire::Message("io.k8s.api.core.v1.HTTPHeader"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.HTTPHeader",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "value",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.HostAlias",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "ip",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "hostnames",
+                wire: Wire::String,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.HostIP",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "ip",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.HostPathVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "path",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ISCSIVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "targetPortal",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "iqn",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "lun",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "iscsiInterface",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "portals",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "chapAuthDiscovery",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "secretRef",
+                wire: Wire::Message("io.k8s.api.core.v1.LocalObjectReference"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "chapAuthSession",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "initiatorName",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ImageVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "reference",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "pullPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.KeyToPath",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "key",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "path",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "mode",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Lifecycle",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "postStart",
+                wire: Wire::Message("io.k8s.api.core.v1.LifecycleHandler"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "preStop",
+                wire: Wire::Message("io.k8s.api.core.v1.LifecycleHandler"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "stopSignal",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.LifecycleHandler",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "exec",
+                wire: Wire::Message("io.k8s.api.core.v1.ExecAction"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "httpGet",
+                wire: Wire::Message("io.k8s.api.core.v1.HTTPGetAction"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "tcpSocket",
+                wire: Wire::Message("io.k8s.api.core.v1.TCPSocketAction"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "sleep",
+                wire: Wire::Message("io.k8s.api.core.v1.SleepAction"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.LinuxContainerUser",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "uid",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "gid",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "supplementalGroups",
+                wire: Wire::Int64,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.LoadBalancerIngress",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "ip",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "hostname",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "ipMode",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "ports",
+                wire: Wire::Message("io.k8s.api.core.v1.PortStatus"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.LoadBalancerStatus",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "ingress",
+                wire: Wire::Message("io.k8s.api.core.v1.LoadBalancerIngress"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.LocalObjectReference",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.NFSVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "server",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "path",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Namespace",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "spec",
+                wire: Wire::Message("io.k8s.api.core.v1.NamespaceSpec"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "status",
+                wire: Wire::Message("io.k8s.api.core.v1.NamespaceStatus"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.NamespaceCondition",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "status",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "lastTransitionTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "reason",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "message",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.NamespaceList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.core.v1.Namespace"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.NamespaceSpec",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "finalizers",
+                wire: Wire::String,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.NamespaceStatus",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "phase",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "conditions",
+                wire: Wire::Message("io.k8s.api.core.v1.NamespaceCondition"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.NodeAffinity",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "requiredDuringSchedulingIgnoredDuringExecution",
+                wire: Wire::Message("io.k8s.api.core.v1.NodeSelector"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "preferredDuringSchedulingIgnoredDuringExecution",
+                wire: Wire::Message("io.k8s.api.core.v1.PreferredSchedulingTerm"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.NodeSelector",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "nodeSelectorTerms",
+                wire: Wire::Message("io.k8s.api.core.v1.NodeSelectorTerm"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.NodeSelectorRequirement",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "key",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "operator",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "values",
+                wire: Wire::String,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.NodeSelectorTerm",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "matchExpressions",
+                wire: Wire::Message("io.k8s.api.core.v1.NodeSelectorRequirement"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "matchFields",
+                wire: Wire::Message("io.k8s.api.core.v1.NodeSelectorRequirement"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ObjectFieldSelector",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "apiVersion",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "fieldPath",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ObjectReference",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "kind",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "namespace",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "uid",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "apiVersion",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "resourceVersion",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "fieldPath",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PersistentVolumeClaimSpec",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "accessModes",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "resources",
+                wire: Wire::Message("io.k8s.api.core.v1.VolumeResourceRequirements"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "volumeName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "selector",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "storageClassName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "volumeMode",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "dataSource",
+                wire: Wire::Message("io.k8s.api.core.v1.TypedLocalObjectReference"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "dataSourceRef",
+                wire: Wire::Message("io.k8s.api.core.v1.TypedObjectReference"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "volumeAttributesClassName",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PersistentVolumeClaimTemplate",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "spec",
+                wire: Wire::Message("io.k8s.api.core.v1.PersistentVolumeClaimSpec"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "claimName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "pdID",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Pod",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "spec",
+                wire: Wire::Message("io.k8s.api.core.v1.PodSpec"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "status",
+                wire: Wire::Message("io.k8s.api.core.v1.PodStatus"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodAffinity",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "requiredDuringSchedulingIgnoredDuringExecution",
+                wire: Wire::Message("io.k8s.api.core.v1.PodAffinityTerm"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "preferredDuringSchedulingIgnoredDuringExecution",
+                wire: Wire::Message("io.k8s.api.core.v1.WeightedPodAffinityTerm"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodAffinityTerm",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "labelSelector",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "namespaces",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "topologyKey",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "namespaceSelector",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "matchLabelKeys",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "mismatchLabelKeys",
+                wire: Wire::String,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodAntiAffinity",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "requiredDuringSchedulingIgnoredDuringExecution",
+                wire: Wire::Message("io.k8s.api.core.v1.PodAffinityTerm"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "preferredDuringSchedulingIgnoredDuringExecution",
+                wire: Wire::Message("io.k8s.api.core.v1.WeightedPodAffinityTerm"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodCertificateProjection",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "signerName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "keyType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "maxExpirationSeconds",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "credentialBundlePath",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "keyPath",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "certificateChainPath",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "userAnnotations",
+                wire: Wire::StringMap,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodCondition",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "status",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "lastProbeTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "lastTransitionTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "reason",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "message",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "observedGeneration",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodDNSConfig",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "nameservers",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "searches",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "options",
+                wire: Wire::Message("io.k8s.api.core.v1.PodDNSConfigOption"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodDNSConfigOption",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "value",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodExtendedResourceClaimStatus",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "requestMappings",
+                wire: Wire::Message(
+                    "io.k8s.api.core.v1.ContainerExtendedResourceRequest",
+                ),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "resourceClaimName",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodIP",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "ip",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.core.v1.Pod"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodOS",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodReadinessGate",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "conditionType",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodResourceClaim",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "resourceClaimName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "resourceClaimTemplateName",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodResourceClaimStatus",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "resourceClaimName",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodSchedulingGate",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodSecurityContext",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "seLinuxOptions",
+                wire: Wire::Message("io.k8s.api.core.v1.SELinuxOptions"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "runAsUser",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "runAsNonRoot",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "supplementalGroups",
+                wire: Wire::Int64,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "fsGroup",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "runAsGroup",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "sysctls",
+                wire: Wire::Message("io.k8s.api.core.v1.Sysctl"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "windowsOptions",
+                wire: Wire::Message("io.k8s.api.core.v1.WindowsSecurityContextOptions"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "fsGroupChangePolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "seccompProfile",
+                wire: Wire::Message("io.k8s.api.core.v1.SeccompProfile"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "appArmorProfile",
+                wire: Wire::Message("io.k8s.api.core.v1.AppArmorProfile"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "supplementalGroupsPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 13u32,
+                json: "seLinuxChangePolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodSpec",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "volumes",
+                wire: Wire::Message("io.k8s.api.core.v1.Volume"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "containers",
+                wire: Wire::Message("io.k8s.api.core.v1.Container"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "restartPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "terminationGracePeriodSeconds",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "activeDeadlineSeconds",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "dnsPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "nodeSelector",
+                wire: Wire::StringMap,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "serviceAccountName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "serviceAccount",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "nodeName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "hostNetwork",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "hostPID",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 13u32,
+                json: "hostIPC",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 14u32,
+                json: "securityContext",
+                wire: Wire::Message("io.k8s.api.core.v1.PodSecurityContext"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 15u32,
+                json: "imagePullSecrets",
+                wire: Wire::Message("io.k8s.api.core.v1.LocalObjectReference"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 16u32,
+                json: "hostname",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 17u32,
+                json: "subdomain",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 18u32,
+                json: "affinity",
+                wire: Wire::Message("io.k8s.api.core.v1.Affinity"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 19u32,
+                json: "schedulerName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 20u32,
+                json: "initContainers",
+                wire: Wire::Message("io.k8s.api.core.v1.Container"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 21u32,
+                json: "automountServiceAccountToken",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 22u32,
+                json: "tolerations",
+                wire: Wire::Message("io.k8s.api.core.v1.Toleration"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 23u32,
+                json: "hostAliases",
+                wire: Wire::Message("io.k8s.api.core.v1.HostAlias"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 24u32,
+                json: "priorityClassName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 25u32,
+                json: "priority",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 26u32,
+                json: "dnsConfig",
+                wire: Wire::Message("io.k8s.api.core.v1.PodDNSConfig"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 27u32,
+                json: "shareProcessNamespace",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 28u32,
+                json: "readinessGates",
+                wire: Wire::Message("io.k8s.api.core.v1.PodReadinessGate"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 29u32,
+                json: "runtimeClassName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 30u32,
+                json: "enableServiceLinks",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 31u32,
+                json: "preemptionPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 32u32,
+                json: "overhead",
+                wire: Wire::MessageMap("io.k8s.apimachinery.pkg.api.resource.Quantity"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 33u32,
+                json: "topologySpreadConstraints",
+                wire: Wire::Message("io.k8s.api.core.v1.TopologySpreadConstraint"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 34u32,
+                json: "ephemeralContainers",
+                wire: Wire::Message("io.k8s.api.core.v1.EphemeralContainer"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 35u32,
+                json: "setHostnameAsFQDN",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 36u32,
+                json: "os",
+                wire: Wire::Message("io.k8s.api.core.v1.PodOS"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 37u32,
+                json: "hostUsers",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 38u32,
+                json: "schedulingGates",
+                wire: Wire::Message("io.k8s.api.core.v1.PodSchedulingGate"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 39u32,
+                json: "resourceClaims",
+                wire: Wire::Message("io.k8s.api.core.v1.PodResourceClaim"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 40u32,
+                json: "resources",
+                wire: Wire::Message("io.k8s.api.core.v1.ResourceRequirements"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 41u32,
+                json: "hostnameOverride",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 42u32,
+                json: "workloadRef",
+                wire: Wire::Message("io.k8s.api.core.v1.WorkloadReference"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodStatus",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "phase",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "conditions",
+                wire: Wire::Message("io.k8s.api.core.v1.PodCondition"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "message",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "reason",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "hostIP",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "podIP",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "startTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "containerStatuses",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerStatus"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "qosClass",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "initContainerStatuses",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerStatus"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "nominatedNodeName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "podIPs",
+                wire: Wire::Message("io.k8s.api.core.v1.PodIP"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 13u32,
+                json: "ephemeralContainerStatuses",
+                wire: Wire::Message("io.k8s.api.core.v1.ContainerStatus"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 14u32,
+                json: "resize",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 15u32,
+                json: "resourceClaimStatuses",
+                wire: Wire::Message("io.k8s.api.core.v1.PodResourceClaimStatus"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 16u32,
+                json: "hostIPs",
+                wire: Wire::Message("io.k8s.api.core.v1.HostIP"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 17u32,
+                json: "observedGeneration",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 18u32,
+                json: "extendedResourceClaimStatus",
+                wire: Wire::Message("io.k8s.api.core.v1.PodExtendedResourceClaimStatus"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 19u32,
+                json: "allocatedResources",
+                wire: Wire::MessageMap("io.k8s.apimachinery.pkg.api.resource.Quantity"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 20u32,
+                json: "resources",
+                wire: Wire::Message("io.k8s.api.core.v1.ResourceRequirements"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PodTemplateSpec",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "spec",
+                wire: Wire::Message("io.k8s.api.core.v1.PodSpec"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PortStatus",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "port",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "protocol",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "error",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PortworxVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "volumeID",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.PreferredSchedulingTerm",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "weight",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "preference",
+                wire: Wire::Message("io.k8s.api.core.v1.NodeSelectorTerm"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Probe",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "",
+                wire: Wire::Message("io.k8s.api.core.v1.ProbeHandler"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "initialDelaySeconds",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "timeoutSeconds",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "periodSeconds",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "successThreshold",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "failureThreshold",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "terminationGracePeriodSeconds",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ProbeHandler",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "exec",
+                wire: Wire::Message("io.k8s.api.core.v1.ExecAction"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "httpGet",
+                wire: Wire::Message("io.k8s.api.core.v1.HTTPGetAction"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "tcpSocket",
+                wire: Wire::Message("io.k8s.api.core.v1.TCPSocketAction"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "grpc",
+                wire: Wire::Message("io.k8s.api.core.v1.GRPCAction"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ProjectedVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "sources",
+                wire: Wire::Message("io.k8s.api.core.v1.VolumeProjection"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "defaultMode",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.QuobyteVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "registry",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "volume",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "user",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "group",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "tenant",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.RBDVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "monitors",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "image",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "pool",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "user",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "keyring",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "secretRef",
+                wire: Wire::Message("io.k8s.api.core.v1.LocalObjectReference"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ResourceClaim",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "request",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ResourceFieldSelector",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "containerName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "resource",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "divisor",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.api.resource.Quantity"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ResourceHealth",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "resourceID",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "health",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ResourceRequirements",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "limits",
+                wire: Wire::MessageMap("io.k8s.apimachinery.pkg.api.resource.Quantity"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "requests",
+                wire: Wire::MessageMap("io.k8s.apimachinery.pkg.api.resource.Quantity"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "claims",
+                wire: Wire::Message("io.k8s.api.core.v1.ResourceClaim"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ResourceStatus",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "resources",
+                wire: Wire::Message("io.k8s.api.core.v1.ResourceHealth"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.SELinuxOptions",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "user",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "role",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "level",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ScaleIOVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "gateway",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "system",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "secretRef",
+                wire: Wire::Message("io.k8s.api.core.v1.LocalObjectReference"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "sslEnabled",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "protectionDomain",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "storagePool",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "storageMode",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "volumeName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.SeccompProfile",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "localhostProfile",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Secret",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "data",
+                wire: Wire::BytesMap,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "stringData",
+                wire: Wire::StringMap,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "immutable",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.SecretEnvSource",
+        fields: &[
+            ProtoField {
+                tag: 2u32,
+                json: "optional",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.SecretKeySelector",
+        fields: &[
+            ProtoField {
+                tag: 2u32,
+                json: "key",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "optional",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.SecretList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.core.v1.Secret"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.SecretProjection",
+        fields: &[
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.core.v1.KeyToPath"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "optional",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.SecretVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "secretName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.core.v1.KeyToPath"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "defaultMode",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "optional",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.SecurityContext",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "capabilities",
+                wire: Wire::Message("io.k8s.api.core.v1.Capabilities"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "privileged",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "seLinuxOptions",
+                wire: Wire::Message("io.k8s.api.core.v1.SELinuxOptions"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "runAsUser",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "runAsNonRoot",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "readOnlyRootFilesystem",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "allowPrivilegeEscalation",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "runAsGroup",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "procMount",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "windowsOptions",
+                wire: Wire::Message("io.k8s.api.core.v1.WindowsSecurityContextOptions"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "seccompProfile",
+                wire: Wire::Message("io.k8s.api.core.v1.SeccompProfile"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "appArmorProfile",
+                wire: Wire::Message("io.k8s.api.core.v1.AppArmorProfile"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Service",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "spec",
+                wire: Wire::Message("io.k8s.api.core.v1.ServiceSpec"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "status",
+                wire: Wire::Message("io.k8s.api.core.v1.ServiceStatus"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ServiceAccountTokenProjection",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "audience",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "expirationSeconds",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "path",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ServiceList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.core.v1.Service"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ServicePort",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "protocol",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "port",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "targetPort",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.util.intstr.IntOrString"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "nodePort",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "appProtocol",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ServiceSpec",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "ports",
+                wire: Wire::Message("io.k8s.api.core.v1.ServicePort"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "selector",
+                wire: Wire::StringMap,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "clusterIP",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "externalIPs",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "sessionAffinity",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "loadBalancerIP",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "loadBalancerSourceRanges",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "externalName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "externalTrafficPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "healthCheckNodePort",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 13u32,
+                json: "publishNotReadyAddresses",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 14u32,
+                json: "sessionAffinityConfig",
+                wire: Wire::Message("io.k8s.api.core.v1.SessionAffinityConfig"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 17u32,
+                json: "ipFamilyPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 18u32,
+                json: "clusterIPs",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 19u32,
+                json: "ipFamilies",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 20u32,
+                json: "allocateLoadBalancerNodePorts",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 21u32,
+                json: "loadBalancerClass",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 22u32,
+                json: "internalTrafficPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 23u32,
+                json: "trafficDistribution",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.ServiceStatus",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "loadBalancer",
+                wire: Wire::Message("io.k8s.api.core.v1.LoadBalancerStatus"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "conditions",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Condition"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.SessionAffinityConfig",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "clientIP",
+                wire: Wire::Message("io.k8s.api.core.v1.ClientIPConfig"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.SleepAction",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "seconds",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.StorageOSVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "volumeName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "volumeNamespace",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "secretRef",
+                wire: Wire::Message("io.k8s.api.core.v1.LocalObjectReference"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Sysctl",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "value",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.TCPSocketAction",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "port",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.util.intstr.IntOrString"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "host",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Toleration",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "key",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "operator",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "value",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "effect",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "tolerationSeconds",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.TopologySpreadConstraint",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "maxSkew",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "topologyKey",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "whenUnsatisfiable",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "labelSelector",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "minDomains",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "nodeAffinityPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "nodeTaintsPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "matchLabelKeys",
+                wire: Wire::String,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.TypedLocalObjectReference",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "apiGroup",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "kind",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.TypedObjectReference",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "apiGroup",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "kind",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "namespace",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Volume",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "",
+                wire: Wire::Message("io.k8s.api.core.v1.VolumeSource"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.VolumeDevice",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "devicePath",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.VolumeMount",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "mountPath",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "subPath",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "mountPropagation",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "subPathExpr",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "recursiveReadOnly",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.VolumeMountStatus",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "mountPath",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "readOnly",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "recursiveReadOnly",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.VolumeProjection",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "secret",
+                wire: Wire::Message("io.k8s.api.core.v1.SecretProjection"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "downwardAPI",
+                wire: Wire::Message("io.k8s.api.core.v1.DownwardAPIProjection"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "configMap",
+                wire: Wire::Message("io.k8s.api.core.v1.ConfigMapProjection"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "serviceAccountToken",
+                wire: Wire::Message("io.k8s.api.core.v1.ServiceAccountTokenProjection"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "clusterTrustBundle",
+                wire: Wire::Message("io.k8s.api.core.v1.ClusterTrustBundleProjection"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "podCertificate",
+                wire: Wire::Message("io.k8s.api.core.v1.PodCertificateProjection"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.VolumeResourceRequirements",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "limits",
+                wire: Wire::MessageMap("io.k8s.apimachinery.pkg.api.resource.Quantity"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "requests",
+                wire: Wire::MessageMap("io.k8s.apimachinery.pkg.api.resource.Quantity"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.VolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "hostPath",
+                wire: Wire::Message("io.k8s.api.core.v1.HostPathVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "emptyDir",
+                wire: Wire::Message("io.k8s.api.core.v1.EmptyDirVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "gcePersistentDisk",
+                wire: Wire::Message("io.k8s.api.core.v1.GCEPersistentDiskVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "awsElasticBlockStore",
+                wire: Wire::Message(
+                    "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "gitRepo",
+                wire: Wire::Message("io.k8s.api.core.v1.GitRepoVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "secret",
+                wire: Wire::Message("io.k8s.api.core.v1.SecretVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "nfs",
+                wire: Wire::Message("io.k8s.api.core.v1.NFSVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "iscsi",
+                wire: Wire::Message("io.k8s.api.core.v1.ISCSIVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "glusterfs",
+                wire: Wire::Message("io.k8s.api.core.v1.GlusterfsVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "persistentVolumeClaim",
+                wire: Wire::Message(
+                    "io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "rbd",
+                wire: Wire::Message("io.k8s.api.core.v1.RBDVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "flexVolume",
+                wire: Wire::Message("io.k8s.api.core.v1.FlexVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 13u32,
+                json: "cinder",
+                wire: Wire::Message("io.k8s.api.core.v1.CinderVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 14u32,
+                json: "cephfs",
+                wire: Wire::Message("io.k8s.api.core.v1.CephFSVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 15u32,
+                json: "flocker",
+                wire: Wire::Message("io.k8s.api.core.v1.FlockerVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 16u32,
+                json: "downwardAPI",
+                wire: Wire::Message("io.k8s.api.core.v1.DownwardAPIVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 17u32,
+                json: "fc",
+                wire: Wire::Message("io.k8s.api.core.v1.FCVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 18u32,
+                json: "azureFile",
+                wire: Wire::Message("io.k8s.api.core.v1.AzureFileVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 19u32,
+                json: "configMap",
+                wire: Wire::Message("io.k8s.api.core.v1.ConfigMapVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 20u32,
+                json: "vsphereVolume",
+                wire: Wire::Message("io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 21u32,
+                json: "quobyte",
+                wire: Wire::Message("io.k8s.api.core.v1.QuobyteVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 22u32,
+                json: "azureDisk",
+                wire: Wire::Message("io.k8s.api.core.v1.AzureDiskVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 23u32,
+                json: "photonPersistentDisk",
+                wire: Wire::Message(
+                    "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 24u32,
+                json: "portworxVolume",
+                wire: Wire::Message("io.k8s.api.core.v1.PortworxVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 25u32,
+                json: "scaleIO",
+                wire: Wire::Message("io.k8s.api.core.v1.ScaleIOVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 26u32,
+                json: "projected",
+                wire: Wire::Message("io.k8s.api.core.v1.ProjectedVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 27u32,
+                json: "storageos",
+                wire: Wire::Message("io.k8s.api.core.v1.StorageOSVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 28u32,
+                json: "csi",
+                wire: Wire::Message("io.k8s.api.core.v1.CSIVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 29u32,
+                json: "ephemeral",
+                wire: Wire::Message("io.k8s.api.core.v1.EphemeralVolumeSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 30u32,
+                json: "image",
+                wire: Wire::Message("io.k8s.api.core.v1.ImageVolumeSource"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "volumePath",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "fsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "storagePolicyName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "storagePolicyID",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.WeightedPodAffinityTerm",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "weight",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "podAffinityTerm",
+                wire: Wire::Message("io.k8s.api.core.v1.PodAffinityTerm"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.WindowsSecurityContextOptions",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "gmsaCredentialSpecName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "gmsaCredentialSpec",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "runAsUserName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "hostProcess",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.WorkloadReference",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "podGroup",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "podGroupReplicaKey",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.events.v1.Event",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "eventTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "series",
+                wire: Wire::Message("io.k8s.api.events.v1.EventSeries"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "reportingController",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "reportingInstance",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "action",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "reason",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "regarding",
+                wire: Wire::Message("io.k8s.api.core.v1.ObjectReference"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "related",
+                wire: Wire::Message("io.k8s.api.core.v1.ObjectReference"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "note",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "deprecatedSource",
+                wire: Wire::Message("io.k8s.api.core.v1.EventSource"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 13u32,
+                json: "deprecatedFirstTimestamp",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 14u32,
+                json: "deprecatedLastTimestamp",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 15u32,
+                json: "deprecatedCount",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.events.v1.EventList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.events.v1.Event"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.events.v1.EventSeries",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "count",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "lastObservedTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "format",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "description",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "priority",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "jsonPath",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "strategy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "webhook",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion",
+                ),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "spec",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "status",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus",
+                ),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionCondition",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "status",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "lastTransitionTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "reason",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "message",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "observedGeneration",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+                ),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "plural",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "singular",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "shortNames",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "kind",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "listKind",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "categories",
+                wire: Wire::String,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "group",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "names",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "scope",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "versions",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion",
+                ),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "conversion",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "preserveUnknownFields",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "conditions",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionCondition",
+                ),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "acceptedNames",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "storedVersions",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "observedGeneration",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "served",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "storage",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "schema",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "subresources",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresources",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "additionalPrinterColumns",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition",
+                ),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "deprecated",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "deprecationWarning",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "selectableFields",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.SelectableField",
+                ),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceScale",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "specReplicasPath",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "statusReplicasPath",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "labelSelectorPath",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceStatus",
+        fields: &[],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresources",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "status",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceStatus",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "scale",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceScale",
+                ),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "openAPIV3Schema",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+                ),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ExternalDocumentation",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "description",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "url",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "raw",
+                wire: Wire::Bytes,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "id",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "description",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "format",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "title",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "default",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "maximum",
+                wire: Wire::Double,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "exclusiveMaximum",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "minimum",
+                wire: Wire::Double,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "exclusiveMinimum",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 13u32,
+                json: "maxLength",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 14u32,
+                json: "minLength",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 15u32,
+                json: "pattern",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 16u32,
+                json: "maxItems",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 17u32,
+                json: "minItems",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 18u32,
+                json: "uniqueItems",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 19u32,
+                json: "multipleOf",
+                wire: Wire::Double,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 20u32,
+                json: "enum",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON",
+                ),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 21u32,
+                json: "maxProperties",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 22u32,
+                json: "minProperties",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 23u32,
+                json: "required",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 24u32,
+                json: "items",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 25u32,
+                json: "allOf",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+                ),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 26u32,
+                json: "oneOf",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+                ),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 27u32,
+                json: "anyOf",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+                ),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 28u32,
+                json: "not",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 29u32,
+                json: "properties",
+                wire: Wire::MessageMap(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 30u32,
+                json: "additionalProperties",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 31u32,
+                json: "patternProperties",
+                wire: Wire::MessageMap(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 32u32,
+                json: "dependencies",
+                wire: Wire::MessageMap(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 33u32,
+                json: "additionalItems",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 34u32,
+                json: "definitions",
+                wire: Wire::MessageMap(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 35u32,
+                json: "externalDocs",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ExternalDocumentation",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 36u32,
+                json: "example",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 37u32,
+                json: "nullable",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "schema",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "jSonSchemas",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+                ),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrBool",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "allows",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "schema",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+                ),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrStringArray",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "schema",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "property",
+                wire: Wire::String,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.SelectableField",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "jsonPath",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ServiceReference",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "namespace",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "path",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "port",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ValidationRule",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "rule",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "message",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "messageExpression",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "reason",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "fieldPath",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "optionalOldSelf",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookClientConfig",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "service",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.ServiceReference",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "caBundle",
+                wire: Wire::Bytes,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "url",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion",
+        fields: &[
+            ProtoField {
+                tag: 2u32,
+                json: "clientConfig",
+                wire: Wire::Message(
+                    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookClientConfig",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "conversionReviewVersions",
+                wire: Wire::String,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apimachinery.pkg.api.resource.Quantity",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "string",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apimachinery.pkg.apis.meta.v1.Condition",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "type",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "status",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "observedGeneration",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "lastTransitionTime",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "reason",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "message",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "raw",
+                wire: Wire::Bytes,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "matchLabels",
+                wire: Wire::StringMap,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "matchExpressions",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement",
+                ),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "key",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "operator",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "values",
+                wire: Wire::String,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "selfLink",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "resourceVersion",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "continue",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "remainingItemCount",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "manager",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "operation",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "apiVersion",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "time",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "fieldsType",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "fieldsV1",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "subresource",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "seconds",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "nanos",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "generateName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "namespace",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "selfLink",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "uid",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "resourceVersion",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "generation",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "creationTimestamp",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "deletionTimestamp",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.Time"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "deletionGracePeriodSeconds",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "labels",
+                wire: Wire::StringMap,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "annotations",
+                wire: Wire::StringMap,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 13u32,
+                json: "ownerReferences",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference",
+                ),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 14u32,
+                json: "finalizers",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 17u32,
+                json: "managedFields",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry",
+                ),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "kind",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "uid",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "apiVersion",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "controller",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "blockOwnerDeletion",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apimachinery.pkg.apis.meta.v1.Time",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "seconds",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "nanos",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "type",
+                wire: Wire::Int64,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "intVal",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "strVal",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+];

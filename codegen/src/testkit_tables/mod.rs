@@ -26,13 +26,16 @@
 //!     }
 //! }});
 //! let kinds = [testkit_tables::ServedKind { group: "", version: "v1", kind: "ConfigMap" }];
-//! let files = testkit_tables::generate(&swagger, &kinds)?;
+//! let files = testkit_tables::generate(&swagger, &kinds, None)?;
 //! let module = &files.iter().find(|f| f.path == "mod.rs").unwrap().contents;
 //! assert!(module.contains("\"finalizers\""));
 //! # Ok::<(), testkit_tables::Error>(())
 //! ```
 
+mod protobuf;
+
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -72,6 +75,9 @@ pub enum Error {
     /// The generated Rust did not parse (a bug in this module).
     #[error("generated Rust does not parse: {0}")]
     Syntax(String),
+    /// The k8s-pb sources could not be read or understood.
+    #[error("k8s-pb sources: {0}")]
+    Protobuf(String),
     /// Serializing a definition failed.
     #[error("failed to serialize definition {name}: {reason}")]
     Json {
@@ -363,7 +369,40 @@ fn option_str(value: Option<&str>) -> TokenStream {
     }
 }
 
-fn module(roots: &[(ServedKind, String)], types: &BTreeMap<String, Vec<Field>>) -> TokenStream {
+fn wire_tokens(wire: &protobuf::Wire) -> TokenStream {
+    use protobuf::Wire;
+    match wire {
+        Wire::String => quote!(Wire::String),
+        Wire::Bytes => quote!(Wire::Bytes),
+        Wire::Bool => quote!(Wire::Bool),
+        Wire::Int32 => quote!(Wire::Int32),
+        Wire::Int64 => quote!(Wire::Int64),
+        Wire::Double => quote!(Wire::Double),
+        Wire::Message(name) => quote!(Wire::Message(#name)),
+        Wire::StringMap => quote!(Wire::StringMap),
+        Wire::BytesMap => quote!(Wire::BytesMap),
+        Wire::MessageMap(name) => quote!(Wire::MessageMap(#name)),
+    }
+}
+
+fn messages_tokens(messages: &BTreeMap<String, Vec<protobuf::ProtoField>>) -> TokenStream {
+    let messages = messages.iter().map(|(name, fields)| {
+        let fields = fields.iter().map(|f| {
+            let (tag, json, repeated) = (f.tag, &f.json, f.repeated);
+            let wire = wire_tokens(&f.wire);
+            quote!(ProtoField { tag: #tag, json: #json, wire: #wire, repeated: #repeated })
+        });
+        quote!(Message { name: #name, fields: &[#(#fields),*] })
+    });
+    quote!(&[#(#messages),*])
+}
+
+fn module(
+    roots: &[(ServedKind, String)],
+    types: &BTreeMap<String, Vec<Field>>,
+    messages: &BTreeMap<String, Vec<protobuf::ProtoField>>,
+) -> TokenStream {
+    let messages = messages_tokens(messages);
     let kinds = roots.iter().map(|(served, name)| {
         let (group, version, kind) = (served.group, served.version, served.kind);
         quote!((#group, #version, #kind, #name))
@@ -385,7 +424,7 @@ fn module(roots: &[(ServedKind, String)], types: &BTreeMap<String, Vec<Field>>) 
         quote!(TypeFields { name: #name, fields: &[#(#fields),*] })
     });
     quote! {
-        use super::{Field, Strategy, TypeFields};
+        use super::{Field, Message, ProtoField, Strategy, TypeFields, Wire};
 
         /// `(group, version, kind, definition)` of every served built-in kind.
         pub(crate) static KINDS: &[(&str, &str, &str, &str)] = &[#(#kinds),*];
@@ -396,6 +435,10 @@ fn module(roots: &[(ServedKind, String)], types: &BTreeMap<String, Vec<Field>>) 
 
         /// The OpenAPI v2 definitions of the served kinds and of everything they refer to.
         pub(crate) const DEFINITIONS: &str = include_str!("definitions.json");
+
+        /// The protobuf messages of those definitions (from k8s-pb), sorted by name, with
+        /// each field's number, JSON name and encoding.
+        pub(crate) static MESSAGES: &[Message] = #messages;
     }
 }
 
@@ -419,9 +462,14 @@ fn definitions_json(
     Ok(format!("{{\n{}\n}}\n", lines.join(",\n")))
 }
 
-/// Generates the testkit's built-in tables from an OpenAPI v2 document: `mod.rs`
-/// (served kinds and patch strategies) and `definitions.json`.
-pub fn generate(swagger: &Value, kinds: &[ServedKind]) -> Result<Vec<GeneratedFile>, Error> {
+/// Generates the testkit's built-in tables from an OpenAPI v2 document and the k8s-pb
+/// crate's sources (its `src` directory; without it the protobuf table is empty):
+/// `mod.rs` (served kinds, patch strategies, protobuf messages) and `definitions.json`.
+pub fn generate(
+    swagger: &Value,
+    kinds: &[ServedKind],
+    k8s_pb_src: Option<&Path>,
+) -> Result<Vec<GeneratedFile>, Error> {
     let definitions = swagger
         .get("definitions")
         .and_then(Value::as_object)
@@ -432,7 +480,11 @@ pub fn generate(swagger: &Value, kinds: &[ServedKind]) -> Result<Vec<GeneratedFi
         all.insert(name.clone(), fields(definitions, name)?);
     }
     let types = relevant(&all);
-    let tokens = module(&roots, &types);
+    let messages = match k8s_pb_src {
+        Some(src) => protobuf::messages(src, definitions, &names)?,
+        None => BTreeMap::new(),
+    };
+    let tokens = module(&roots, &types, &messages);
     let parsed: syn::File = syn::parse2(tokens).map_err(|e| Error::Syntax(e.to_string()))?;
     let doc = "//! Facts about the built-in kinds the testkit serves, extracted from Kubernetes' \
 OpenAPI v2 document\n//! by `kubegen-testkit-tables` (run by `hack/update-codegen.sh`).\n\n";
@@ -519,7 +571,7 @@ mod tests {
 
     #[test]
     fn strategies_and_the_paths_to_them_are_kept() {
-        let files = generate(&swagger(), POD).unwrap();
+        let files = generate(&swagger(), POD, None).unwrap();
         let module = &files[0].contents;
         assert!(module.starts_with(HEADER));
         for expected in [
@@ -547,14 +599,14 @@ mod tests {
     #[test]
     fn output_is_deterministic() {
         assert_eq!(
-            generate(&swagger(), POD).unwrap(),
-            generate(&swagger(), POD).unwrap()
+            generate(&swagger(), POD, None).unwrap(),
+            generate(&swagger(), POD, None).unwrap()
         );
     }
 
     #[test]
     fn errors_name_what_is_wrong() {
-        let missing = generate(&swagger(), &[kind("apps", "v1", "Deployment")]).unwrap_err();
+        let missing = generate(&swagger(), &[kind("apps", "v1", "Deployment")], None).unwrap_err();
         assert_eq!(
             missing.to_string(),
             "no definition in the OpenAPI document is the kind apps/v1 Deployment"
@@ -563,18 +615,18 @@ mod tests {
         bad["definitions"]["meta"]["properties"]["finalizers"]["x-kubernetes-patch-strategy"] =
             json!("append");
         assert!(matches!(
-            generate(&bad, POD),
+            generate(&bad, POD, None),
             Err(Error::BadStrategy { .. })
         ));
         let mut dangling = swagger();
         dangling["definitions"]["status"]["properties"]["x"] =
             json!({"$ref": "#/definitions/gone"});
         assert!(matches!(
-            generate(&dangling, POD),
+            generate(&dangling, POD, None),
             Err(Error::DanglingRef { .. })
         ));
         assert!(matches!(
-            generate(&json!({}), POD),
+            generate(&json!({}), POD, None),
             Err(Error::NoDefinitions)
         ));
     }
