@@ -28,8 +28,12 @@ use sample_controller::{App, Options};
 use serde_json::json;
 use soak_support::{FaultPlan, Settings, Tally};
 
-/// A guard against a hang, not a timing assertion: a round converges in milliseconds.
-const GUARD: Duration = Duration::from_secs(60);
+/// A guard against a hang, not a timing assertion. Most rounds converge in
+/// milliseconds, but the informers keep client-go's reflector backoff (800 ms doubling
+/// to a 30 s cap, jitter up to twice that, reset only after 2 quiet minutes), which a
+/// fault every round drives to the cap: one more failed list or very short watch can
+/// then hold a cache back for up to a minute.
+const GUARD: Duration = Duration::from_secs(150);
 const NAMESPACE: &str = "default";
 
 /// The requests faults hit: the controller's lists, watches and writes. (Not the
@@ -207,9 +211,13 @@ async fn collect_orphans(client: &kube::Client) -> u64 {
 }
 
 async fn converge(app: &App, round: usize) -> Report {
-    tokio::time::timeout(GUARD, app.wait_converged())
-        .await
-        .unwrap_or_else(|_| panic!("round {round}: the controller did not converge"))
+    match tokio::time::timeout(GUARD, app.wait_converged()).await {
+        Ok(report) => report,
+        Err(_) => {
+            let now = app.check().await;
+            panic!("round {round}: the controller did not converge:\n{now:?}");
+        }
+    }
 }
 
 async fn soak(settings: Settings) {
@@ -286,7 +294,7 @@ async fn soak(settings: Settings) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sample_controller_converges_under_random_faults() {
-    soak(Settings::from_env(10)).await;
+    soak(Settings::from_env(6)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
