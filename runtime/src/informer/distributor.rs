@@ -162,17 +162,19 @@ impl<K: Resource + Send + Sync + 'static> DeltaSink<K> for InformerSink<K> {
         let diff = self.writer.replace(objects);
         let initial = !handlers.synced;
         for l in &handlers.listeners {
-            for object in &diff.added {
-                l.send(Notification::Add(object.clone(), initial));
-            }
-            for (old, new) in &diff.updated {
-                l.send(Notification::Update(old.clone(), new.clone()));
-            }
+            // Deletions first: an object deleted and created again under the same name
+            // between the lists is a tombstone for the old uid, then an add of the new.
             for last_known in &diff.deleted {
                 l.send(Notification::Delete(DeletedObject::FinalStateUnknown {
                     key: ObjectKey::of(last_known.as_ref()),
                     last_known: last_known.clone(),
                 }));
+            }
+            for object in &diff.added {
+                l.send(Notification::Add(object.clone(), initial));
+            }
+            for (old, new) in &diff.updated {
+                l.send(Notification::Update(old.clone(), new.clone()));
             }
             if initial {
                 l.send(Notification::Synced);

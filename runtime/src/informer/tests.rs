@@ -170,6 +170,48 @@ async fn relist_after_gone_reports_vanished_objects_as_tombstones() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn relist_reports_an_object_recreated_under_its_name_as_tombstone_then_add() {
+    let with_uid = |name: &str, rv: &str, uid: &str| {
+        let mut object = cm(name, rv);
+        object.metadata.uid = Some(uid.into());
+        object
+    };
+    let script = Arc::new(Script::default());
+    script.lists.lock().unwrap().extend([
+        page(vec![with_uid("a", "1", "first")], "1", None),
+        page(vec![with_uid("a", "7", "second")], "7", None),
+    ]);
+    let watch = live_watch(&script);
+    let _second = live_watch(&script);
+    let informer = informer(&script, InformerConfig::default());
+    let (tx, mut events) = mpsc::unbounded_channel();
+    let (a, u, d) = (tx.clone(), tx.clone(), tx);
+    let uid = |o: &ConfigMap| o.metadata.uid.clone().unwrap();
+    informer.add_event_handler(
+        HandlerFns::new()
+            .on_add(move |o, _| {
+                let _ = a.send(format!("add {}", uid(&o)));
+            })
+            .on_update(move |old, new| {
+                let _ = u.send(format!("update {} -> {}", uid(&old), uid(&new)));
+            })
+            .on_delete(move |gone| {
+                let _ = d.send(format!("delete {}", uid(gone.object())));
+            }),
+    );
+    informer.start();
+    assert_eq!(events.recv().await.unwrap(), "add first");
+    watch
+        .send(Ok(WatchEvent::Error(status(410, "Expired", 0))))
+        .unwrap();
+    // In this order: a handler keyed by name must end up with the key present.
+    assert_eq!(events.recv().await.unwrap(), "delete first");
+    assert_eq!(events.recv().await.unwrap(), "add second");
+    informer.shutdown().await;
+    assert!(events.recv().await.is_none(), "nothing else was delivered");
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_blocked_handler_does_not_stall_the_others() {
     let script = Arc::new(Script::default());
     script

@@ -123,6 +123,29 @@ fn replace_reports_added_updated_unchanged_and_vanished() {
     assert_eq!(store.len(), 3);
 }
 
+fn with_uid(object: Arc<ConfigMap>, uid: &str) -> Arc<ConfigMap> {
+    let mut object = Arc::unwrap_or_clone(object);
+    object.metadata.uid = Some(uid.into());
+    Arc::new(object)
+}
+
+#[test]
+fn replace_reports_an_object_recreated_under_its_name_as_deleted_and_added() {
+    let (store, mut writer) = Store::<ConfigMap>::new();
+    writer.insert(with_uid(cm("a", "again", "1", &[]), "uid-1"));
+    writer.insert(with_uid(cm("a", "same", "2", &[]), "uid-2"));
+    let diff = writer.replace([
+        with_uid(cm("a", "again", "5", &[]), "uid-5"),
+        with_uid(cm("a", "same", "6", &[]), "uid-2"),
+    ]);
+    assert_eq!(names(diff.deleted.clone()), ["a/again"]);
+    assert_eq!(diff.deleted[0].metadata.uid.as_deref(), Some("uid-1"));
+    assert_eq!(names(diff.added.clone()), ["a/again"]);
+    assert_eq!(diff.added[0].metadata.uid.as_deref(), Some("uid-5"));
+    assert_eq!(diff.updated.len(), 1, "same uid, new resourceVersion");
+    assert_eq!(store.len(), 2);
+}
+
 #[test]
 fn index_added_late_is_backfilled_and_survives_replace() {
     let (store, mut writer) = Store::<ConfigMap>::new();

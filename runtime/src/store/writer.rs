@@ -29,7 +29,9 @@ pub struct ReplaceDiff<K> {
     pub updated: Vec<(Arc<K>, Arc<K>)>,
     /// Objects that were cached with the same resourceVersion: `(old, new)`.
     pub unchanged: Vec<(Arc<K>, Arc<K>)>,
-    /// Objects that vanished: their last known state.
+    /// Objects that vanished, and objects replaced by another object of the same name
+    /// (another uid: deleted and created again between the lists, which puts the new
+    /// one in `added`): their last known state.
     pub deleted: Vec<Arc<K>>,
 }
 
@@ -110,6 +112,10 @@ impl<K: Resource> StoreWriter<K> {
                 let key = ObjectKey::of(object.as_ref());
                 match state.get(&key) {
                     None => diff.added.push(object.clone()),
+                    Some(old) if replaced(old.as_ref(), object.as_ref()) => {
+                        diff.deleted.push(old.clone());
+                        diff.added.push(object.clone());
+                    }
                     Some(old) if old.meta().resource_version == object.meta().resource_version => {
                         diff.unchanged.push((old.clone(), object.clone()))
                     }
@@ -153,6 +159,15 @@ impl<K: Resource> StoreWriter<K> {
             indexes,
         };
         diff
+    }
+}
+
+/// Whether `new` is another object than `old` under the same name: both have uids, and
+/// they differ.
+fn replaced<K: Resource>(old: &K, new: &K) -> bool {
+    match (&old.meta().uid, &new.meta().uid) {
+        (Some(old), Some(new)) => old != new,
+        _ => false,
     }
 }
 

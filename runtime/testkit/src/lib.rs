@@ -119,7 +119,8 @@
 //!   `allowWatchBookmarks` gets periodic BOOKMARKs (and on [`Faults::send_bookmarks`]),
 //!   `timeoutSeconds` ends the stream, `sendInitialEvents=true` sends the current state
 //!   then a BOOKMARK annotated `k8s.io/initial-events-end: "true"`. [`Faults`] drops
-//!   watches, pauses delivery, compacts history, fails or delays requests.
+//!   watches, pauses delivery, compacts history, fails or delays requests;
+//!   [`ApiServer::restart`] closes every connection and serves the same data again.
 //! - **Schema**: custom resources are defaulted, pruned (unless
 //!   `x-kubernetes-preserve-unknown-fields`; `apiVersion`, `kind`, `metadata` are kept at
 //!   the root and in `x-kubernetes-embedded-resource`s) and validated for types,

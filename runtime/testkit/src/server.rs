@@ -227,22 +227,7 @@ impl ApiServer {
             config,
             address,
         });
-        let router = Router::new()
-            .fallback(routes::handle)
-            .with_state(shared.clone());
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            let shutdown = async {
-                // Either an explicit stop or the server handle going away.
-                let _ = stopped.await;
-            };
-            if let Err(error) = axum::serve(listener, router)
-                .with_graceful_shutdown(shutdown)
-                .await
-            {
-                tracing::error!(%error, "testkit API server failed");
-            }
-        });
+        let (stop, task) = serve(listener, shared.clone());
         let url: axum::http::Uri = format!("http://{address}")
             .parse()
             .map_err(|e: axum::http::uri::InvalidUri| Error::Url(e.to_string()))?;
@@ -326,6 +311,39 @@ impl ApiServer {
         Ok(path)
     }
 
+    /// Restarts the server process, as a real API server restarts with its storage
+    /// intact: every connection (open watches included) is closed, then the server
+    /// listens again on the same port with the same objects, resourceVersions and event
+    /// history. Faults stay armed.
+    pub async fn restart(&mut self) -> Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(mut task) = self.task.take() {
+            // A watch opened while stopping would hold the shutdown open: end the open
+            // watches until the server has stopped.
+            loop {
+                self.shared.lock().watchers.clear();
+                self.shared.kill_watches();
+                if tokio::time::timeout(Duration::from_millis(20), &mut task)
+                    .await
+                    .is_ok()
+                {
+                    break;
+                }
+            }
+        }
+        let address = self.shared.address;
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .map_err(|source| Error::Bind { address, source })?;
+        let (stop, task) = serve(listener, self.shared.clone());
+        self.stop = Some(stop);
+        self.task = Some(task);
+        tracing::info!(%address, "testkit API server restarted");
+        Ok(())
+    }
+
     fn stop(&mut self) {
         self.shared.lock().watchers.clear();
         self.shared.kill_watches();
@@ -348,6 +366,28 @@ impl Drop for ApiServer {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Serves the API on `listener` until the returned sender fires (or is dropped).
+fn serve(
+    listener: tokio::net::TcpListener,
+    shared: Arc<Shared>,
+) -> (oneshot::Sender<()>, JoinHandle<()>) {
+    let router = Router::new().fallback(routes::handle).with_state(shared);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let shutdown = async {
+            // Either an explicit stop or the server handle going away.
+            let _ = stopped.await;
+        };
+        if let Err(error) = axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown)
+            .await
+        {
+            tracing::error!(%error, "testkit API server failed");
+        }
+    });
+    (stop, task)
 }
 
 #[cfg(test)]

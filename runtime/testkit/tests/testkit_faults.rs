@@ -304,3 +304,53 @@ async fn kube_watcher_converges_through_dropped_watches_and_compaction() {
     );
     driver.abort();
 }
+
+#[tokio::test]
+async fn restart_closes_connections_and_keeps_the_data_and_history() {
+    let mut server = ApiServer::start().await.expect("start");
+    let port = server.address().port();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let created = api
+        .create(&PostParams::default(), &configmap("a", "1"))
+        .await
+        .expect("create");
+    let since = created.metadata.resource_version.clone().expect("rv");
+    let mut open = api
+        .watch(&WatchParams::default().disable_bookmarks(), &since)
+        .await
+        .expect("watch")
+        .boxed();
+    let before = server.resource_version();
+
+    server.restart().await.expect("restart");
+    assert!(
+        open.next().await.is_none_or(|item| item.is_err()),
+        "the open watch ended with the old process"
+    );
+    assert_eq!(server.address().port(), port, "same address");
+    assert_eq!(server.resource_version(), before);
+    // A client that had connections to the old process reconnects.
+    let again = api.get("a").await.expect("get after restart");
+    assert_eq!(again.metadata.uid, created.metadata.uid);
+    assert_eq!(again.metadata.resource_version.as_deref(), Some(&*since));
+    // The history survived: a watch from before the restart replays what followed.
+    api.patch(
+        "a",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"data": {"value": "2"}})),
+    )
+    .await
+    .expect("patch");
+    let mut resumed = api
+        .watch(&WatchParams::default().disable_bookmarks(), &since)
+        .await
+        .expect("watch")
+        .boxed();
+    match resumed.try_next().await.expect("event") {
+        Some(WatchEvent::Modified(cm)) => {
+            assert_eq!(cm.data.unwrap()["value"], "2");
+        }
+        other => panic!("expected the modification, got {other:?}"),
+    }
+    server.shutdown().await;
+}

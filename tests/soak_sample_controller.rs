@@ -1,0 +1,304 @@
+//! A seeded soak of sample-controller against the testkit API server: rounds of random
+//! Foo creates, scale changes and deletes, deleted and drifted Deployments, interleaved
+//! with the runtime soak's random faults (dropped watches, compaction, failing and slow
+//! lists, watches and writes, paused delivery, server restarts that keep their data).
+//! After every round the controller converges: every Foo owns a Deployment with its
+//! replicas and reports them available, the conflicting demo Foo is refused, and no
+//! other Deployment exists.
+//!
+//! `KUBEGEN_SOAK_SEED` replays a run (the seed is printed on failure);
+//! `KUBEGEN_SOAK_ROUNDS` sets the number of rounds.
+#![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
+
+#[path = "../runtime/tests/soak_support/mod.rs"]
+mod soak_support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kubegen_example_support::install_crds;
+use kubegen_testkit::{ApiServer, Verb};
+use rand::RngExt;
+use sample_controller::apis::samplecontroller::v1alpha1::{Foo, FooSpec};
+use sample_controller::demo::{self, DeploymentStandIn, FooState, Report};
+use sample_controller::{App, Options};
+use serde_json::json;
+use soak_support::{FaultPlan, Settings, Tally};
+
+/// A guard against a hang, not a timing assertion. Most rounds converge in
+/// milliseconds, but the informers keep client-go's reflector backoff (800 ms doubling
+/// to a 30 s cap, jitter up to twice that, reset only after 2 quiet minutes), which a
+/// fault every round drives to the cap: one more failed list or very short watch can
+/// then hold a cache back for up to a minute.
+const GUARD: Duration = Duration::from_secs(150);
+const NAMESPACE: &str = "default";
+
+/// The requests faults hit: the controller's lists, watches and writes. (Not the
+/// Deployment stand-in's status patches: it plays kube-controller-manager and gives up
+/// after a few tries, which is not what is under test.)
+const TARGETS: &[(Verb, &str)] = &[
+    (Verb::List, "foos"),
+    (Verb::Watch, "foos"),
+    (Verb::List, "deployments"),
+    (Verb::Watch, "deployments"),
+    (Verb::Create, "deployments"),
+    (Verb::Update, "deployments"),
+    (Verb::Patch, "foos/status"),
+];
+
+/// A write of the soak's own, retried through injected failures (which the server
+/// answers before doing anything).
+async fn retried<T, F, Fut>(mut call: F) -> kube::Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = kube::Result<T>>,
+{
+    let mut attempts = 0;
+    loop {
+        match call().await {
+            Err(kube::Error::Api(status))
+                if [410, 429, 500, 503, 504].contains(&status.code) && attempts < 50 =>
+            {
+                attempts += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+fn writer_client(server: &ApiServer) -> kube::Client {
+    let mut config = server.kube_config();
+    config.default_retry = false;
+    kube::Client::try_from(config).unwrap()
+}
+
+fn deployment_of(foo: &str) -> String {
+    format!("{foo}-deployment")
+}
+
+/// The soak's Foos: name -> replicas.
+type Model = BTreeMap<String, i32>;
+
+async fn random_write(
+    client: &kube::Client,
+    rng: &mut rand::rngs::SmallRng,
+    model: &mut Model,
+    next_foo: &mut usize,
+    tally: &mut Tally,
+) {
+    let foos: Api<Foo> = Api::namespaced(client.clone(), NAMESPACE);
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
+    let (post, params, delete) = (
+        PostParams::default(),
+        PatchParams::default(),
+        DeleteParams::default(),
+    );
+    let existing: Vec<String> = model.keys().cloned().collect();
+    let pick =
+        (!existing.is_empty()).then(|| existing[rng.random_range(0..existing.len())].clone());
+    match (rng.random_range(0..5u32), pick) {
+        (0, _) | (_, None) => {
+            // Fresh names: a recreated name would meet the Deployment of its
+            // predecessor until the garbage collector removes it.
+            let name = format!("foo-{next_foo}");
+            *next_foo += 1;
+            let replicas = rng.random_range(1..5i32);
+            let foo = Foo::new(
+                NAMESPACE,
+                &name,
+                FooSpec {
+                    deployment_name: deployment_of(&name),
+                    replicas: Some(replicas),
+                },
+            );
+            retried(|| foos.create(&post, &foo)).await.unwrap();
+            model.insert(name, replicas);
+            tally.count("write: create foo");
+        }
+        (1, Some(name)) => {
+            let replicas = rng.random_range(1..5i32);
+            let patch = Patch::Merge(json!({ "spec": { "replicas": replicas } }));
+            retried(|| foos.patch(&name, &params, &patch))
+                .await
+                .unwrap();
+            model.insert(name, replicas);
+            tally.count("write: scale foo");
+        }
+        (2, Some(name)) => {
+            retried(|| foos.delete(&name, &delete)).await.unwrap();
+            model.remove(&name);
+            tally.count("write: delete foo");
+        }
+        (3, Some(name)) => {
+            // The controller may not have created it yet.
+            let deployment = deployment_of(&name);
+            let _ = retried(|| deployments.delete(&deployment, &delete)).await;
+            tally.count("write: delete deployment");
+        }
+        (_, Some(name)) => {
+            let deployment = deployment_of(&name);
+            let drift = Patch::Merge(json!({ "spec": { "replicas": 9 } }));
+            let _ = retried(|| deployments.patch(&deployment, &params, &drift)).await;
+            tally.count("write: drift deployment");
+        }
+    }
+}
+
+/// What every round must end in: the demo's Foos and the soak's.
+fn expected(model: &Model) -> BTreeMap<String, (String, FooState)> {
+    let synced = |replicas| FooState::Synced {
+        replicas,
+        available: replicas,
+    };
+    let mut want = BTreeMap::from([
+        (
+            "example-foo".to_owned(),
+            ("example-foo".to_owned(), synced(1)),
+        ),
+        ("web".to_owned(), ("web-frontend".to_owned(), synced(3))),
+        (
+            "intruder".to_owned(),
+            ("legacy-app".to_owned(), FooState::Refused),
+        ),
+    ]);
+    for (name, replicas) in model {
+        want.insert(name.clone(), (deployment_of(name), synced(*replicas)));
+    }
+    want
+}
+
+/// Plays the garbage collector's background sweep, which the testkit does not run (it
+/// collects dependents only when their owner is deleted): a Deployment the controller
+/// created from a stale cache just after its Foo was deleted names an owner that is
+/// gone. Returns how many it deleted.
+async fn collect_orphans(client: &kube::Client) -> u64 {
+    let foos: Api<Foo> = Api::namespaced(client.clone(), NAMESPACE);
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
+    let uids: BTreeSet<String> = foos
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|f| f.metadata.uid)
+        .collect();
+    let mut collected = 0;
+    for deployment in deployments
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+    {
+        let orphaned = deployment
+            .metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .any(|owner| owner.kind == "Foo" && !uids.contains(&owner.uid));
+        if orphaned {
+            let name = deployment.metadata.name.unwrap();
+            deployments
+                .delete(&name, &DeleteParams::default())
+                .await
+                .unwrap();
+            collected += 1;
+        }
+    }
+    collected
+}
+
+async fn converge(app: &App, round: usize) -> Report {
+    match tokio::time::timeout(GUARD, app.wait_converged()).await {
+        Ok(report) => report,
+        Err(_) => {
+            let now = app.check().await;
+            panic!("round {round}: the controller did not converge:\n{now:?}");
+        }
+    }
+}
+
+async fn soak(settings: Settings) {
+    let _report = settings.report_on_failure();
+    let mut rng = settings.rng();
+    let mut server = ApiServer::start().await.unwrap();
+    let app_client = server.client();
+    install_crds(&app_client, &[Foo::crd()], "test", GUARD)
+        .await
+        .unwrap();
+    let app = App::start(
+        app_client.clone(),
+        Options {
+            workers: 2,
+            resync: Duration::from_secs(30),
+        },
+    );
+    let stand_in = DeploymentStandIn::start(app_client.clone(), app.factory());
+    demo::seed(&app_client).await.unwrap();
+    converge(&app, 0).await;
+
+    let mut client = writer_client(&server);
+    let mut model = Model::new();
+    let mut next_foo = 0;
+    let mut tally = Tally::default();
+    for round in 0..settings.rounds {
+        let writes = rng.random_range(1..6usize);
+        let plan = FaultPlan::random(&mut rng, writes, TARGETS);
+        for step in 0..=writes {
+            for fault in plan.at(step) {
+                if fault.inject(&mut server, &mut tally).await {
+                    client = writer_client(&server);
+                }
+            }
+            if step < writes {
+                random_write(&client, &mut rng, &mut model, &mut next_foo, &mut tally).await;
+            }
+        }
+        FaultPlan::heal(&server);
+        converge(&app, round).await;
+        let orphans = collect_orphans(&client).await;
+        tally.add("garbage-collected orphans", orphans);
+        let report = converge(&app, round).await;
+
+        let got: BTreeMap<String, (String, FooState)> = report
+            .foos
+            .iter()
+            .map(|f| {
+                (
+                    f.foo.name().to_owned(),
+                    (f.deployment.clone(), f.state.clone()),
+                )
+            })
+            .collect();
+        assert_eq!(got, expected(&model), "round {round}: Foos\n{report}");
+        let deployments: BTreeSet<String> =
+            Api::<Deployment>::namespaced(client.clone(), NAMESPACE)
+                .list(&ListParams::default())
+                .await
+                .unwrap()
+                .items
+                .into_iter()
+                .filter_map(|d| d.metadata.name)
+                .collect();
+        let want: BTreeSet<String> = expected(&model).into_values().map(|(d, _)| d).collect();
+        assert_eq!(deployments, want, "round {round}: Deployments");
+        tally.count("rounds");
+    }
+    println!("{}", tally.summary(&settings));
+    app.shutdown().await.unwrap();
+    stand_in.stop().await;
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sample_controller_converges_under_random_faults() {
+    soak(Settings::from_env(6)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "long soak: run with --ignored"]
+async fn sample_controller_converges_under_random_faults_long() {
+    soak(Settings::from_env(500)).await;
+}
