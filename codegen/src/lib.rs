@@ -28,6 +28,8 @@
 //! - [`emit`]: model -> formatted Rust files; emitters import no other emitter but the
 //!   leaves `resource` and `deepcopy`.
 //! - [`output`] and [`diff`]: writing files all-or-nothing, and `--verify`.
+//! - [`fuzz`]: arbitrary bytes through each front-end and the whole pipeline, for the
+//!   fuzz targets in `fuzz/` and the stable test that replays their inputs.
 //!
 //! [`generate`] runs the whole pipeline in memory; the derives use the Rust front-end and
 //! the `resource` / `deepcopy` emitters directly. The library has no clap and no kube
@@ -42,6 +44,7 @@
 pub mod diff;
 pub mod emit;
 pub mod frontend;
+pub mod fuzz;
 pub mod model;
 pub mod naming;
 pub mod output;
