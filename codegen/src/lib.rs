@@ -29,6 +29,8 @@
 //!   leaves `resource` and `deepcopy`.
 //! - [`output`] and [`diff`]: writing files all-or-nothing, and `--verify`.
 //! - [`testkit_tables`]: the testkit API server's generated facts about built-in kinds.
+//! - [`fuzz`]: arbitrary bytes through each front-end and the whole pipeline, for the
+//!   fuzz targets in `fuzz/` and the stable test that replays their inputs.
 //!
 //! [`generate`] runs the whole pipeline in memory; the derives use the Rust front-end and
 //! the `resource` / `deepcopy` emitters directly. The library has no clap and no kube
@@ -43,6 +45,7 @@
 pub mod diff;
 pub mod emit;
 pub mod frontend;
+pub mod fuzz;
 pub mod model;
 pub mod naming;
 pub mod output;

@@ -290,13 +290,19 @@ impl UniqueNames {
     /// Returns `base` if free, otherwise `base` with the smallest free numeric suffix.
     pub fn claim(&mut self, base: String) -> String {
         let name = if self.used.contains(&base) {
-            let separator = if base.ends_with('_') {
+            // `Self_` -> `Self2`, not `Self_2`: an underscore before a digit is not
+            // UpperCamelCase (rustc's `non_camel_case_types` warns in users' crates).
+            let stem = match base.trim_end_matches('_') {
+                trimmed if self.separator.is_empty() && !trimmed.is_empty() => trimmed,
+                _ => base.as_str(),
+            };
+            let separator = if stem.ends_with('_') {
                 ""
             } else {
                 self.separator
             };
             (2u32..)
-                .map(|n| format!("{base}{separator}{n}"))
+                .map(|n| format!("{stem}{separator}{n}"))
                 .find(|candidate| !self.used.contains(candidate))
                 .unwrap_or_default()
         } else {
@@ -442,5 +448,11 @@ mod tests {
         assert_eq!(names.claim("a_2".into()), "a_2_2");
         assert_eq!(names.claim("type_".into()), "type_");
         assert_eq!(names.claim("type_".into()), "type_2");
+
+        // Found by the random-schema property: enum values `Self` and `self` both make
+        // `Self_`; the second must stay UpperCamelCase.
+        let mut variants = UniqueNames::camel();
+        assert_eq!(variants.claim(variant_name("Self")), "Self_");
+        assert_eq!(variants.claim(variant_name("self")), "Self2");
     }
 }

@@ -106,7 +106,7 @@ pub(crate) fn parse(source: &Source, parser: Parser) -> Result<Parsed, Error> {
 }
 
 fn parse_located(source: &Source) -> Result<Document, Error> {
-    let options = serde_saphyr::options! { budget: None };
+    let options = schema::yaml_options();
     serde_saphyr::from_str_with_options(&source.text, options)
         .map_err(|e| schema::parse_error(&source.name, 0, &e))
 }

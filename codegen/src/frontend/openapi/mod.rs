@@ -166,6 +166,11 @@ struct Work<'d> {
 /// JSON documents are read with serde_json first; if anything fails, the model is restored
 /// and everything is read again with source locations, so errors name `file:line:column`.
 pub fn load(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> {
+    // Nested schemas recurse: read them on a stack deep enough for any accepted nesting.
+    crate::parallel::deep(|| read(model, sources, options))
+}
+
+fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> {
     if options.versions == Versions::Storage {
         return Err(Error::Selection {
             versions: Versions::Storage,

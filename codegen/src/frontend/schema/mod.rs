@@ -5,7 +5,10 @@
 //! - [`TypeBuilder`]: schema nodes -> model types (structs, string enums, unions, well-known
 //!   k8s-openapi types), named from their path, with `$ref`s resolved through [`Refs`] for
 //!   OpenAPI documents ([`Dialect`] says which kind of document the schemas come from);
-//! - [`parse_error`]: a parser error as a `file:line:column` input error.
+//! - [`parse_error`]: a parser error as a `file:line:column` input error;
+//! - [`yaml_options`]: how YAML (and JSON read as YAML) is parsed: nesting is bounded, so
+//!   that a schema too deep for the recursive readers is an input error, not a stack
+//!   overflow.
 
 mod build;
 mod node;
@@ -15,6 +18,27 @@ pub(crate) use build::{Dialect, Refs, TypeBuilder};
 pub(crate) use node::{GroupVersionKind, Schema};
 
 use super::Error;
+
+/// The deepest nesting of YAML collections read (about half as many schema levels, as each
+/// level is a schema map inside a `properties` map). The deepest CRDs in use nest about 40.
+pub(crate) const MAX_NESTING: usize = 256;
+
+/// Parser options for CRD and OpenAPI documents: nesting at most [`MAX_NESTING`] deep;
+/// no limit on the size of a document (real CRDs pass a million events); serde-saphyr's
+/// default limits on aliases and anchors, so alias bombs are errors.
+///
+/// Front-ends that read with these run on [`crate::parallel`]'s large stacks, which hold
+/// [`MAX_NESTING`] levels of every recursive pass even in debug builds.
+pub(crate) fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_depth: MAX_NESTING,
+            max_events: usize::MAX,
+            max_nodes: usize::MAX,
+            max_documents: usize::MAX,
+        },
+    }
+}
 
 /// A serde-saphyr error as an input error of `file`, whose text starts `line_offset` lines
 /// into the file; the message is the parser's without its location and snippet.

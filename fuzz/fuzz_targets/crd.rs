@@ -1,0 +1,7 @@
+//! The CRD front-end (YAML and JSON) and the model check: errors, never panics.
+
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let _ = kubegen_codegen::fuzz::crd(data);
+});

@@ -1,0 +1,7 @@
+//! The Rust front-end (`#[derive(Resource)]` structs read with syn) and the model check: errors, never panics.
+
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let _ = kubegen_codegen::fuzz::rust(data);
+});

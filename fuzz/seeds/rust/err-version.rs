@@ -1,0 +1,3 @@
+#[derive(Resource)]
+#[resource(group = "example.com", version = "v1.2")]
+pub struct Foo { metadata: ObjectMeta }
