@@ -234,6 +234,7 @@ async fn soak(settings: Settings) {
             workers: 2,
             resync: Duration::from_secs(30),
         },
+        None,
     );
     let stand_in = DeploymentStandIn::start(app_client.clone(), app.factory());
     demo::seed(&app_client).await.unwrap();
