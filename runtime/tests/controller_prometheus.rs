@@ -3,7 +3,9 @@
 #![cfg(feature = "prometheus")]
 #![allow(clippy::unwrap_used)]
 
-use std::collections::{BTreeMap, HashSet};
+mod prometheus_support;
+
+use std::collections::HashSet;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -14,19 +16,7 @@ use kubegen_runtime::metrics::prometheus::{
 };
 use kubegen_runtime::workqueue::QueueConfig;
 use prometheus_client::registry::Registry;
-
-/// Every sample line of the text exposition, as `series -> value`.
-fn scrape(registry: &Registry) -> BTreeMap<String, f64> {
-    let mut text = String::new();
-    prometheus_client::encoding::text::encode(&mut text, registry).unwrap();
-    text.lines()
-        .filter(|line| !line.starts_with('#') && !line.is_empty())
-        .map(|line| {
-            let (series, value) = line.rsplit_once(' ').unwrap();
-            (series.to_owned(), value.parse().unwrap())
-        })
-        .collect()
-}
+use prometheus_support::scrape;
 
 #[derive(Debug, thiserror::Error)]
 #[error("not yet")]

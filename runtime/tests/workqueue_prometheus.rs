@@ -1,7 +1,8 @@
 //! The Prometheus work queue metrics, encoded after real queue operations.
 #![cfg(feature = "prometheus")]
 
-use std::collections::BTreeMap;
+mod prometheus_support;
+
 use std::time::Duration;
 
 use kubegen_runtime::metrics::prometheus::PrometheusWorkqueueMetrics;
@@ -9,19 +10,7 @@ use kubegen_runtime::workqueue::{
     ItemExponentialFailureRateLimiter, Queue, QueueConfig, RateLimitingQueue,
 };
 use prometheus_client::registry::Registry;
-
-/// Every sample line of the text exposition, as `series -> value`.
-fn scrape(registry: &Registry) -> BTreeMap<String, f64> {
-    let mut text = String::new();
-    prometheus_client::encoding::text::encode(&mut text, registry).unwrap();
-    text.lines()
-        .filter(|line| !line.starts_with('#') && !line.is_empty())
-        .map(|line| {
-            let (series, value) = line.rsplit_once(' ').unwrap();
-            (series.to_owned(), value.parse().unwrap())
-        })
-        .collect()
-}
+use prometheus_support::scrape;
 
 fn secs(secs: u64) -> Duration {
     Duration::from_secs(secs)
