@@ -1,5 +1,8 @@
 //! kubegen-runtime: the parts of client-go that controllers are built from, with Rust types.
 //!
+//! - [`apply`]: typed server-side apply: the [`ApplyConfiguration`](apply::ApplyConfiguration)
+//!   trait generated apply configurations implement, and extracting what one field
+//!   manager owns from `metadata.managedFields`.
 //! - [`client`]: [`TypedClient`](client::TypedClient), a typed client over `kube::Api`
 //!   with auto-pagination, optimistic concurrency and `retry_on_conflict`.
 //! - [`store`], [`lister`], [`key`]: the cache, its read-only views and object keys;
@@ -26,6 +29,7 @@
 //! tests, the examples and users' controller tests run against is the `kubegen-testkit`
 //! crate (`runtime/testkit/`).
 
+pub mod apply;
 pub mod backoff;
 pub mod client;
 pub mod controller;

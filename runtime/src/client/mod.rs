@@ -18,6 +18,8 @@ use kube::{Client, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::apply::ApplyConfiguration;
+
 pub use retry::{DEFAULT_BACKOFF, DEFAULT_RETRY, retry_on_conflict, retry_on_error};
 
 use crate::error::{Error, Operation, Result, Verb};
@@ -68,6 +70,12 @@ impl ApiScope for kube::core::ClusterResourceScope {
     {
         Api::all_with(client, dyntype)
     }
+}
+
+/// Parameters of a server-side apply as `field_manager`, forced or not.
+fn apply_params(field_manager: &str, force: bool) -> PatchParams {
+    let pp = PatchParams::apply(field_manager);
+    if force { pp.force() } else { pp }
 }
 
 /// Which namespaces a [`TypedClient`] works in.
@@ -307,15 +315,22 @@ where
             .map_err(self.fail(Verb::Patch, Some(name)))
     }
 
-    /// Server-side apply of `object` as `field_manager`; `force` takes ownership of
-    /// conflicting fields.
-    pub async fn apply(&self, object: &K, field_manager: &str, force: bool) -> Result<K> {
-        let name = object.meta().name.clone().unwrap_or_default();
-        let mut pp = PatchParams::apply(field_manager);
-        if force {
-            pp = pp.force();
-        }
-        self.patch(&name, &pp, &Patch::Apply(object)).await
+    /// Server-side apply of `config` as `field_manager`; `force` takes ownership of
+    /// conflicting fields. `config` is a generated apply configuration of `K` (`FooApply`:
+    /// only the fields set are sent and owned) or a whole `K` (every field it serializes).
+    pub async fn apply<A: ApplyConfiguration<K>>(
+        &self,
+        config: &A,
+        field_manager: &str,
+        force: bool,
+    ) -> Result<K> {
+        let name = config.object_name();
+        self.patch(
+            name,
+            &apply_params(field_manager, force),
+            &Patch::Apply(config),
+        )
+        .await
     }
 
     /// Deletes an object (preconditions and propagation policy in `dp`).
@@ -355,6 +370,19 @@ where
             .replace_status(&name, &PostParams::default(), object)
             .await
             .map_err(self.fail_on(Verb::Update, Some("status"), Some(&name)))
+    }
+
+    /// Server-side apply of `config` to the status subresource as `field_manager` (only
+    /// `status` is written; see [`apply`](Self::apply)).
+    pub async fn apply_status<A: ApplyConfiguration<K>>(
+        &self,
+        config: &A,
+        field_manager: &str,
+        force: bool,
+    ) -> Result<K> {
+        let name = config.object_name();
+        let pp = apply_params(field_manager, force);
+        self.patch_status(name, &pp, &Patch::Apply(config)).await
     }
 
     /// Patches an object's status subresource.
