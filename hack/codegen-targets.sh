@@ -1,6 +1,6 @@
 # Sourced by update-codegen.sh and verify-codegen.sh: the generated trees of this repository.
 # Each entry names one generated tree; update_target / verify_target know how to build it.
-KUBEGEN_TARGETS=(kubernetes e2e-api sample-controller icecream testkit-tables)
+KUBEGEN_TARGETS=(kubernetes e2e-api e2e-api-crd sample-controller icecream testkit-tables)
 
 # kubegen's own CLI, built from this checkout.
 kubegen() { cargo run --quiet --package kubegen-codegen --bin kubegen -- "$@"; }
@@ -10,11 +10,15 @@ target_args() {
   case "$1" in
     # The built-in groups' clientset, listers and informers, inside the facade crate.
     kubernetes) echo "generate --kubernetes --facade-path crate --clients-out src/kubernetes" ;;
-    # Clients of the end-to-end test's API crate, from its #[derive(Resource)] types.
-    e2e-api) echo "generate --rust tests/e2e-api/src/apis --rust-module crate::apis --clients-out tests/e2e-api/src/generated" ;;
-    # The examples' clients, from their hand-written #[derive(Resource)] types.
-    sample-controller) echo "generate --rust examples/sample-controller/src/apis --rust-module crate::apis --clients-out examples/sample-controller/src/generated" ;;
-    icecream) echo "generate --rust examples/icecream/src/apis --rust-module crate::apis --clients-out examples/icecream/src/generated" ;;
+    # Clients and apply configurations of the end-to-end test's API crate, from its
+    # #[derive(Resource)] types.
+    e2e-api) echo "generate --rust tests/e2e-api/src/apis --rust-module crate::apis --clients-out tests/e2e-api/src/generated --apply-out tests/e2e-api/src/applyconfigurations" ;;
+    # Types and apply configurations of a CRD in the same crate (nested types mirrored).
+    e2e-api-crd) echo "generate --crd tests/e2e-api/crds --out tests/e2e-api/src/crd --types-module crate::crd --apply-out tests/e2e-api/src/crd_apply" ;;
+    # The examples' clients and apply configurations, from their hand-written
+    # #[derive(Resource)] types.
+    sample-controller) echo "generate --rust examples/sample-controller/src/apis --rust-module crate::apis --clients-out examples/sample-controller/src/generated --apply-out examples/sample-controller/src/applyconfigurations" ;;
+    icecream) echo "generate --rust examples/icecream/src/apis --rust-module crate::apis --clients-out examples/icecream/src/generated --apply-out examples/icecream/src/applyconfigurations" ;;
     *) echo "unknown codegen target: $1" >&2; return 1 ;;
   esac
 }

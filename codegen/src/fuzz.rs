@@ -24,6 +24,7 @@
 
 use std::path::{Component, Path};
 
+use crate::emit::apply::ApplyOptions;
 use crate::emit::clients::ClientOptions;
 use crate::frontend::{self, Input, Source, crd, openapi, rust};
 use crate::model::Model;
@@ -66,10 +67,16 @@ pub fn generate(data: &[u8]) -> Result<usize, Error> {
     let outputs = Outputs {
         types: Some(Default::default()),
         clients: Some(ClientOptions::default()),
+        apply: Some(ApplyOptions::default()),
     };
     match crate::generate(&inputs, &outputs) {
         Ok(generated) => {
-            for file in generated.types.iter().chain(&generated.clients) {
+            for file in generated
+                .types
+                .iter()
+                .chain(&generated.clients)
+                .chain(&generated.apply)
+            {
                 let plain = Path::new(&file.path)
                     .components()
                     .all(|c| matches!(c, Component::Normal(_)));

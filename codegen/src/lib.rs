@@ -9,7 +9,8 @@
 //!  --kubernetes built-in table ---- frontend::builtin ---┘                              │
 //!                                                                                       │
 //!      ┌── emit::types   (--out: every generated type, + resource / deepcopy impls) ◄──┤
-//!      └── emit::clients (--clients-out: clientset, listers, informers of every kind) ◄┘
+//!      ├── emit::clients (--clients-out: clientset, listers, informers of every kind) ◄┤
+//!      └── emit::apply   (--apply-out: apply configurations of every kind) ◄────────────┘
 //!                         │
 //!                         └──> output::write_all (atomic swap) or output::verify (--verify)
 //! ```
@@ -57,6 +58,7 @@ pub mod testkit_tables;
 pub const SAMPLE_CRD: &str = include_str!("sample_crd.yaml");
 
 use emit::GeneratedFile;
+use emit::apply::ApplyOptions;
 use emit::clients::ClientOptions;
 use frontend::{Input, Source};
 
@@ -86,6 +88,8 @@ pub struct Outputs {
     pub types: Option<emit::Options>,
     /// Emit the clientset, listers and informers of every kind, with these options.
     pub clients: Option<ClientOptions>,
+    /// Emit the apply configurations of every kind with a field model, with these options.
+    pub apply: Option<ApplyOptions>,
 }
 
 /// The files of one run.
@@ -95,6 +99,8 @@ pub struct Generated {
     pub types: Vec<GeneratedFile>,
     /// The clients (empty unless [`Outputs::clients`]).
     pub clients: Vec<GeneratedFile>,
+    /// The apply configurations (empty unless [`Outputs::apply`]).
+    pub apply: Vec<GeneratedFile>,
 }
 
 /// The whole pipeline in memory: every input into one validated model, then each asked
@@ -109,7 +115,7 @@ pub struct Generated {
 ///     Input::Crd(&[Source::new("foo.yaml", SAMPLE_CRD)], crd::Options::default()),
 ///     Input::Kubernetes(builtin::Options::default()),
 /// ];
-/// let outputs = Outputs { types: Some(Default::default()), clients: Some(ClientOptions::default()) };
+/// let outputs = Outputs { types: Some(Default::default()), clients: Some(ClientOptions::default()), apply: None };
 /// let generated = generate(&inputs, &outputs)?;
 /// assert!(generated.types.iter().all(|f| !f.path.starts_with("apps")), "built-in types are k8s-openapi's");
 /// let clientset = &generated.clients[0].contents;
@@ -127,7 +133,15 @@ pub fn generate(inputs: &[Input<'_>], outputs: &Outputs) -> Result<Generated, Er
         Some(options) => emit::clients::generate_clients(&model, options)?,
         None => Vec::new(),
     };
-    Ok(Generated { types, clients })
+    let apply = match &outputs.apply {
+        Some(options) => emit::apply::generate_apply(&model, options)?,
+        None => Vec::new(),
+    };
+    Ok(Generated {
+        types,
+        clients,
+        apply,
+    })
 }
 
 /// The types of CRD sources (every served version), all in memory.
@@ -149,6 +163,7 @@ pub fn generate_from_crds(
     let outputs = Outputs {
         types: Some(options.clone()),
         clients: None,
+        apply: None,
     };
     Ok(generate(&inputs, &outputs)?.types)
 }
@@ -181,6 +196,7 @@ pub fn generate_from_openapi(
     let outputs = Outputs {
         types: Some(options.clone()),
         clients: None,
+        apply: None,
     };
     Ok(generate(&inputs, &outputs)?.types)
 }

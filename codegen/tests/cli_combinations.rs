@@ -298,6 +298,11 @@ fn other_impossible_requests_are_refused_with_the_reason() {
         (&["generate", "--crd", &crd, "--group", "apps", "--out", &out], "--openapi"),
         (&["generate", "--crd", &crd, "--rust-module", "crate::x", "--out", &out], "--rust"),
         (&["generate", "--crd", &crd, "--facade-path", "crate", "--out", &out], "--clients-out"),
+        (
+            &["generate", "--crd", &crd, "--out", &out, "--apply-out", &nested],
+            "--out and --apply-out must be separate directories",
+        ),
+        (&["generate", "--crd", &crd, "--apply-out", &out], "give --out too"),
     ];
     for (args, reason) in cases {
         let output = kubegen(args);
@@ -324,5 +329,34 @@ fn openapi_kinds_get_clients() {
         clientset.contains("pub fn gizmos(&self) -> GizmoClient"),
         "cluster-scoped"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn apply_out_writes_apply_configurations_beside_the_types() {
+    let dir = scratch("combinations", "apply-out");
+    let crd = fixture("versions.yaml");
+    let out = dir.join("types").display().to_string();
+    let apply = dir.join("apply").display().to_string();
+    let args = [
+        "generate",
+        "--crd",
+        &crd,
+        "--out",
+        &out,
+        "--apply-out",
+        &apply,
+    ];
+    let output = kubegen(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let database =
+        std::fs::read_to_string(dir.join("apply/versions_example_com/v1/database.rs")).unwrap();
+    assert!(
+        database.contains("pub struct DatabaseApply {"),
+        "{database}"
+    );
+    assert!(database.contains("crate::generated::versions_example_com::v1::Database"));
+    let verify = kubegen(&[&args[..], &["--verify"]].concat());
+    assert!(verify.status.success(), "{}", stderr(&verify));
     let _ = std::fs::remove_dir_all(&dir);
 }

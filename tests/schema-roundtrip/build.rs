@@ -59,6 +59,7 @@ fn main() {
     let outputs = Outputs {
         types: Some(emit::Options::default()),
         clients: None,
+        apply: None,
     };
     let generated = kubegen_codegen::generate(&inputs, &outputs).unwrap_or_else(|e| {
         panic!("kubegen refused random CRDs (KUBEGEN_SCHEMA_SEED={seed}): {e}")

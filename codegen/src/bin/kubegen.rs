@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand};
+use kubegen_codegen::emit::apply::ApplyOptions;
 use kubegen_codegen::emit::clients::ClientOptions;
 use kubegen_codegen::emit::{self, GeneratedFile};
 use kubegen_codegen::frontend::{self, Input, Source, Versions, builtin, crd, openapi, rust};
@@ -63,7 +64,7 @@ which is emitted to the outputs:
 
   inputs                 kinds' Rust types                  outputs
   --crd, --openapi       generated into --out                --out (types), --clients-out
-  --rust                 your #[derive(Resource)] structs    --clients-out
+  --rust                 your #[derive(Resource)] structs    --clients-out, --apply-out
   --kubernetes           k8s-openapi's                       --clients-out
 
 So --out needs --crd or --openapi; --rust and --kubernetes need --clients-out; clients of \
@@ -80,6 +81,11 @@ serde_json and k8s-openapi (with a version feature) as dependencies.
 
 Layout of --clients-out: mod.rs, clientset.rs, listers.rs, informers.rs (over the kubegen \
 facade, see --facade-path).
+
+Layout of --apply-out: like --out, one FooApply (and FooSpecApply... for the nested structs \
+kubegen generates) per kind, for server-side apply with the clients' apply/apply_status \
+verbs; FooApply::extract(&live, manager) reads back what a manager owns. Kinds of \
+--kubernetes have no field model here and get none.
 
 --versions picks the versions of each kind: `served` (the default), `storage`, or a list \
 (v1,v1beta1). OpenAPI documents do not say which version is stored.
@@ -103,9 +109,11 @@ Examples:
   kubegen generate --openapi swagger.json --group batch --version v1 --out src/generated
   kubegen generate --rust src/apis --rust-module crate::apis --clients-out src/generated
   kubegen generate --kubernetes --clients-out src/kubernetes
+  kubegen generate --rust src/apis --clients-out src/generated --apply-out src/applyconfigurations
   kubegen generate --crd deploy/crds/ --out src/generated --verify";
 
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("generated_code").args(["clients_out", "apply_out"]).multiple(true)))]
 struct GenerateArgs {
     /// A CRD file (YAML, possibly multi-document, or JSON) or a directory of them
     /// (*.yaml, *.yml, *.json; documents of other kinds are skipped). Repeatable.
@@ -170,6 +178,10 @@ struct GenerateArgs {
     /// replaced as a whole).
     #[arg(long, value_name = "DIR", help_heading = "Outputs")]
     clients_out: Option<PathBuf>,
+    /// Write the apply configurations (`FooApply`, for server-side apply) of every kind
+    /// whose fields kubegen knows here (created if missing, replaced as a whole).
+    #[arg(long, value_name = "DIR", help_heading = "Outputs")]
+    apply_out: Option<PathBuf>,
     /// Do not write: compare the outputs with what would be generated, print a diff and
     /// exit with status 1 if stale.
     #[arg(long, help_heading = "Outputs")]
@@ -181,7 +193,7 @@ struct GenerateArgs {
         long,
         value_name = "PATH",
         default_value = "crate::generated",
-        requires = "clients_out",
+        requires = "generated_code",
         help_heading = "Output options"
     )]
     types_module: String,
@@ -190,7 +202,7 @@ struct GenerateArgs {
         long,
         value_name = "PATH",
         default_value = "::kubegen",
-        requires = "clients_out",
+        requires = "generated_code",
         help_heading = "Output options"
     )]
     facade_path: String,
@@ -230,11 +242,11 @@ impl GenerateArgs {
                 "nothing to generate from: give --crd, --openapi, --rust or --kubernetes".into(),
             ));
         }
-        if self.out.is_none() && self.clients_out.is_none() {
+        if self.out.is_none() && self.clients_out.is_none() && self.apply_out.is_none() {
             return Some((
                 missing,
-                "nowhere to write: give --out (types) and/or --clients-out (clientset, listers, \
-informers)"
+                "nowhere to write: give --out (types), --clients-out (clientset, listers, \
+informers) and/or --apply-out (apply configurations)"
                     .into(),
             ));
         }
@@ -247,31 +259,43 @@ clients with --clients-out"
                     .into(),
             ));
         }
-        if self.has_existing_types() && self.clients_out.is_none() {
+        if self.has_existing_types() && self.clients_out.is_none() && self.apply_out.is_none() {
             return Some((
                 missing,
                 "--rust and --kubernetes kinds only get clients (their types exist already): \
-give --clients-out"
+give --clients-out (and/or --apply-out)"
                     .into(),
             ));
         }
-        if self.generates_types() && self.clients_out.is_some() && self.out.is_none() {
+        let names_types = self.clients_out.is_some() || self.apply_out.is_some();
+        if self.generates_types() && names_types && self.out.is_none() {
             return Some((
                 missing,
                 "clients of --crd and --openapi kinds name the types generated into --out \
-(mounted at --types-module): give --out too"
+(mounted at --types-module), and so do their apply configurations: give --out too"
                     .into(),
             ));
         }
-        if let (Some(out), Some(clients)) = (&self.out, &self.clients_out) {
-            let (out, clients) = (absolute(out), absolute(clients));
-            if out.starts_with(&clients) || clients.starts_with(&out) {
-                return Some((
-                    conflict,
-                    "--out and --clients-out must be separate directories, neither inside the \
+        let outputs = [
+            ("--out", &self.out),
+            ("--clients-out", &self.clients_out),
+            ("--apply-out", &self.apply_out),
+        ];
+        for (i, (a, first)) in outputs.iter().enumerate() {
+            for (b, second) in &outputs[i + 1..] {
+                let (Some(first), Some(second)) = (first, second) else {
+                    continue;
+                };
+                let (first, second) = (absolute(first), absolute(second));
+                if first.starts_with(&second) || second.starts_with(&first) {
+                    return Some((
+                        conflict,
+                        format!(
+                            "{a} and {b} must be separate directories, neither inside the \
 other: each is replaced as a whole"
-                        .into(),
-                ));
+                        ),
+                    ));
+                }
             }
         }
         if self.versions == Versions::Storage && !self.openapi.is_empty() {
@@ -372,6 +396,11 @@ fn generate(args: &GenerateArgs) -> ExitCode {
                 .facade(args.facade_path.clone())
                 .types_module(args.types_module.clone())
         }),
+        apply: args.apply_out.as_ref().map(|_| {
+            ApplyOptions::default()
+                .facade(args.facade_path.clone())
+                .types_module(args.types_module.clone())
+        }),
     };
     // Everything is generated before anything is written.
     let generated = match kubegen_codegen::generate(&inputs, &outputs) {
@@ -383,6 +412,7 @@ fn generate(args: &GenerateArgs) -> ExitCode {
     let targets = [
         (&args.out, &generated.types),
         (&args.clients_out, &generated.clients),
+        (&args.apply_out, &generated.apply),
     ];
     for (dir, files) in targets {
         let Some(dir) = dir else { continue };

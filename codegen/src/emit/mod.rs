@@ -6,6 +6,7 @@
 //! | [`resource`]   | a root type's resource traits, `Serialize` (+ `Deserialize`, `crd()`) | `types`, `#[derive(Resource)]` |
 //! | [`deepcopy`]   | an allocation-reusing `Clone`                                | `types`, `#[derive(DeepCopy)]` |
 //! | [`clients`]    | clientset, listers and informers of every kind               | `--clients-out`    |
+//! | [`apply`]      | apply configurations (`FooApply`) of every kind with a field model | `--apply-out` |
 //!
 //! Emitters read only the model and their options, and import no other emitter except the
 //! leaves `resource` and `deepcopy` (which `types` uses); what they share (options, crate
@@ -29,6 +30,7 @@
 //! assert!(files[2].contents.contains("pub struct FooSpec"));
 //! ```
 
+pub mod apply;
 pub mod clients;
 mod common;
 pub mod deepcopy;
