@@ -26,6 +26,9 @@ pub mod menu;
 // rustfmt leaves prettyplease's layout alone and verify-codegen.sh can diff it.
 #[rustfmt::skip]
 pub mod generated;
+// Apply configurations (`FooApply`), written by `kubegen generate --apply-out`.
+#[rustfmt::skip]
+pub mod applyconfigurations;
 
 use std::sync::Arc;
 use std::time::Duration;
