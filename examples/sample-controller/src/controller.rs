@@ -12,7 +12,6 @@ use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::Resource;
-use kube::api::{Patch, PatchParams};
 use kubegen_example_support::RunningController;
 use kubegen_runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueObject, EnqueueOwner, ErrorChain, Reconciler,
@@ -23,10 +22,10 @@ use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::leaderelection::LeaderElector;
 use kubegen_runtime::workqueue::RateLimitingQueue;
-use serde_json::json;
 use tokio::sync::watch;
 
-use crate::apis::samplecontroller::v1alpha1::Foo;
+use crate::apis::samplecontroller::v1alpha1::{Foo, FooStatus};
+use crate::applyconfigurations::samplecontroller_k8s_io::v1alpha1::FooApply;
 use kubegen::kubernetes;
 use kubegen::kubernetes::listers::apps::v1::DeploymentLister;
 
@@ -239,14 +238,10 @@ impl Controller {
                 to = replicas,
                 "fixing deployment replicas"
             );
-            // A patch of the one field the Foo owns: no stale resourceVersion to refuse.
-            let scale = json!({ "spec": { "replicas": replicas } });
+            // Server-side apply of the Deployment this controller declares (it made it and
+            // owns its fields): no resourceVersion, so no stale cache to refuse it.
             match deployments
-                .patch(
-                    deployment_name,
-                    &PatchParams::default(),
-                    &Patch::Merge(&scale),
-                )
+                .apply(&new_deployment(&foo), CONTROLLER_NAME, true)
                 .await
             {
                 Ok(fixed) => available = available_replicas(&fixed),
@@ -272,10 +267,11 @@ impl Controller {
         Ok(Action::Done)
     }
 
-    /// Writes `status.availableReplicas` with a merge patch of the status subresource.
-    /// The status is the controller's alone, so no resourceVersion guards it: an update
-    /// carrying the cached Foo's version would be refused (409) whenever the cache has
-    /// not yet seen this controller's previous status write.
+    /// Writes `status.availableReplicas` by server-side apply of a `FooApply` holding only
+    /// that field, to the status subresource. The status is the controller's alone, so no
+    /// resourceVersion guards it: an update carrying the cached Foo's version would be
+    /// refused (409) whenever the cache has not yet seen this controller's previous status
+    /// write.
     async fn update_foo_status(
         &self,
         foo: &Foo,
@@ -283,11 +279,13 @@ impl Controller {
     ) -> Result<(), kubegen_runtime::error::Error> {
         let namespace = foo.metadata.namespace.as_deref().unwrap_or_default();
         let name = foo.metadata.name.as_deref().unwrap_or_default();
-        let status = json!({ "status": { "availableReplicas": available } });
+        let status = FooApply::new(name, namespace).with_status(FooStatus {
+            available_replicas: available,
+        });
         self.clientset
             .samplecontroller_v1alpha1()
             .foos(namespace)
-            .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
+            .apply_status(&status, CONTROLLER_NAME, true)
             .await?;
         Ok(())
     }

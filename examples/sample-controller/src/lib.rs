@@ -5,7 +5,9 @@
 //! Foo (owner reference); recreates it when it is deleted; fixes its replicas when they
 //! drift; refuses to adopt a Deployment it does not control (Warning event
 //! `ErrResourceExists`); and records the Deployment's available replicas in the Foo's
-//! status through the status subresource. It watches Foos and Deployments: a change to a
+//! status through the status subresource. Its writes are server-side applies: the
+//! Deployment it declares, and the Foo's status as a generated `FooApply` holding only
+//! `status.availableReplicas` (see [`applyconfigurations`]). It watches Foos and Deployments: a change to a
 //! Deployment enqueues the Foo that controls it.
 //!
 //! The flow is client-go's: informers -> event handlers enqueue keys -> rate-limited work
