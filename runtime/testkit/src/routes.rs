@@ -515,6 +515,18 @@ fn patch_object(
     let kind = PatchKind::from_content_type(content_type(headers), !rt.custom)?;
     let patch = patch::parse_body(&kind, body)?;
     if kind == PatchKind::Apply {
+        // An apply patch is a whole (partial) object: it may create one below.
+        if !patch.is_object() {
+            return Err(ApiError::bad_request(
+                "an apply patch must be an object, not a list or a scalar",
+            ));
+        }
+        if patch
+            .get("metadata")
+            .is_some_and(|m| !m.is_object() && !m.is_null())
+        {
+            return Err(ApiError::bad_request("metadata must be an object"));
+        }
         if query.get("fieldManager").is_none_or(String::is_empty) {
             let cause = Cause::new(
                 "FieldValueRequired",
