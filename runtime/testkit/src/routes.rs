@@ -177,7 +177,21 @@ async fn dispatch(
     let route = parse_path(uri.path()).ok_or_else(ApiError::no_route)?;
     let discovery_only = !matches!(route, Route::Resource(_));
     if discovery_only && method != Method::GET {
-        return Err(ApiError::method_not_allowed());
+        // A group or version that does not exist is 404 whatever the method.
+        let registry = &shared.lock().registry;
+        let exists = match &route {
+            Route::Group(group) => discovery::group(registry, group).is_some(),
+            Route::ResourceList(group, version) => {
+                discovery::resource_list(registry, group, version).is_some()
+            }
+            Route::OpenApi(document) => openapi::document(registry, document).is_ok(),
+            _ => true,
+        };
+        return Err(if exists {
+            ApiError::method_not_allowed()
+        } else {
+            ApiError::no_route()
+        });
     }
     match route {
         Route::Version => Ok(ok(&discovery::version())),
