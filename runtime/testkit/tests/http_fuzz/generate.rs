@@ -1,0 +1,818 @@
+//! The request generator: valid requests, and requests broken in one or more places.
+
+use serde_json::{Value, json};
+
+use super::kinds::{KINDS, Kind, NAMESPACES};
+use super::model::Model;
+use super::request::{FuzzRequest, Shape};
+use super::rng::Rng;
+
+const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE"];
+const ODD_METHODS: &[&str] = &[
+    "HEAD", "OPTIONS", "FOO", "get", "PROPFIND", "TRACE", "M-SEARCH",
+];
+
+const WRITE_CONTENT_TYPES: &[&str] = &[
+    "application/json",
+    "application/json; charset=utf-8",
+    "application/yaml",
+    "application/vnd.kubernetes.protobuf",
+    "*/*",
+    "",
+];
+const PATCH_CONTENT_TYPES: &[&str] = &[
+    "application/merge-patch+json",
+    "application/json-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
+];
+const ODD_CONTENT_TYPES: &[&str] = &[
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    "application/json;;;=",
+    "application/apply-patch+yaml; charset=utf-8",
+    "multipart/form-data; boundary=x",
+    "application/vnd.kubernetes.protobuf;stream=watch",
+    "APPLICATION/JSON",
+];
+/// Accept headers whose answers the model can read (JSON with object metadata).
+const WRITE_ACCEPTS: &[&str] = &[
+    "application/json",
+    "*/*",
+    "application/json, */*",
+    "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+    "application/yaml",
+    "text/html",
+    "garbage;;=;",
+];
+const READ_ACCEPTS: &[&str] = &[
+    "application/json;as=Table;v=v1;g=meta.k8s.io",
+    "application/json;as=Table;v=v1beta1;g=meta.k8s.io, application/json",
+    "application/vnd.kubernetes.protobuf",
+    "application/vnd.kubernetes.protobuf, application/json",
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+    "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1",
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json",
+    "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io",
+    "application/json;as=Table;v=v9;g=meta.k8s.io",
+];
+
+/// Percent-encodes everything but unreserved characters.
+pub fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn bad_name(rng: &mut Rng) -> String {
+    match rng.below(12) {
+        0 => "UPPER".to_owned(),
+        1 => "-leading".to_owned(),
+        2 => "a_b".to_owned(),
+        3 => "..".to_owned(),
+        4 => ".".to_owned(),
+        5 => "x".repeat(254),
+        6 => "y".repeat(64 + rng.below(4000)),
+        7 => "%2F".to_owned(),
+        8 => "%00".to_owned(),
+        9 => "%E2%98%83".to_owned(),
+        10 => "a%20b".to_owned(),
+        _ => {
+            let len = 1 + rng.below(8);
+            rng.string(b"abc-.", len)
+        }
+    }
+}
+
+/// Generates requests from a seed; the model supplies current resourceVersions.
+#[derive(Debug)]
+pub struct Generator {
+    pub rng: Rng,
+}
+
+impl Generator {
+    pub fn new(seed: u64) -> Self {
+        Self {
+            rng: Rng::new(seed),
+        }
+    }
+
+    pub fn request(&mut self, model: &Model) -> FuzzRequest {
+        if self.rng.chance(4) {
+            return self.discovery();
+        }
+        let writable: Vec<usize> = (0..KINDS.len()).collect();
+        let index = *self.rng.pick(&writable);
+        let kind = &KINDS[index];
+        let shape = match self.rng.below(100) {
+            0..45 => Shape::Collection,
+            45..88 => Shape::Object,
+            88..95 => Shape::Subresource(
+                if kind.scale && self.rng.chance(50) {
+                    "scale"
+                } else {
+                    "status"
+                }
+                .to_owned(),
+            ),
+            _ => Shape::Subresource(
+                self.rng
+                    .pick(&["finalize", "log", "exec", "bogus"])
+                    .to_string(),
+            ),
+        };
+        let method = self.method(kind, &shape);
+        let watch_wanted = method == "GET" && shape == Shape::Collection && self.rng.chance(15);
+        let namespace = if kind.namespaced {
+            if shape == Shape::Collection && method == "GET" && self.rng.chance(20) {
+                None
+            } else if self.rng.chance(4) {
+                Some(bad_name(&mut self.rng))
+            } else {
+                Some((*self.rng.pick(NAMESPACES)).to_owned())
+            }
+        } else {
+            None
+        };
+        let name = (shape != Shape::Collection).then(|| {
+            if self.rng.chance(8) {
+                bad_name(&mut self.rng)
+            } else {
+                (*self.rng.pick(kind.names())).to_owned()
+            }
+        });
+        let mut path = match (&shape, &name) {
+            (Shape::Subresource(sub), Some(name)) => format!(
+                "{}/{sub}",
+                kind.object(namespace.as_deref().unwrap_or_default(), name)
+            ),
+            (_, Some(name)) => kind.object(namespace.as_deref().unwrap_or_default(), name),
+            (_, None) => kind.collection(namespace.as_deref()),
+        };
+        let mut shape = shape;
+        let mut known = Some(index);
+        if self.rng.chance(6) {
+            (path, shape, known) = self.mangle_path(kind, path, shape, known);
+        }
+        let mut request = FuzzRequest {
+            method: method.clone(),
+            target: path,
+            headers: Vec::new(),
+            body: Vec::new(),
+            kind: known,
+            shape,
+            namespace,
+            name,
+            dry_run: false,
+            watch: false,
+        };
+        self.query(&mut request, watch_wanted, model);
+        self.headers(&mut request, kind);
+        self.body(&mut request, kind, model);
+        request
+    }
+
+    /// The method, mostly one that fits the path; never a write to a read-only kind.
+    fn method(&mut self, kind: &Kind, shape: &Shape) -> String {
+        if self.rng.chance(5) {
+            return (*self.rng.pick(ODD_METHODS)).to_owned();
+        }
+        let fitting: &[&str] = match shape {
+            Shape::Collection if kind.plural == "namespaces" => &["GET", "POST", "GET"],
+            Shape::Collection => &["GET", "POST", "GET", "POST", "DELETE"],
+            Shape::Object => &["GET", "PUT", "PATCH", "DELETE", "PATCH", "PUT"],
+            _ => &["GET", "PUT", "PATCH"],
+        };
+        let method = if self.rng.chance(8) {
+            self.rng.pick(METHODS)
+        } else {
+            self.rng.pick(fitting)
+        };
+        if !kind.writable || (kind.plural == "namespaces" && *shape == Shape::Collection) {
+            if *method != "GET" {
+                return "GET".to_owned();
+            }
+        }
+        (*method).to_owned()
+    }
+
+    fn mangle_path(
+        &mut self,
+        kind: &Kind,
+        path: String,
+        shape: Shape,
+        known: Option<usize>,
+    ) -> (String, Shape, Option<usize>) {
+        match self.rng.below(9) {
+            0 => (
+                path.replacen(kind.plural, &format!("{}x", kind.plural), 1),
+                Shape::Unknown,
+                None,
+            ),
+            1 => (
+                format!("/apis/nope.example.com/v1/{}", kind.plural),
+                Shape::Unknown,
+                None,
+            ),
+            2 => (
+                path.replacen(&format!("/{}", kind.version), "/v9", 1),
+                Shape::Unknown,
+                None,
+            ),
+            3 => (format!("{path}/a/b/c/d"), Shape::Unknown, None),
+            4 => (path.replace('/', "//"), shape, known),
+            5 => (format!("{path}/"), shape, known),
+            6 => (
+                format!("/{}", "a/".repeat(1 + self.rng.below(500))),
+                Shape::Unknown,
+                None,
+            ),
+            7 => (format!("/x{path}"), Shape::Unknown, None),
+            _ => (path.replacen("/v1", "/%76%31", 1), Shape::Unknown, None),
+        }
+    }
+
+    fn discovery(&mut self) -> FuzzRequest {
+        let path = *self.rng.pick(&[
+            "/api",
+            "/api/v1",
+            "/apis",
+            "/apis/apps",
+            "/apis/apps/v1",
+            "/apis/fuzz.example.com/v1",
+            "/version",
+            "/healthz",
+            "/readyz",
+            "/openapi/v2",
+            "/openapi/v3",
+            "/openapi/v3/api/v1",
+            "/openapi/v3/apis/fuzz.example.com/v1",
+            "/apis/nope",
+            "/apis/apps/v7",
+        ]);
+        let method = if self.rng.chance(15) {
+            self.rng.pick(&["POST", "DELETE", "PUT", "FOO"])
+        } else {
+            &"GET"
+        };
+        let mut headers = Vec::new();
+        if self.rng.chance(50) {
+            let accept = self.rng.pick(&[
+                "application/json",
+                "application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+                "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+                "*/*",
+                "text/html",
+            ]);
+            headers.push(("Accept".to_owned(), accept.as_bytes().to_vec()));
+        }
+        let unknown = path.ends_with("/nope") || path.ends_with("/v7");
+        FuzzRequest {
+            method: (*method).to_owned(),
+            target: path.to_owned(),
+            headers,
+            body: Vec::new(),
+            kind: None,
+            shape: if unknown {
+                Shape::Unknown
+            } else {
+                Shape::Discovery
+            },
+            namespace: None,
+            name: None,
+            dry_run: false,
+            watch: false,
+        }
+    }
+
+    fn query(&mut self, request: &mut FuzzRequest, watch: bool, model: &Model) {
+        let mut params: Vec<(String, String)> = Vec::new();
+        let rv = |rng: &mut Rng| -> String {
+            match rng.below(8) {
+                0 => String::new(),
+                1 => "0".to_owned(),
+                2 | 3 => model.max_rv.to_string(),
+                4 => model
+                    .max_rv
+                    .saturating_sub(rng.below(50) as u64)
+                    .to_string(),
+                5 => (model.max_rv + 1000).to_string(),
+                6 => "99999999999999999999999".to_owned(),
+                _ => rng.pick(&["abc", "-1", "1.5", " 7"]).to_string(),
+            }
+        };
+        if watch {
+            params.push((
+                "watch".to_owned(),
+                self.rng
+                    .pick(&["true", "1", "true", "false", "yes"])
+                    .to_string(),
+            ));
+            if self.rng.chance(50) {
+                params.push(("allowWatchBookmarks".to_owned(), "true".to_owned()));
+            }
+            if self.rng.chance(40) {
+                params.push((
+                    "timeoutSeconds".to_owned(),
+                    self.rng
+                        .pick(&["1", "0", "-5", "abc", "99999999999999"])
+                        .to_string(),
+                ));
+            }
+            if self.rng.chance(10) {
+                params.push((
+                    "sendInitialEvents".to_owned(),
+                    self.rng.pick(&["true", "false", "maybe"]).to_string(),
+                ));
+                params.push(("resourceVersionMatch".to_owned(), "NotOlderThan".to_owned()));
+            }
+        }
+        let get = request.method == "GET";
+        if get && self.rng.chance(30) {
+            let selector = self
+                .rng
+                .pick(&[
+                    "app=web",
+                    "app!=db",
+                    "app in (web,db)",
+                    "app notin (cache)",
+                    "app",
+                    "!app",
+                    "app==web,app!=db",
+                    "a=(",
+                    "!!",
+                    "=",
+                    "app in web",
+                    "x/y/z=1",
+                    "app=",
+                    "in in (in)",
+                    ",",
+                    "UPPER=Ö",
+                ])
+                .to_string();
+            params.push(("labelSelector".to_owned(), selector));
+        }
+        if get && self.rng.chance(15) {
+            let selector = self
+                .rng
+                .pick(&[
+                    "metadata.name=a",
+                    "metadata.namespace=fuzz",
+                    "metadata.name!=b",
+                    "spec.nodeName=n1",
+                    "type=Opaque",
+                    "status.phase=Running",
+                    "foo=bar",
+                    "metadata.name",
+                    "metadata.name==a,metadata.namespace!=x",
+                    "=",
+                    "metadata.name=a=b",
+                ])
+                .to_string();
+            params.push(("fieldSelector".to_owned(), selector));
+        }
+        if get && self.rng.chance(20) {
+            params.push(("resourceVersion".to_owned(), rv(&mut self.rng)));
+            if self.rng.chance(50) {
+                params.push((
+                    "resourceVersionMatch".to_owned(),
+                    self.rng
+                        .pick(&["NotOlderThan", "Exact", "Bogus", ""])
+                        .to_string(),
+                ));
+            }
+        }
+        if get && self.rng.chance(15) {
+            params.push((
+                "limit".to_owned(),
+                self.rng
+                    .pick(&["1", "2", "0", "-1", "abc", "99999999999999999999", "500"])
+                    .to_string(),
+            ));
+            if self.rng.chance(40) {
+                params.push((
+                    "continue".to_owned(),
+                    self.rng
+                        .pick(&[
+                            "",
+                            "abc",
+                            "eyJydiI6MX0",
+                            "%%%",
+                            "eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJhIn0",
+                        ])
+                        .to_string(),
+                ));
+            }
+        }
+        if get && self.rng.chance(5) {
+            params.push((
+                "includeObject".to_owned(),
+                self.rng
+                    .pick(&["None", "Object", "Metadata", "Bogus"])
+                    .to_string(),
+            ));
+        }
+        if !get && self.rng.chance(15) {
+            let value = self.rng.pick(&["All", "All", "", "junk"]).to_string();
+            request.dry_run = value == "All";
+            params.push(("dryRun".to_owned(), value));
+        }
+        if !get && (self.rng.chance(20) || request.content_type_hint_apply()) {
+            params.push((
+                "fieldManager".to_owned(),
+                self.rng
+                    .pick(&["fuzz", "fuzz", "", "m".repeat(200).as_str()])
+                    .to_string(),
+            ));
+        }
+        if request.method == "DELETE" && self.rng.chance(25) {
+            params.push((
+                "propagationPolicy".to_owned(),
+                self.rng
+                    .pick(&["Orphan", "Background", "Foreground", "Sideways"])
+                    .to_string(),
+            ));
+        }
+        if request.method == "PATCH" && self.rng.chance(15) {
+            params.push((
+                "force".to_owned(),
+                self.rng.pick(&["true", "false", "maybe"]).to_string(),
+            ));
+        }
+        if self.rng.chance(8) {
+            params.push((
+                "fieldValidation".to_owned(),
+                self.rng
+                    .pick(&["Strict", "Warn", "Ignore", "Bogus"])
+                    .to_string(),
+            ));
+        }
+        if self.rng.chance(5) {
+            let (key_len, value_len) = (1 + self.rng.below(6), self.rng.below(6));
+            params.push((
+                self.rng.string(b"abcXYZ_", key_len),
+                self.rng.string(b"xyz%&=", value_len),
+            ));
+        }
+        request.watch = params
+            .iter()
+            .any(|(k, v)| k == "watch" && matches!(v.as_str(), "true" | "1"));
+        if !params.is_empty() {
+            let query: Vec<String> = params
+                .iter()
+                .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+                .collect();
+            request.target = format!("{}?{}", request.target, query.join("&"));
+        }
+    }
+
+    fn headers(&mut self, request: &mut FuzzRequest, kind: &Kind) {
+        let write = matches!(request.method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE");
+        let content_type = match request.method.as_str() {
+            "PATCH" if self.rng.chance(85) => {
+                let mut ct = self.rng.pick(PATCH_CONTENT_TYPES);
+                if kind.custom
+                    && *ct == "application/strategic-merge-patch+json"
+                    && self.rng.chance(70)
+                {
+                    ct = &"application/merge-patch+json";
+                }
+                Some(ct.to_string())
+            }
+            "POST" | "PUT" if self.rng.chance(85) => {
+                let ct = self.rng.pick(WRITE_CONTENT_TYPES);
+                if (*ct == "application/vnd.kubernetes.protobuf"
+                    && (kind.custom || self.rng.chance(50)))
+                    || ct.is_empty()
+                {
+                    (!ct.is_empty() || self.rng.chance(50)).then(|| "application/json".to_owned())
+                } else {
+                    Some(ct.to_string())
+                }
+            }
+            _ if self.rng.chance(10) => Some(self.rng.pick(ODD_CONTENT_TYPES).to_string()),
+            _ => None,
+        };
+        if let Some(ct) = content_type {
+            request
+                .headers
+                .push(("Content-Type".to_owned(), ct.into_bytes()));
+        }
+        if self.rng.chance(35) {
+            let mut accept = if write || self.rng.chance(40) {
+                self.rng.pick(WRITE_ACCEPTS)
+            } else {
+                self.rng.pick(READ_ACCEPTS)
+            };
+            // The object form on a deletecollection is 406 after the deletion, as on a
+            // real server: the model cannot learn what such an answer deleted.
+            if request.method == "DELETE"
+                && request.shape == Shape::Collection
+                && accept.contains("as=PartialObjectMetadata")
+            {
+                accept = &"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+            }
+            request
+                .headers
+                .push(("Accept".to_owned(), accept.as_bytes().to_vec()));
+        }
+        if self.rng.chance(5) {
+            let (name, value): (&str, &[u8]) = *self.rng.pick(&[
+                ("X-Fuzz", b"1".as_slice()),
+                ("Accept", b"\xff\xfe application/json".as_slice()),
+                ("Content-Type", b"application/json\xc3\x28".as_slice()),
+                ("User-Agent", b"".as_slice()),
+                ("Accept-Encoding", b"gzip, br".as_slice()),
+                ("Impersonate-User", b"system:admin".as_slice()),
+            ]);
+            request.headers.push((name.to_owned(), value.to_vec()));
+        }
+    }
+
+    fn body(&mut self, request: &mut FuzzRequest, kind: &Kind, model: &Model) {
+        let name = request
+            .name
+            .clone()
+            .unwrap_or_else(|| (*self.rng.pick(kind.names())).to_owned());
+        let body = match request.method.as_str() {
+            "POST" | "PUT" => self.object_body(request, kind, &name, model),
+            "PATCH" => self.patch_body(request, kind, &name),
+            "DELETE" => self.delete_body(request),
+            _ if self.rng.chance(5) => self.garbage_body(),
+            _ => Vec::new(),
+        };
+        request.body = body;
+    }
+
+    fn object_body(
+        &mut self,
+        request: &FuzzRequest,
+        kind: &Kind,
+        name: &str,
+        model: &Model,
+    ) -> Vec<u8> {
+        if self.rng.chance(15) {
+            return self.garbage_body();
+        }
+        let mut object = kind.valid_body(&mut self.rng, name);
+        if request.method == "PUT" && self.rng.chance(60) {
+            let ns = request.namespace.as_deref().unwrap_or_default();
+            if let Some(rv) = request
+                .kind
+                .and_then(|k| model.rv(k, if kind.namespaced { ns } else { "" }, name))
+            {
+                object["metadata"]["resourceVersion"] = json!(rv.to_string());
+            }
+        }
+        if self.rng.chance(12) {
+            object["metadata"]["finalizers"] = json!([self.rng.pick(&[
+                "fuzz.example.com/keep",
+                "fuzz.example.com/keep",
+                "bad finalizer!",
+                "kubernetes"
+            ])]);
+        }
+        if request.method == "POST" && self.rng.chance(10) {
+            if let Some(metadata) = object["metadata"].as_object_mut() {
+                metadata.remove("name");
+            }
+            object["metadata"]["generateName"] = json!(self.rng.pick(&["gen-", "GEN-", "", "g"]));
+        }
+        if self.rng.chance(25) {
+            mutate(&mut self.rng, &mut object);
+        }
+        self.encode_object(request, &object)
+    }
+
+    fn encode_object(&mut self, request: &FuzzRequest, object: &Value) -> Vec<u8> {
+        match request.content_type().as_deref() {
+            Some("application/yaml" | "application/apply-patch+yaml") if self.rng.chance(70) => {
+                to_yaml(object).into_bytes()
+            }
+            Some("application/vnd.kubernetes.protobuf") => {
+                let mut bytes = b"k8s\0".to_vec();
+                let tail: Vec<u8> = (0..self.rng.below(40))
+                    .map(|_| self.rng.next_u64() as u8)
+                    .collect();
+                match self.rng.below(4) {
+                    0 => {}
+                    1 => bytes.truncate(self.rng.below(4)),
+                    2 => bytes.extend_from_slice(&[
+                        0x0a, 0x02, b'v', b'1', 0x12, 0x09, b'C', b'o', b'n', b'f', b'i', b'g',
+                        b'M', b'a', b'p', 0x1a, 0xff,
+                    ]),
+                    _ => bytes.extend_from_slice(&tail),
+                }
+                bytes
+            }
+            _ => serde_json::to_vec(object).unwrap_or_default(),
+        }
+    }
+
+    fn patch_body(&mut self, request: &FuzzRequest, kind: &Kind, name: &str) -> Vec<u8> {
+        if self.rng.chance(12) {
+            return self.garbage_body();
+        }
+        let patch = match request.content_type().as_deref() {
+            Some("application/json-patch+json") => self.rng.pick(&[
+                json!([{"op": "add", "path": "/metadata/labels/fuzz", "value": "yes"}]),
+                json!([{"op": "remove", "path": "/metadata/finalizers"}]),
+                json!([{"op": "replace", "path": "/metadata/finalizers", "value": []}]),
+                json!([{"op": "replace", "path": "/spec/replicas", "value": 3}]),
+                json!([{"op": "add", "path": "/spec/size", "value": 1000}]),
+                json!([{"op": "test", "path": "/metadata/name", "value": "nope"}]),
+                json!([{"op": "move", "from": "/nope", "path": "/x"}]),
+                json!([{"op": "launch"}]),
+                json!({"op": "add"}),
+                json!([{"op": "add", "path": "/metadata", "value": 5}]),
+                json!([{"op": "add", "path": "/kind", "value": "Other"}]),
+                json!([{"op": "replace", "path": "", "value": [1, 2]}]),
+                json!([{"op": "add", "path": "/metadata/finalizers", "value": ["fuzz.example.com/keep"]}]),
+            ]).clone(),
+            _ => {
+                let mut patch = self.rng.pick(&[
+                    json!({"metadata": {"labels": {"fuzz": "yes"}}}),
+                    json!({"metadata": {"finalizers": null}}),
+                    json!({"metadata": {"finalizers": ["fuzz.example.com/keep"]}}),
+                    json!({"metadata": {"labels": null, "annotations": {"a": "b"}}}),
+                    json!({"spec": {"replicas": 2}}),
+                    json!({"spec": {"size": 7, "color": "blue"}}),
+                    json!({"spec": {"size": "seven"}}),
+                    json!({"data": {"key": null, "other": "v"}}),
+                    json!({"status": {"phase": "Failed"}}),
+                    json!({"spec": {"containers": [{"name": "c", "image": "busybox"}]}}),
+                    json!({"spec": {"containers": [{"$patch": "delete", "name": "c"}]}}),
+                    json!({"$patch": "replace"}),
+                    json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["fuzz.example.com/keep"]}}),
+                    json!({"spec": {"$setElementOrder/containers": [{"name": "z"}]}}),
+                    json!({"metadata": {"resourceVersion": "1"}}),
+                    json!({"metadata": 5}),
+                    json!([1, 2, 3]),
+                    json!("string"),
+                    json!(null),
+                    json!({"kind": "Other"}),
+                    json!({"apiVersion": "v9"}),
+                ]).clone();
+                if request.content_type().as_deref() == Some("application/apply-patch+yaml") && self.rng.chance(60) {
+                    patch = kind.valid_body(&mut self.rng, name);
+                    if self.rng.chance(20) {
+                        mutate(&mut self.rng, &mut patch);
+                    }
+                }
+                patch
+            }
+        };
+        if request.content_type().as_deref() == Some("application/apply-patch+yaml")
+            && self.rng.chance(50)
+        {
+            to_yaml(&patch).into_bytes()
+        } else {
+            serde_json::to_vec(&patch).unwrap_or_default()
+        }
+    }
+
+    fn delete_body(&mut self, request: &mut FuzzRequest) -> Vec<u8> {
+        let options = match self.rng.below(10) {
+            0..5 => return Vec::new(),
+            5 => {
+                json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Orphan"})
+            }
+            6 => json!({"preconditions": {"resourceVersion": "1"}}),
+            7 => {
+                request.dry_run = true;
+                json!({"dryRun": ["All"]})
+            }
+            8 => json!({"propagationPolicy": 5, "gracePeriodSeconds": "x"}),
+            _ => return self.garbage_body(),
+        };
+        serde_json::to_vec(&options).unwrap_or_default()
+    }
+
+    /// Random JSON, wrong types, deep nesting, invalid UTF-8, huge bodies.
+    fn garbage_body(&mut self) -> Vec<u8> {
+        match self.rng.below(14) {
+            0 => Vec::new(),
+            1 => b"{".to_vec(),
+            2 => b"null".to_vec(),
+            3 => b"[]".to_vec(),
+            4 => b"\"just a string\"".to_vec(),
+            5 => b"1e999".to_vec(),
+            6 => format!(
+                "{{\"metadata\":{{\"name\":\"a\"}},\"data\":{{\"k\":{}}}}}",
+                "9".repeat(400)
+            )
+            .into_bytes(),
+            7 => {
+                let depth = 100 + self.rng.below(20_000);
+                format!("{}{}", "[".repeat(depth), "]".repeat(depth)).into_bytes()
+            }
+            8 => {
+                let depth = 100 + self.rng.below(20_000);
+                let mut text = "{\"a\":".repeat(depth);
+                text.push('1');
+                text.push_str(&"}".repeat(depth));
+                text.into_bytes()
+            }
+            9 => b"{\"metadata\":{\"name\":\"a\xff\xfe\"}}".to_vec(),
+            10 => b"\xef\xbb\xbf{\"metadata\":{\"name\":\"a\"}}".to_vec(),
+            11 if self.rng.chance(10) => vec![b' '; 3 * 1024 * 1024 + 1 + self.rng.below(1000)],
+            11 => b"metadata:\n  name: a\n  labels: &x {a: *x}\n".to_vec(),
+            12 => {
+                let depth = 100 + self.rng.below(20_000);
+                format!("{}1", "- ".repeat(depth)).into_bytes()
+            }
+            _ => {
+                let len = self.rng.below(64);
+                (0..len).map(|_| self.rng.next_u64() as u8).collect()
+            }
+        }
+    }
+}
+
+impl FuzzRequest {
+    fn content_type_hint_apply(&self) -> bool {
+        self.method == "PATCH"
+    }
+}
+
+/// Changes one random part of a valid object: a type, a name, a huge number...
+fn mutate(rng: &mut Rng, object: &mut Value) {
+    let paths = leaf_paths(object, String::new());
+    let Some(path) = paths.get(rng.below(paths.len())).cloned() else {
+        return;
+    };
+    let Some(target) = object.pointer_mut(&path) else {
+        return;
+    };
+    *target = match rng.below(12) {
+        0 => json!(12345),
+        1 => json!("text"),
+        2 => json!([1, "two", null]),
+        3 => json!({"nested": {"deeper": true}}),
+        4 => Value::Null,
+        5 => json!(1.0e300),
+        6 => json!(u64::MAX),
+        7 => json!(i64::MIN),
+        8 => json!(false),
+        9 => json!("x".repeat(70_000)),
+        10 => json!("UPPER_and spaces!"),
+        _ => json!(-1),
+    };
+}
+
+fn leaf_paths(value: &Value, prefix: String) -> Vec<String> {
+    let mut paths = vec![prefix.clone()];
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let escaped = key.replace('~', "~0").replace('/', "~1");
+                paths.extend(leaf_paths(child, format!("{prefix}/{escaped}")));
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                paths.extend(leaf_paths(child, format!("{prefix}/{i}")));
+            }
+        }
+        _ => {}
+    }
+    paths.retain(|p| !p.is_empty());
+    paths
+}
+
+/// A block YAML rendering of JSON (flow style for scalars; good enough for the server's
+/// YAML decoder, which reads JSON too).
+fn to_yaml(value: &Value) -> String {
+    fn render(value: &Value, indent: usize, out: &mut String) {
+        let pad = "  ".repeat(indent);
+        match value {
+            Value::Object(map) if !map.is_empty() => {
+                for (key, child) in map {
+                    out.push_str(&format!("{pad}{}:", Value::String(key.clone())));
+                    if child.as_object().is_some_and(|m| !m.is_empty())
+                        || child.as_array().is_some_and(|a| !a.is_empty())
+                    {
+                        out.push('\n');
+                        render(child, indent + 1, out);
+                    } else {
+                        out.push_str(&format!(" {child}\n"));
+                    }
+                }
+            }
+            Value::Array(items) if !items.is_empty() => {
+                for child in items {
+                    out.push_str(&format!("{pad}- {child}\n"));
+                }
+            }
+            other => out.push_str(&format!("{pad}{other}\n")),
+        }
+    }
+    let mut out = String::new();
+    render(value, 0, &mut out);
+    out
+}
