@@ -606,7 +606,22 @@ fn patch_object(
         return Err(ApiError::stale(place.subject(name)));
     }
     // A patch producing a value of the wrong type is 422 Invalid on a real server (a
-    // body of the wrong type is 400).
+    // body of the wrong type is 400). Custom resources are not typed: their shape is
+    // checked here.
+    let shape_error = if !target.is_object() {
+        Some("the patched object is not a JSON object")
+    } else if target
+        .get("metadata")
+        .is_some_and(|m| !m.is_object() && !m.is_null())
+    {
+        Some("metadata must be an object")
+    } else {
+        None
+    };
+    if let Some(why) = shape_error {
+        let cause = Cause::invalid("patch", &patch, why);
+        return Err(ApiError::invalid(&rt.group, &rt.kind, name, vec![cause]));
+    }
     let target = objects::typed(rt, target).map_err(|e| {
         let cause = Cause::invalid("patch", &patch, e.to_string());
         ApiError::invalid(&rt.group, &rt.kind, name, vec![cause])
