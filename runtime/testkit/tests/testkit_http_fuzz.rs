@@ -71,6 +71,7 @@ async fn random_requests_get_status_answers_and_keep_state_consistent() {
     }
     let mut generator = Generator::new(seed);
     let mut codes = std::collections::BTreeMap::<u16, u64>::new();
+    let mut streamed = 0u64;
     for number in 1..=cases {
         let request = generator.request(&model);
         let outcome = wire::send(server.address(), &request).await;
@@ -88,6 +89,7 @@ async fn random_requests_get_status_answers_and_keep_state_consistent() {
             Err(e) => fail(seed, number, Some(&request), &e),
         };
         *codes.entry(response.status).or_default() += 1;
+        streamed += u64::from(response.streaming);
         if trace {
             eprintln!(
                 "#{number} {} {} -> {}",
@@ -112,7 +114,7 @@ async fn random_requests_get_status_answers_and_keep_state_consistent() {
         }
     }
     eprintln!(
-        "http fuzz: {cases} requests, answers by code {codes:?}, {} writes tracked, {} objects checked, {} objects at the end",
+        "http fuzz: {cases} requests, answers by code {codes:?}, {streamed} watches streaming, {} writes tracked, {} objects checked, {} objects at the end",
         model.writes_tracked,
         model.objects_checked,
         model.len()

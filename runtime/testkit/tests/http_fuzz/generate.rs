@@ -41,9 +41,15 @@ const WRITE_ACCEPTS: &[&str] = &[
     "*/*",
     "application/json, */*",
     "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+    "application/json;q=0.5, application/yaml",
+];
+/// Accept headers that nothing served matches (406).
+const BAD_ACCEPTS: &[&str] = &[
     "application/yaml",
     "text/html",
     "garbage;;=;",
+    "application/json;q=0",
+    "application/json;as=Pod;g=;v=v1",
 ];
 const READ_ACCEPTS: &[&str] = &[
     "application/json;as=Table;v=v1;g=meta.k8s.io",
@@ -504,7 +510,9 @@ impl Generator {
                 .push(("Content-Type".to_owned(), ct.into_bytes()));
         }
         if self.rng.chance(35) {
-            let mut accept = if write || self.rng.chance(40) {
+            let mut accept = if self.rng.chance(15) {
+                self.rng.pick(BAD_ACCEPTS)
+            } else if write || self.rng.chance(40) {
                 self.rng.pick(WRITE_ACCEPTS)
             } else {
                 self.rng.pick(READ_ACCEPTS)

@@ -130,7 +130,9 @@ pub const KINDS: &[Kind] = &[
 ];
 
 /// Namespaces that objects are created in ("missing" never exists).
-pub const NAMESPACES: &[&str] = &["default", "fuzz", "fuzz", "default", "missing"];
+pub const NAMESPACES: &[&str] = &[
+    "default", "fuzz", "fuzz", "default", "default", "fuzz", "missing",
+];
 
 /// Names the fuzzer gives objects: few, so that writes collide and update each other.
 pub const NAMES: &[&str] = &["a", "b", "c", "web-1", "x.y.z"];
