@@ -183,13 +183,13 @@ impl Generator {
         request
     }
 
-    /// The method, mostly one that fits the path; never a write to a read-only kind.
+    /// The method, mostly one that fits the path.
     fn method(&mut self, kind: &Kind, shape: &Shape) -> String {
         if self.rng.chance(5) {
             return (*self.rng.pick(ODD_METHODS)).to_owned();
         }
         let fitting: &[&str] = match shape {
-            Shape::Collection if kind.plural == "namespaces" => &["GET", "POST", "GET"],
+            Shape::Collection if !kind.namespaced => &["GET", "POST", "GET"],
             Shape::Collection => &["GET", "POST", "GET", "POST", "DELETE"],
             Shape::Object => &["GET", "PUT", "PATCH", "DELETE", "PATCH", "PUT"],
             _ => &["GET", "PUT", "PATCH"],
@@ -199,10 +199,9 @@ impl Generator {
         } else {
             self.rng.pick(fitting)
         };
-        if !kind.writable || (kind.plural == "namespaces" && *shape == Shape::Collection) {
-            if *method != "GET" {
-                return "GET".to_owned();
-            }
+        // A deletecollection of namespaces or CRDs would delete the fuzzed objects.
+        if !kind.namespaced && *shape == Shape::Collection && *method == "DELETE" {
+            return "GET".to_owned();
         }
         (*method).to_owned()
     }

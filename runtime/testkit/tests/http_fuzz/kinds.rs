@@ -19,9 +19,6 @@ pub struct Kind {
     pub status: bool,
     pub scale: bool,
     pub custom: bool,
-    /// Whether the fuzzer writes it (CRDs are only read: deleting the fuzzed CRD would
-    /// take its objects with it).
-    pub writable: bool,
 }
 
 /// The fuzzed CRD's group.
@@ -37,7 +34,6 @@ pub const KINDS: &[Kind] = &[
         status: false,
         scale: false,
         custom: false,
-        writable: true,
     },
     Kind {
         group: "",
@@ -48,7 +44,6 @@ pub const KINDS: &[Kind] = &[
         status: false,
         scale: false,
         custom: false,
-        writable: true,
     },
     Kind {
         group: "",
@@ -59,7 +54,6 @@ pub const KINDS: &[Kind] = &[
         status: true,
         scale: false,
         custom: false,
-        writable: true,
     },
     Kind {
         group: "",
@@ -70,7 +64,6 @@ pub const KINDS: &[Kind] = &[
         status: true,
         scale: false,
         custom: false,
-        writable: true,
     },
     Kind {
         group: "apps",
@@ -81,7 +74,6 @@ pub const KINDS: &[Kind] = &[
         status: true,
         scale: true,
         custom: false,
-        writable: true,
     },
     Kind {
         group: "coordination.k8s.io",
@@ -92,7 +84,6 @@ pub const KINDS: &[Kind] = &[
         status: false,
         scale: false,
         custom: false,
-        writable: true,
     },
     Kind {
         group: "",
@@ -103,7 +94,6 @@ pub const KINDS: &[Kind] = &[
         status: true,
         scale: false,
         custom: false,
-        writable: true,
     },
     Kind {
         group: CRD_GROUP,
@@ -114,7 +104,6 @@ pub const KINDS: &[Kind] = &[
         status: true,
         scale: false,
         custom: true,
-        writable: true,
     },
     Kind {
         group: "apiextensions.k8s.io",
@@ -125,7 +114,6 @@ pub const KINDS: &[Kind] = &[
         status: true,
         scale: false,
         custom: false,
-        writable: false,
     },
 ];
 
@@ -177,7 +165,12 @@ impl Kind {
     pub fn names(&self) -> &'static [&'static str] {
         match self.plural {
             "namespaces" => NAMESPACE_NAMES,
-            "customresourcedefinitions" => &["widgets.fuzz.example.com", "nope.example.com"],
+            // Never the widgets CRD: deleting it would take the fuzzed widgets with it.
+            "customresourcedefinitions" => &[
+                "gadgets.fuzz.example.com",
+                "gadgets.fuzz.example.com",
+                "nope.example.com",
+            ],
             _ => NAMES,
         }
     }
@@ -214,6 +207,7 @@ impl Kind {
             "leases" => Some(
                 json!({"holderIdentity": rng.pick(&["one", "two"]), "leaseDurationSeconds": 15}),
             ),
+            "customresourcedefinitions" => Some(crd_spec(rng, name)),
             "widgets" => {
                 Some(json!({"size": rng.below(120), "color": rng.pick(&["red", "blue", "green"])}))
             }
@@ -257,6 +251,40 @@ impl Kind {
             }
         }
     }
+}
+
+/// A CRD spec for a CRD named `name` (`plural.group`), with a schema drawn from a few
+/// kinds of fields.
+fn crd_spec(rng: &mut Rng, name: &str) -> Value {
+    let (plural, group) = name.split_once('.').unwrap_or((name, "example.com"));
+    let field = |rng: &mut Rng| -> Value {
+        rng.pick(&[
+            json!({"type": "integer", "minimum": 0}),
+            json!({"type": "string", "enum": ["a", "b"]}),
+            json!({"type": "array", "items": {"type": "string"}}),
+            json!({"type": "object", "additionalProperties": {"type": "string"}}),
+            json!({"x-kubernetes-int-or-string": true}),
+            json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}),
+            json!({"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true}),
+            json!({"type": "string", "nullable": true, "maxLength": 3}),
+        ])
+        .clone()
+    };
+    let properties: serde_json::Map<String, Value> = (0..1 + rng.below(4))
+        .map(|i| (format!("f{i}"), field(rng)))
+        .collect();
+    json!({
+        "group": group,
+        "scope": if rng.chance(50) { "Namespaced" } else { "Cluster" },
+        "names": {"plural": plural, "singular": plural.trim_end_matches('s'), "kind": "Gadget"},
+        "versions": [{
+            "name": "v1", "served": true, "storage": true,
+            "subresources": {"status": {}},
+            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                "spec": {"type": "object", "properties": properties},
+            }}},
+        }],
+    })
 }
 
 /// The CRD registering `widgets` (with a schema, a status and printer columns).
