@@ -91,8 +91,14 @@ async fn random_requests_get_status_answers_and_keep_state_consistent() {
         *codes.entry(response.status).or_default() += 1;
         streamed += u64::from(response.streaming);
         if trace {
+            let message: String = response.text().chars().take(300).collect();
+            let message = if response.status >= 300 {
+                message
+            } else {
+                String::new()
+            };
             eprintln!(
-                "#{number} {} {} -> {}",
+                "#{number} {} {} -> {} {message}",
                 request.method, request.target, response.status
             );
         }
