@@ -108,15 +108,10 @@ async fn random_requests_get_status_answers_and_keep_state_consistent() {
             let what = format!("{e}\nresponse {}: {}", response.status, response.text());
             fail(seed, number, Some(&request), &what);
         }
-        if number % BATCH == 0 || number == cases {
-            if let Err(e) = model.check(server.address()).await {
-                fail(
-                    seed,
-                    number,
-                    Some(&request),
-                    &format!("consistency check after the batch: {e}"),
-                );
-            }
+        let batch_done = number % BATCH == 0 || number == cases;
+        if batch_done && let Err(e) = model.check(server.address()).await {
+            let what = format!("consistency check after the batch: {e}");
+            fail(seed, number, Some(&request), &what);
         }
     }
     eprintln!(

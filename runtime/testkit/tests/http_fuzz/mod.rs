@@ -3,6 +3,7 @@
 //! properties, and a consistency check of the stored state after every batch.
 #![allow(dead_code, unreachable_pub, missing_docs)]
 
+pub mod body;
 pub mod generate;
 pub mod kinds;
 pub mod model;

@@ -121,7 +121,7 @@ fn check_status_body(response: &Response) -> Result<(), String> {
     expect("apiVersion", Value::from("v1"))?;
     expect("status", Value::from("Failure"))?;
     expect("code", Value::from(code))?;
-    if !status["message"].as_str().is_some_and(|m| !m.is_empty()) {
+    if status["message"].as_str().is_none_or(str::is_empty) {
         return Err("Status without a message".to_owned());
     }
     if !status["reason"].is_string() && code != 500 {
