@@ -177,7 +177,21 @@ async fn dispatch(
     let route = parse_path(uri.path()).ok_or_else(ApiError::no_route)?;
     let discovery_only = !matches!(route, Route::Resource(_));
     if discovery_only && method != Method::GET {
-        return Err(ApiError::method_not_allowed());
+        // A group or version that does not exist is 404 whatever the method.
+        let registry = &shared.lock().registry;
+        let exists = match &route {
+            Route::Group(group) => discovery::group(registry, group).is_some(),
+            Route::ResourceList(group, version) => {
+                discovery::resource_list(registry, group, version).is_some()
+            }
+            Route::OpenApi(document) => openapi::document(registry, document).is_ok(),
+            _ => true,
+        };
+        return Err(if exists {
+            ApiError::method_not_allowed()
+        } else {
+            ApiError::no_route()
+        });
     }
     match route {
         Route::Version => Ok(ok(&discovery::version())),
@@ -515,6 +529,18 @@ fn patch_object(
     let kind = PatchKind::from_content_type(content_type(headers), !rt.custom)?;
     let patch = patch::parse_body(&kind, body)?;
     if kind == PatchKind::Apply {
+        // An apply patch is a whole (partial) object: it may create one below.
+        if !patch.is_object() {
+            return Err(ApiError::bad_request(
+                "an apply patch must be an object, not a list or a scalar",
+            ));
+        }
+        if patch
+            .get("metadata")
+            .is_some_and(|m| !m.is_object() && !m.is_null())
+        {
+            return Err(ApiError::bad_request("metadata must be an object"));
+        }
         if query.get("fieldManager").is_none_or(String::is_empty) {
             let cause = Cause::new(
                 "FieldValueRequired",
@@ -580,7 +606,22 @@ fn patch_object(
         return Err(ApiError::stale(place.subject(name)));
     }
     // A patch producing a value of the wrong type is 422 Invalid on a real server (a
-    // body of the wrong type is 400).
+    // body of the wrong type is 400). Custom resources are not typed: their shape is
+    // checked here.
+    let shape_error = if !target.is_object() {
+        Some("the patched object is not a JSON object")
+    } else if target
+        .get("metadata")
+        .is_some_and(|m| !m.is_object() && !m.is_null())
+    {
+        Some("metadata must be an object")
+    } else {
+        None
+    };
+    if let Some(why) = shape_error {
+        let cause = Cause::invalid("patch", &patch, why);
+        return Err(ApiError::invalid(&rt.group, &rt.kind, name, vec![cause]));
+    }
     let target = objects::typed(rt, target).map_err(|e| {
         let cause = Cause::invalid("patch", &patch, e.to_string());
         ApiError::invalid(&rt.group, &rt.kind, name, vec![cause])

@@ -289,6 +289,41 @@ async fn schema_violations_are_422_with_every_field_path() {
     assert_eq!(api_error(bad_patch).0, 422);
 }
 
+/// Found by the HTTP fuzzer: a patch turning a custom resource (which has no typed form
+/// to reject it) into something other than an object, or its metadata into a scalar,
+/// panicked the handler.
+#[tokio::test]
+async fn patches_that_break_a_custom_resources_shape_are_invalid() {
+    let server = ApiServer::start().await.expect("start");
+    install(&server, foo_crd()).await;
+    let api: Api<DynamicObject> =
+        Api::default_namespaced_with(server.client(), &foo_resource("v1"));
+    let created = api
+        .create(&PostParams::default(), &foo("shape", json!({"size": 1})))
+        .await
+        .expect("create");
+    let patches = [
+        Patch::Merge(json!({"metadata": 5})),
+        Patch::Json(
+            serde_json::from_value(json!([{"op": "add", "path": "/metadata", "value": "x"}]))
+                .expect("json patch"),
+        ),
+        Patch::Json(
+            serde_json::from_value(json!([{"op": "replace", "path": "", "value": [1, 2]}]))
+                .expect("json patch"),
+        ),
+    ];
+    for patch in &patches {
+        let (code, reason) = api_error(api.patch("shape", &PatchParams::default(), patch).await);
+        assert_eq!((code, reason.as_str()), (422, "Invalid"), "{patch:?}");
+    }
+    let unchanged = api.get("shape").await.expect("still there");
+    assert_eq!(
+        unchanged.metadata.resource_version,
+        created.metadata.resource_version
+    );
+}
+
 #[tokio::test]
 async fn unknown_fields_are_pruned_unless_preserved() {
     let server = ApiServer::start().await.expect("start");

@@ -145,6 +145,34 @@ async fn method_not_allowed_and_unsupported_media_type() {
     assert_status(&unknown.json(), 404, "NotFound");
 }
 
+/// Found by the HTTP fuzzer: a write to an unknown group or version was 405, as if the
+/// discovery document existed and only the method were wrong.
+#[tokio::test]
+async fn writes_to_missing_discovery_paths_are_not_found() {
+    let server = ApiServer::start().await.expect("start");
+    for path in [
+        "/apis/nope",
+        "/apis/apps/v7",
+        "/api/v2",
+        "/openapi/v3/apis/nope/v1",
+    ] {
+        let answer = raw(&server, "POST", path, Some("application/json"), "{}").await;
+        assert_eq!(answer.status, 404, "POST {path}: {}", answer.body);
+        assert_status(&answer.json(), 404, "NotFound");
+    }
+    for path in [
+        "/apis/apps",
+        "/apis/apps/v1",
+        "/api/v1",
+        "/api",
+        "/openapi/v2",
+    ] {
+        let answer = raw(&server, "DELETE", path, None, "").await;
+        assert_eq!(answer.status, 405, "DELETE {path}: {}", answer.body);
+        assert_status(&answer.json(), 405, "MethodNotAllowed");
+    }
+}
+
 #[tokio::test]
 async fn injected_errors_have_real_reasons_and_retry_after() {
     let server = ApiServer::start().await.expect("start");

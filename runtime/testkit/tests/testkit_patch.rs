@@ -115,6 +115,43 @@ async fn server_side_apply_creates_then_merges() {
     assert_eq!(yaml.json()["data"]["c"], "3");
 }
 
+/// Found by the HTTP fuzzer: an apply patch that is not an object (or whose metadata
+/// is not one) for an absent object panicked the handler while naming the new object.
+#[tokio::test]
+async fn apply_patch_that_is_not_an_object_is_bad_request() {
+    let server = ApiServer::start().await.expect("start");
+    let path = "/api/v1/namespaces/default/configmaps/absent?fieldManager=fuzz";
+    for body in [
+        "- 1\n- 2\n",
+        "[1, 2]",
+        "\"text\"",
+        "7",
+        "{\"metadata\": 5}",
+        "metadata: [a]\n",
+    ] {
+        let answer = raw(
+            &server,
+            "PATCH",
+            path,
+            Some("application/apply-patch+yaml"),
+            body,
+        )
+        .await;
+        assert_eq!(answer.status, 400, "{body}: {}", answer.body);
+        let status = answer.json();
+        assert_eq!(
+            (status["kind"].as_str(), status["code"].as_u64()),
+            (Some("Status"), Some(400))
+        );
+    }
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    assert_eq!(
+        api_error(api.get("absent").await).0,
+        404,
+        "nothing was created"
+    );
+}
+
 #[tokio::test]
 async fn strategic_merge_patch_merges_lists_by_their_merge_keys() {
     let server = ApiServer::start().await.expect("start");
