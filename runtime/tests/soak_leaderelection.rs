@@ -247,7 +247,7 @@ impl Reconciler for Mirror {
         let api: Api<ConfigMap> = Api::namespaced(self.client.clone(), NAMESPACE);
         let source = self
             .cache
-            .get(&ObjectKey::namespaced(NAMESPACE, &format!("src-{n}")));
+            .get(&ObjectKey::namespaced(NAMESPACE, format!("src-{n}")));
         match source {
             Some(source) => {
                 let want = source.data.clone().unwrap_or_default();
@@ -403,7 +403,7 @@ async fn random_write(
 ) {
     let name = format!("src-{}", rng.random_range(0..NAMES));
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), NAMESPACE);
-    if !live.contains_key(&name) {
+    if live.get(&name).is_none() {
         let data = random_data(rng);
         let object = config_map(&name, data.clone());
         let params = PostParams::default();
