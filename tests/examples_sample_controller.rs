@@ -39,6 +39,7 @@ impl Fixture {
             Options {
                 workers: 2,
                 resync: Duration::from_secs(30),
+                ..Options::default()
             },
             None,
         );

@@ -20,6 +20,7 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kubegen_example_support::install_crds;
+use kubegen_runtime::backoff::Backoff;
 use kubegen_testkit::{ApiServer, Verb};
 use rand::RngExt;
 use sample_controller::apis::samplecontroller::v1alpha1::{Foo, FooSpec};
@@ -28,12 +29,21 @@ use sample_controller::{App, Options};
 use serde_json::json;
 use soak_support::{FaultPlan, Settings, Tally};
 
-/// A guard against a hang, not a timing assertion. Most rounds converge in
-/// milliseconds, but the informers keep client-go's reflector backoff (800 ms doubling
-/// to a 30 s cap, jitter up to twice that, reset only after 2 quiet minutes), which a
-/// fault every round drives to the cap: one more failed list or very short watch can
-/// then hold a cache back for up to a minute.
-const GUARD: Duration = Duration::from_secs(150);
+/// A guard against a hang, not a timing assertion: a round converges in milliseconds
+/// to a few seconds.
+const GUARD: Duration = Duration::from_secs(60);
+
+/// The informers' reflector backoff: client-go's shape with a 100 ms cap, so that a fault
+/// every round costs milliseconds (with client-go's 30 s cap, one failed list or very
+/// short watch could hold a cache back for up to a minute). Retry-After still wins.
+const SOAK_BACKOFF: Backoff = Backoff {
+    duration: Duration::from_millis(2),
+    factor: 2.0,
+    jitter: 1.0,
+    steps: u32::MAX,
+    cap: Some(Duration::from_millis(100)),
+    reset_after: Some(Duration::from_secs(1)),
+};
 const NAMESPACE: &str = "default";
 
 /// The requests faults hit: the controller's lists, watches and writes. (Not the
@@ -233,6 +243,7 @@ async fn soak(settings: Settings) {
         Options {
             workers: 2,
             resync: Duration::from_secs(30),
+            reflector_backoff: SOAK_BACKOFF,
         },
         None,
     );
@@ -295,7 +306,7 @@ async fn soak(settings: Settings) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sample_controller_converges_under_random_faults() {
-    soak(Settings::from_env(6)).await;
+    soak(Settings::from_env(40)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -42,11 +42,12 @@ use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
 use tokio::sync::watch;
 
+use crate::backoff::Backoff;
 use crate::client::ApiScope;
 use crate::informer::{HasSynced, InformerConfig, SharedInformer, wait_for_cache_sync};
 use crate::metrics::NoopMetrics;
 use crate::metrics::informer::InformerMetricsProvider;
-use crate::reflector::ReflectorConfig;
+use crate::reflector::{DEFAULT_BACKOFF, ReflectorConfig};
 
 /// Which collection an informer watches; the factory's sharing key (with the type).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -138,6 +139,7 @@ pub struct SharedInformerFactory {
     default_resync: Option<Duration>,
     namespace: Option<String>,
     metrics: Arc<dyn InformerMetricsProvider>,
+    backoff: Backoff,
     state: Arc<Mutex<State>>,
 }
 
@@ -166,6 +168,7 @@ impl SharedInformerFactory {
             default_resync: None,
             namespace: None,
             metrics: Arc::new(NoopMetrics),
+            backoff: DEFAULT_BACKOFF,
             state: Arc::default(),
         }
     }
@@ -188,6 +191,15 @@ impl SharedInformerFactory {
     #[must_use]
     pub fn metrics(mut self, metrics: Arc<dyn InformerMetricsProvider>) -> Self {
         self.metrics = metrics;
+        self
+    }
+
+    /// Sets the backoff of every informer's reflector (default
+    /// [`DEFAULT_BACKOFF`](crate::reflector::DEFAULT_BACKOFF), client-go's: 800 ms doubling
+    /// to a 30 s cap), e.g. a short cap for tests that inject many faults.
+    #[must_use]
+    pub fn reflector_backoff(mut self, backoff: Backoff) -> Self {
+        self.backoff = backoff;
         self
     }
 
@@ -237,6 +249,7 @@ impl SharedInformerFactory {
         );
         let mut reflector = ReflectorConfig::default()
             .name(name.clone())
+            .backoff(self.backoff)
             .metrics(self.metrics.reflector(&name));
         reflector.label_selector = options.label_selector.clone();
         reflector.field_selector = options.field_selector.clone();

@@ -79,6 +79,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let options = Options {
         workers: usize::from(args.run.workers),
         resync: Duration::from_secs(args.resync_seconds),
+        ..Options::default()
     };
     if args.replicas > 1 {
         if !cluster.is_embedded() {

@@ -286,10 +286,12 @@ impl LeaderElector {
                 (self.drain(work).await, StepDown::LeaseLost)
             }
         };
+        // The work has finished: this replica no longer leads, and says so before the
+        // release lets another replica take over (otherwise two would report leading).
+        self.set_leading(false);
         if self.config.release_on_cancel {
             election.release().await;
         }
-        self.set_leading(false);
         Outcome::Led { output, reason }
     }
 

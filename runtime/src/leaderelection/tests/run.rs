@@ -196,3 +196,38 @@ fn an_invalid_config_is_refused() {
         LeaderElector::with_lock(Arc::new(lock), config().renew_deadline(LEASE)).unwrap_err();
     assert!(matches!(error, Error::InvalidConfig { .. }), "{error}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_replica_stops_reporting_leading_before_it_releases_the_lease() {
+    let lock = ScriptedLock::new(None);
+    let mut elector =
+        LeaderElector::with_lock(Arc::new(lock.clone()), config().release_on_cancel(true)).unwrap();
+    let mut status = elector.status();
+    let shutdown = CancellationToken::new();
+    let run = tokio::spawn({
+        let (shutdown, lock) = (shutdown.clone(), lock.clone());
+        async move {
+            elector
+                .run(shutdown, |leading| async move {
+                    leading.cancelled().await;
+                    // The release that follows the work never gets an answer.
+                    lock.mode(Mode::Hanging);
+                    Instant::now()
+                })
+                .await
+        }
+    });
+    status.wait_for(|s| s.leading).await.unwrap();
+    shutdown.cancel();
+    // Once the release is sent another replica may take over: this one must already
+    // have said it no longer leads, or two would report leading at once.
+    tokio::time::timeout(LEASE, status.wait_for(|s| !s.leading))
+        .await
+        .expect("not leading while the release is in flight")
+        .unwrap();
+    let stopped = Instant::now();
+    let last_call = lock.calls().last().map(|(at, _)| *at);
+    assert_eq!(last_call, Some(stopped), "the release is under way");
+    assert!(!run.is_finished());
+    run.abort();
+}
