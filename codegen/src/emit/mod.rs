@@ -6,6 +6,7 @@
 //! | [`resource`]   | a root type's resource traits, `Serialize` (+ `Deserialize`, `crd()`) | `types`, `#[derive(Resource)]` |
 //! | [`deepcopy`]   | an allocation-reusing `Clone`                                | `types`, `#[derive(DeepCopy)]` |
 //! | [`clients`]    | clientset, listers and informers of every kind               | `--clients-out`    |
+//! | [`crd`]        | one CustomResourceDefinition YAML per kind (not Rust)        | `kubegen crd`      |
 //!
 //! Emitters read only the model and their options, and import no other emitter except the
 //! leaves `resource` and `deepcopy` (which `types` uses); what they share (options, crate
@@ -31,6 +32,7 @@
 
 pub mod clients;
 mod common;
+pub mod crd;
 pub mod deepcopy;
 mod docs;
 pub mod resource;

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::emit::common::{Error, Paths, ident, type_path};
-use crate::emit::docs::doc_attrs;
+use crate::emit::docs::{doc_attrs, validation_docs};
 use crate::emit::{deepcopy, resource};
 use crate::model::{
     EnumDef, Field, Group, Resource, StructDef, TypeDef, TypeDefKind, TypeRef, UnionDef, Version,
@@ -166,6 +166,12 @@ fn field_tokens(
             docs.push_str("\n\n");
         }
         docs.push_str(&format!("Defaults to `{default}` (set by the API server)."));
+    }
+    if let Some(validation) = validation_docs(&field.validation) {
+        if !docs.is_empty() {
+            docs.push_str("\n\n");
+        }
+        docs.push_str(&validation);
     }
     let docs = doc_attrs(&docs);
     let mut attrs = Vec::new();

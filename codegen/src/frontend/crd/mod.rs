@@ -332,6 +332,7 @@ fn add_crd(
                 .iter()
                 .map(|f| f.json_path.clone())
                 .collect(),
+            validation: Default::default(),
             root: RootType::Generated(root_type),
             module,
             origin: origin(p, &version.name.referenced),
