@@ -227,3 +227,36 @@ fn bad_input_names_file_line_column_and_writes_nothing() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A CRD whose extensions have the wrong shape is an input error where it is written.
+#[test]
+fn bad_extensions_in_crd_input_are_located() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: pools.example.com}
+spec:
+  group: example.com
+  names: {kind: Pool, plural: pools}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          zones:
+            type: array
+            x-kubernetes-list-type: list
+            items: {type: string}
+";
+    let sources = [kubegen_codegen::frontend::Source::new("bad.yaml", crd)];
+    let error = kubegen_codegen::generate_from_crds(&sources, &emit::Options::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        "bad.yaml:17:13: `x-kubernetes-list-type` must be `atomic`, `set` or `map`"
+    );
+}
