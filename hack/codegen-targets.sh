@@ -1,6 +1,6 @@
 # Sourced by update-codegen.sh and verify-codegen.sh: the generated trees of this repository.
 # Each entry names one generated tree; update_target / verify_target know how to build it.
-KUBEGEN_TARGETS=(kubernetes e2e-api e2e-api-crd sample-controller icecream testkit-tables)
+KUBEGEN_TARGETS=(kubernetes e2e-api e2e-api-crd sample-controller icecream crd-e2e-api crd-sample-controller crd-icecream testkit-tables)
 
 # kubegen's own CLI, built from this checkout.
 kubegen() { cargo run --quiet --package kubegen-codegen --bin kubegen -- "$@"; }
@@ -19,6 +19,11 @@ target_args() {
     # #[derive(Resource)] types.
     sample-controller) echo "generate --rust examples/sample-controller/src/apis --rust-module crate::apis --clients-out examples/sample-controller/src/generated --apply-out examples/sample-controller/src/applyconfigurations" ;;
     icecream) echo "generate --rust examples/icecream/src/apis --rust-module crate::apis --clients-out examples/icecream/src/generated --apply-out examples/icecream/src/applyconfigurations" ;;
+    # The CustomResourceDefinitions of the same #[derive(Resource)] types (`kubectl apply -f`),
+    # equal to what each kind's crd() builds (tests/crd_manifests.rs).
+    crd-e2e-api) echo "crd --rust tests/e2e-api/src/apis --out tests/e2e-api/config/crd" ;;
+    crd-sample-controller) echo "crd --rust examples/sample-controller/src/apis --out examples/sample-controller/config/crd" ;;
+    crd-icecream) echo "crd --rust examples/icecream/src/apis --out examples/icecream/config/crd" ;;
     *) echo "unknown codegen target: $1" >&2; return 1 ;;
   esac
 }

@@ -61,6 +61,9 @@ pub fn derive_deep_copy(input: TokenStream) -> TokenStream {
 ///     printcolumn(name = "Replicas", type = "integer", json_path = ".spec.replicas",
 ///                 description = "...", priority = 0),             // repeatable
 ///     selectable = ".spec.deploymentName",                        // repeatable
+///     validation(rule = "self.spec.replicas <= 10", message = "...",  // repeatable: CEL
+///                message_expression = "...", reason = "FieldValueInvalid",
+///                field_path = ".spec.replicas", optional_old_self = true),
 ///     crate = "::kubegen",                                        // the facade's path
 /// )]
 /// ```
@@ -71,6 +74,12 @@ pub fn derive_deep_copy(input: TokenStream) -> TokenStream {
 /// the root type nor add a TypeMeta field; field names are camelCased, or renamed with
 /// `#[resource(rename = "...")]`), and `crd()` / `try_crd()` returning the
 /// CustomResourceDefinition with a structural schema built from the fields' `JsonSchema`.
+///
+/// Field types' own schemas come from their `JsonSchema` impls, so rules and extensions of
+/// nested fields are schemars attributes:
+/// `#[schemars(extend("x-kubernetes-validations" = [{"rule": "...", "message": "..."}]))]`,
+/// `#[schemars(extend("x-kubernetes-list-type" = "set"))]`. `kubegen crd` reads the same
+/// attributes (and these `#[resource]` ones) to write the manifest `crd()` builds.
 ///
 /// Mistakes are reported together, each at its span, with "did you mean" help.
 #[proc_macro_derive(Resource, attributes(resource))]

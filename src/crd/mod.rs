@@ -95,6 +95,46 @@ pub struct PrinterColumn {
     pub priority: i32,
 }
 
+/// A CEL rule on the whole object (`x-kubernetes-validations` of the root schema), from
+/// `#[resource(validation(rule = "...", ...))]`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ValidationRule {
+    /// The CEL expression (`self.spec.min <= self.spec.max`).
+    pub rule: &'static str,
+    /// The message shown when the rule fails.
+    pub message: Option<&'static str>,
+    /// A CEL expression computing the message.
+    pub message_expression: Option<&'static str>,
+    /// The reason (`FieldValueInvalid`, `FieldValueForbidden`, `FieldValueRequired`,
+    /// `FieldValueDuplicate`).
+    pub reason: Option<&'static str>,
+    /// The JSON path of the field the failure is reported on (`.spec.max`).
+    pub field_path: Option<&'static str>,
+    /// Whether the rule runs on creation too, with `oldSelf` unset.
+    pub optional_old_self: Option<bool>,
+}
+
+impl ValidationRule {
+    fn to_value(self) -> Value {
+        let mut rule = Map::new();
+        rule.insert("rule".into(), self.rule.into());
+        for (key, text) in [
+            ("message", self.message),
+            ("messageExpression", self.message_expression),
+            ("reason", self.reason),
+            ("fieldPath", self.field_path),
+        ] {
+            if let Some(text) = text {
+                rule.insert(key.into(), text.into());
+            }
+        }
+        if let Some(optional) = self.optional_old_self {
+            rule.insert("optionalOldSelf".into(), optional.into());
+        }
+        Value::Object(rule)
+    }
+}
+
 /// Everything a CustomResourceDefinition says besides the schema (one served, stored
 /// version).
 #[derive(Clone, Copy, Debug)]
@@ -222,6 +262,7 @@ pub struct RootSchema<K> {
     description: Option<String>,
     properties: Map<String, Value>,
     required: Vec<String>,
+    rules: Vec<Value>,
     object: PhantomData<fn(&K)>,
 }
 
@@ -248,6 +289,7 @@ impl<K> RootSchema<K> {
             description: description.map(str::to_owned),
             properties,
             required: Vec::new(),
+            rules: Vec::new(),
             object: PhantomData,
         }
     }
@@ -264,6 +306,12 @@ impl<K> RootSchema<K> {
     pub fn optional<T: JsonSchema>(mut self, name: &str, _field: fn(&K) -> &Option<T>) -> Self {
         let schema = self.schema_for::<T>();
         self.properties.insert(name.to_owned(), schema);
+        self
+    }
+
+    /// Adds a CEL rule on the whole object (`x-kubernetes-validations`).
+    pub fn validation(mut self, rule: ValidationRule) -> Self {
+        self.rules.push(rule.to_value());
         self
     }
 
@@ -285,6 +333,9 @@ impl<K> RootSchema<K> {
         }
         if !self.required.is_empty() {
             root["required"] = self.required.into();
+        }
+        if !self.rules.is_empty() {
+            root["x-kubernetes-validations"] = Value::Array(self.rules);
         }
         make_structural(&mut root, "")?;
         serde_json::from_value(root).map_err(|source| Error::Build {

@@ -48,6 +48,10 @@ enum Command {
     /// #[derive(Resource)] structs and the built-in API groups.
     #[command(after_help = GENERATE_HELP)]
     Generate(Box<GenerateArgs>),
+    /// Write one CustomResourceDefinition YAML per kind of the #[derive(Resource)] structs
+    /// under --rust (read with syn, not compiled), with the schema `Foo::crd()` builds.
+    #[command(after_help = CRD_HELP)]
+    Crd(CrdArgs),
     /// Generate code for an embedded sample CRD (samplecontroller.k8s.io Foo) and print
     /// it, or write it with --out.
     #[command(after_help = "Examples:\n  kubegen demo\n  kubegen demo --out /tmp/foo-types")]
@@ -111,6 +115,35 @@ Examples:
   kubegen generate --kubernetes --clients-out src/kubernetes
   kubegen generate --rust src/apis --clients-out src/generated --apply-out src/applyconfigurations
   kubegen generate --crd deploy/crds/ --out src/generated --verify";
+
+const CRD_HELP: &str = "\
+Each kind's manifest is <group>_<plural>.yaml in --out (replaced as a whole; kubegen owns it). \
+The schema is read from the types the kind's fields use, found by name in the same directory, \
+as schemars derives it: serde's names and defaults, doc comments, #[schemars(length, range, \
+regex, extend(...))], and #[schemars(schema_with = \"f\")] where f ends in a json_schema!({...}) \
+literal. What kubegen cannot read without compiling is an error at its file:line:column (exit \
+status 2, nothing written).
+
+Examples:
+  kubegen crd --rust src/apis --out config/crd
+  kubegen crd --rust src/apis --out config/crd --verify   # in CI: fail if stale";
+
+#[derive(Args)]
+struct CrdArgs {
+    /// A directory of Rust API modules with #[derive(Resource)] structs.
+    #[arg(long, value_name = "DIR")]
+    rust: PathBuf,
+    /// Write the manifests here (created if missing, replaced as a whole).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Which versions of each kind: `served`, `storage`, or a comma-separated list.
+    #[arg(long, value_name = "served|storage|V1,V2", default_value = "served", value_parser = parse_versions)]
+    versions: Versions,
+    /// Do not write: compare --out with what would be written, print a diff and exit with
+    /// status 1 if stale.
+    #[arg(long)]
+    verify: bool,
+}
 
 #[derive(Args)]
 #[command(group(clap::ArgGroup::new("generated_code").args(["clients_out", "apply_out"]).multiple(true)))]
@@ -343,7 +376,31 @@ fn main() -> ExitCode {
             }
             generate(&args)
         }
+        Command::Crd(args) => manifests(&args),
         Command::Demo { out } => demo(out.as_deref()),
+    }
+}
+
+fn manifests(args: &CrdArgs) -> ExitCode {
+    let sources = match rust::read_dir(&args.rust) {
+        Ok(sources) => sources,
+        Err(e) => return fail(EXIT_INPUT, &e),
+    };
+    let options = rust::Options::default()
+        .versions(args.versions.clone())
+        .schemas(true);
+    let mut model = kubegen_codegen::model::Model::default();
+    if let Err(e) = rust::load(&mut model, &sources, &options) {
+        return fail(EXIT_INPUT, &e);
+    }
+    let files = match emit::crd::manifests(&model) {
+        Ok(files) => files,
+        Err(e) => return fail(EXIT_INPUT, &e),
+    };
+    if args.verify {
+        check(&args.out, &files)
+    } else {
+        write(&args.out, &files)
     }
 }
 

@@ -33,6 +33,14 @@ pub enum Error {
         /// The option value.
         path: String,
     },
+    /// A kind's CustomResourceDefinition cannot be built from the model.
+    #[error("failed to build the CustomResourceDefinition {name}: {reason}")]
+    Manifest {
+        /// `plural.group` (or the file name).
+        name: String,
+        /// What is missing or wrong.
+        reason: String,
+    },
     /// A generic parameter or `where` predicate of a derive input does not parse.
     #[error("failed to parse generics `{text}` of `{ty}`")]
     BadGenerics {

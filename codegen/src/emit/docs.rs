@@ -6,10 +6,83 @@
 //!
 //! - text containing indented lines or code fences is wrapped whole in a `text` fence
 //!   (four backticks, so inner fences cannot close it);
-//! - otherwise `[`, `]`, `<`, `>` are escaped and URLs are wrapped in `<...>`.
+//! - otherwise `[`, `]`, `<`, `>` are escaped (outside `code spans`, where a backslash
+//!   would show) and URLs are wrapped in `<...>`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
+
+use crate::model::Validation;
+
+/// What a field's schema enforces beyond its type, as Markdown list items for its docs
+/// (`None` when it enforces nothing): CEL rules with their messages, bounds, the pattern,
+/// and list/map semantics for server-side apply.
+pub(crate) fn validation_docs(v: &Validation) -> Option<String> {
+    let mut items = Vec::new();
+    for rule in &v.rules {
+        let mut item = format!("- `{}`", rule.rule);
+        if let Some(message) = &rule.message {
+            item.push_str(&format!(": {message}"));
+        } else if let Some(expression) = &rule.message_expression {
+            item.push_str(&format!(": message `{expression}`"));
+        }
+        if let Some(path) = &rule.field_path {
+            item.push_str(&format!(" (reported on `{path}`)"));
+        }
+        items.push(item);
+    }
+    let bound = |low: &Option<serde_json::Number>, exclusive: bool, word: &str| {
+        low.as_ref().map(|n| {
+            let strict = if exclusive { " (exclusive)" } else { "" };
+            format!("- {word} `{n}`{strict}")
+        })
+    };
+    items.extend(bound(&v.minimum, v.exclusive_minimum, "minimum"));
+    items.extend(bound(&v.maximum, v.exclusive_maximum, "maximum"));
+    if let Some(n) = &v.multiple_of {
+        items.push(format!("- a multiple of `{n}`"));
+    }
+    for (key, count) in [
+        ("minLength", v.min_length),
+        ("maxLength", v.max_length),
+        ("minItems", v.min_items),
+        ("maxItems", v.max_items),
+        ("minProperties", v.min_properties),
+        ("maxProperties", v.max_properties),
+    ] {
+        if let Some(count) = count {
+            items.push(format!("- `{key}`: {count}"));
+        }
+    }
+    if v.unique_items {
+        items.push("- items are unique".to_owned());
+    }
+    if let Some(pattern) = &v.pattern {
+        items.push(format!("- matches `{pattern}`"));
+    }
+    if let Some(list_type) = v.list_type {
+        let keys = if v.list_map_keys.is_empty() {
+            String::new()
+        } else {
+            let keys: Vec<String> = v.list_map_keys.iter().map(|k| format!("`{k}`")).collect();
+            format!(" keyed by {}", keys.join(", "))
+        };
+        items.push(format!(
+            "- list type `{}`{keys} (server-side apply)",
+            list_type.as_str()
+        ));
+    }
+    if let Some(map_type) = v.map_type {
+        items.push(format!(
+            "- map type `{}` (server-side apply)",
+            map_type.as_str()
+        ));
+    }
+    if v.embedded_resource {
+        items.push("- an embedded object with `apiVersion`, `kind` and `metadata`".to_owned());
+    }
+    (!items.is_empty()).then(|| format!("Validated by the API server:\n{}", items.join("\n")))
+}
 
 /// `#[doc = "..."]` attributes for `text` (none for empty text).
 pub(crate) fn doc_attrs(text: &str) -> TokenStream {
@@ -81,8 +154,14 @@ fn escape_text(text: &str, out: &mut String) {
         out.push_str(text);
         return;
     }
+    // Inside a `code span` nothing is a link or a tag, and a backslash would show.
+    let balanced = text.matches('`').count() % 2 == 0;
+    let mut code = false;
     for c in text.chars() {
-        if matches!(c, '[' | ']' | '<' | '>') {
+        if c == '`' && balanced {
+            code = !code;
+        }
+        if !code && matches!(c, '[' | ']' | '<' | '>') {
             out.push('\\');
         }
         out.push(c);
@@ -104,11 +183,42 @@ mod tests {
     }
 
     #[test]
+    fn code_spans_are_not_escaped() {
+        assert_eq!(
+            doc_lines("matches `^[a-z]+$` or <x>"),
+            vec!["matches `^[a-z]+$` or \\<x\\>"]
+        );
+        assert_eq!(doc_lines("odd ` [a]"), vec!["odd ` \\[a\\]"]);
+    }
+
+    #[test]
     fn fences_indented_and_fenced_text() {
         let lines = doc_lines("Example:\n    foo: bar\n```\nx\n```");
         assert_eq!(lines.first().map(String::as_str), Some("````text"));
         assert_eq!(lines.last().map(String::as_str), Some("````"));
         assert!(lines.contains(&"    foo: bar".to_owned()));
+    }
+
+    #[test]
+    fn validations_are_listed() {
+        use crate::model::{ListType, ValidationRule};
+        let v = Validation {
+            rules: vec![ValidationRule {
+                rule: "self > 0".into(),
+                message: Some("positive".into()),
+                ..ValidationRule::default()
+            }],
+            max_length: Some(63),
+            list_type: Some(ListType::Map),
+            list_map_keys: vec!["name".into()],
+            ..Validation::default()
+        };
+        assert_eq!(
+            validation_docs(&v).unwrap(),
+            "Validated by the API server:\n- `self > 0`: positive\n- `maxLength`: 63\n\
+             - list type `map` keyed by `name` (server-side apply)"
+        );
+        assert_eq!(validation_docs(&Validation::default()), None);
     }
 
     #[test]

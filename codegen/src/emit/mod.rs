@@ -7,6 +7,7 @@
 //! | [`deepcopy`]   | an allocation-reusing `Clone`                                | `types`, `#[derive(DeepCopy)]` |
 //! | [`clients`]    | clientset, listers and informers of every kind               | `--clients-out`    |
 //! | [`apply`]      | apply configurations (`FooApply`) of every kind with a field model | `--apply-out` |
+//! | [`crd`]        | one CustomResourceDefinition YAML per kind (not Rust)        | `kubegen crd`      |
 //!
 //! Emitters read only the model and their options, and import no other emitter except the
 //! leaves `resource` and `deepcopy` (which `types` uses); what they share (options, crate
@@ -33,6 +34,7 @@
 pub mod apply;
 pub mod clients;
 mod common;
+pub mod crd;
 pub mod deepcopy;
 mod docs;
 pub mod resource;

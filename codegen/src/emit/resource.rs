@@ -351,6 +351,33 @@ fn crd_fn(def: &Resource<'_>, facade: &TokenStream) -> TokenStream {
                 quote! { .required(#wire, |object: &Self| &object.#rust) }
             }
         });
+    let optional = |value: &Option<String>| match value {
+        Some(v) => quote! { ::core::option::Option::Some(#v) },
+        None => quote! { ::core::option::Option::None },
+    };
+    let rules = kind.validation.rules.iter().map(|r| {
+        let rule = &r.rule;
+        let (message, expression, reason, path) = (
+            optional(&r.message),
+            optional(&r.message_expression),
+            optional(&r.reason),
+            optional(&r.field_path),
+        );
+        let old_self = match r.optional_old_self {
+            Some(v) => quote! { ::core::option::Option::Some(#v) },
+            None => quote! { ::core::option::Option::None },
+        };
+        quote! {
+            .validation(#crd::ValidationRule {
+                rule: #rule,
+                message: #message,
+                message_expression: #expression,
+                reason: #reason,
+                field_path: #path,
+                optional_old_self: #old_self,
+            })
+        }
+    });
     let doc = format!(
         " The CustomResourceDefinition of `{plural}.{group}` serving `{version}`, with a \
          structural OpenAPI v3 schema generated from this type's fields."
@@ -375,6 +402,7 @@ fn crd_fn(def: &Resource<'_>, facade: &TokenStream) -> TokenStream {
             pub fn try_crd() -> ::core::result::Result<#crd::CustomResourceDefinition, #crd::Error> {
                 let schema = #crd::RootSchema::<Self>::new(#description)
                     #(#fields)*
+                    #(#rules)*
                     .build()?;
                 #crd::Definition {
                     group: #group,

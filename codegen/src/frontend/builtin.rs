@@ -178,6 +178,7 @@ pub fn load(model: &mut Model, options: &Options) -> Result<()> {
             },
             printer_columns: Vec::new(),
             selectable_fields: Vec::new(),
+            validation: Default::default(),
             root: RootType::External(ExternalType::new(path, true)),
             module: naming::kind_module(kind),
             origin: Origin::default(),

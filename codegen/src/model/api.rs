@@ -150,6 +150,9 @@ pub struct Kind {
     pub printer_columns: Vec<PrinterColumn>,
     /// Selectable fields (JSON paths usable in field selectors).
     pub selectable_fields: Vec<String>,
+    /// Validations of the root object's schema (`x-kubernetes-validations` rules on the
+    /// whole object).
+    pub validation: super::Validation,
     /// Where the kind's Rust type lives.
     pub root: RootType,
     /// The Rust module (file) of the kind's generated types (`certificate`).
@@ -188,8 +191,13 @@ pub struct HandWritten {
     /// for generated clients, or just its name inside the derive.
     pub path: String,
     /// The struct: its fields (Rust and wire names, whether optional), docs and root marker.
-    /// Field types are approximate (kubegen reads them, never compiles them).
+    /// Field types are approximate (kubegen reads them, never compiles them), except where
+    /// [`HandWritten::types`] resolves them.
     pub def: TypeDef,
+    /// The types the root's fields use, read from the same sources, when the front-end was
+    /// asked for schemas (`kubegen crd`): the fields of `def` and of these types name them
+    /// with [`TypeRef::Named`](super::TypeRef::Named). Empty otherwise.
+    pub types: Vec<TypeDef>,
 }
 
 /// A kind with everything its resource impls are built from (see [`Model::resources`]).

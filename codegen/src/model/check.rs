@@ -389,6 +389,8 @@ mod tests {
             nullable: false,
             default: None,
             docs: None,
+            validation: Default::default(),
+            written_schema: None,
         }
     }
 

@@ -31,6 +31,7 @@ mod names;
 mod origin;
 mod shape;
 mod types;
+mod validation;
 
 pub use api::{
     Group, HandWritten, Kind, KindNames, PrinterColumn, Resource, RootType, Scale, Scope,
@@ -45,6 +46,7 @@ pub use types::{
     Additional, EnumDef, EnumVariant, ExternalType, Field, RootInfo, StructDef, TypeDef,
     TypeDefKind, TypeRef, UnionDef, UnionVariant,
 };
+pub use validation::{ListType, MapType, Validation, ValidationRule};
 
 use std::collections::BTreeMap;
 

@@ -164,6 +164,7 @@ mod tests {
             subresources: Subresources::default(),
             printer_columns: Vec::new(),
             selectable_fields: Vec::new(),
+            validation: Default::default(),
             root: RootType::External(ExternalType::new("k8s_openapi::Foo", true)),
             module: "foo".to_owned(),
             origin: Origin {

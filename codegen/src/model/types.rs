@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use super::validation::Validation;
+
 /// A reference to a type, as a field or container element uses it.
 ///
 /// Emitters turn each variant into one Rust type; nothing downstream parses type names
@@ -229,6 +231,12 @@ pub struct Field {
     pub default: Option<serde_json::Value>,
     /// Documentation (the property's description).
     pub docs: Option<String>,
+    /// Validations and `x-kubernetes-*` extensions of the property's schema.
+    pub validation: Validation,
+    /// The property's whole schema as written by hand, used as is instead of one built from
+    /// `ty` (the Rust front-end's `#[schemars(schema_with = "f")]` where `f` returns a
+    /// `json_schema!` literal).
+    pub written_schema: Option<serde_json::Value>,
 }
 
 /// A string enum.

@@ -35,12 +35,14 @@
 mod api;
 pub mod kubernetes;
 mod openapi;
+mod serde_case;
 
 pub use api::{
     api_version, capitalized, describe_group, group_module, group_short, kind_accessor,
     kind_module, kind_type_base, plural, version_module,
 };
 pub use openapi::{definition_package, definition_short_name, k8s_openapi_path};
+pub use serde_case::{RENAME_RULES, RenameRule};
 
 use std::collections::BTreeSet;
 

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::emit::common::{Error, Paths, ident, type_path};
-use crate::emit::docs::doc_attrs;
+use crate::emit::docs::{doc_attrs, validation_docs};
 use crate::emit::{deepcopy, resource};
 use crate::model::{
     EnumDef, Field, Group, Resource, StructDef, TypeDef, TypeDefKind, TypeRef, UnionDef, Version,
@@ -77,7 +77,16 @@ fn serde_crate_attr(paths: &Paths) -> TokenStream {
 fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenStream, Error> {
     let serde = &ctx.paths.serde;
     let name = ident(&ty.name);
-    let docs = doc_attrs(ty.docs.as_deref().unwrap_or_default());
+    let mut docs = ty.docs.clone().unwrap_or_default();
+    // A root type lists what the API server checks on the whole object.
+    let kind = s.root.as_ref().and_then(|r| ctx.version.kinds.get(&r.kind));
+    if let Some(rules) = kind.and_then(|k| validation_docs(&k.validation)) {
+        if !docs.is_empty() {
+            docs.push_str("\n\n");
+        }
+        docs.push_str(&rules);
+    }
+    let docs = doc_attrs(&docs);
     // `rename_all` covers the usual camelCase names; odd ones get their own `rename`.
     let camel = s.fields.iter().any(|f| {
         f.wire_name != f.rust_name && naming::serde_camel_case(&f.rust_name) == f.wire_name
@@ -166,6 +175,12 @@ fn field_tokens(
             docs.push_str("\n\n");
         }
         docs.push_str(&format!("Defaults to `{default}` (set by the API server)."));
+    }
+    if let Some(validation) = validation_docs(&field.validation) {
+        if !docs.is_empty() {
+            docs.push_str("\n\n");
+        }
+        docs.push_str(&validation);
     }
     let docs = doc_attrs(&docs);
     let mut attrs = Vec::new();

@@ -279,6 +279,11 @@ fn add_crd(
             fixed_name: None,
         };
         let root_type = builder.root(kind_name, root)?;
+        // Rules and extensions of the whole object.
+        let validation = root
+            .value
+            .validation()
+            .map_err(|message| p.error(&root.referenced, message))?;
         target.types.append(&mut builder.types);
         let kind = Kind {
             name: kind_name.clone(),
@@ -332,6 +337,7 @@ fn add_crd(
                 .iter()
                 .map(|f| f.json_path.clone())
                 .collect(),
+            validation,
             root: RootType::Generated(root_type),
             module,
             origin: origin(p, &version.name.referenced),

@@ -9,7 +9,7 @@ use syn::spanned::Spanned as _;
 use syn::{Attribute, LitInt, LitStr};
 
 use super::errors::{Errors, did_you_mean};
-use crate::model::{PrinterColumn, Scale, Scope};
+use crate::model::{PrinterColumn, Scale, Scope, ValidationRule};
 use crate::naming::kubernetes;
 
 /// Keys of the container attribute, for "did you mean".
@@ -27,6 +27,7 @@ const KEYS: &[&str] = &[
     "category",
     "printcolumn",
     "selectable",
+    "validation",
     "crate",
 ];
 const SCALE_KEYS: &[&str] = &[
@@ -37,6 +38,20 @@ const SCALE_KEYS: &[&str] = &[
 const COLUMN_KEYS: &[&str] = &["name", "type", "json_path", "description", "priority"];
 const COLUMN_TYPES: &[&str] = &["integer", "number", "string", "boolean", "date"];
 const FIELD_KEYS: &[&str] = &["rename"];
+const RULE_KEYS: &[&str] = &[
+    "rule",
+    "message",
+    "message_expression",
+    "reason",
+    "field_path",
+    "optional_old_self",
+];
+const RULE_REASONS: &[&str] = &[
+    "FieldValueInvalid",
+    "FieldValueForbidden",
+    "FieldValueRequired",
+    "FieldValueDuplicate",
+];
 
 /// A value with the span it was written at.
 #[derive(Clone, Debug)]
@@ -60,6 +75,8 @@ pub(crate) struct ResourceAttrs {
     pub(crate) categories: Vec<String>,
     pub(crate) printer_columns: Vec<PrinterColumn>,
     pub(crate) selectable: Vec<String>,
+    /// `validation(rule = "...", ...)`: CEL rules on the whole object.
+    pub(crate) rules: Vec<ValidationRule>,
     /// The path of the `kubegen` facade (`crate = "::my_reexport::kubegen"`).
     pub(crate) krate: Option<syn::Path>,
     /// Whether any `#[resource]` attribute was present.
@@ -214,6 +231,11 @@ fn container_key(meta: &ParseNestedMeta<'_>, out: &mut ResourceAttrs, errors: &m
                 out.printer_columns.push(column);
             }
         }
+        "validation" => {
+            if let Some(rule) = validation_rule(meta, errors) {
+                out.rules.push(rule);
+            }
+        }
         "crate" => {
             let parsed = meta
                 .value()
@@ -318,6 +340,65 @@ fn printcolumn(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> Option<Printe
         json_path: path?.value,
         description: description.map(|d| d.value),
         priority,
+    })
+}
+
+/// `validation(rule = "...", message = "...", message_expression = "...", reason = "...",
+/// field_path = "...", optional_old_self = true)`: one `x-kubernetes-validations` rule.
+fn validation_rule(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> Option<ValidationRule> {
+    let (mut rule, mut message, mut expression, mut reason, mut path) =
+        (None, None, None, None, None);
+    let mut optional_old_self = None;
+    let result = meta.parse_nested_meta(|inner| {
+        match key_name(&inner).as_str() {
+            "rule" => set_once(&mut rule, &inner, errors, |_| None),
+            "message" => set_once(&mut message, &inner, errors, |_| None),
+            "message_expression" => set_once(&mut expression, &inner, errors, |_| None),
+            "reason" => set_once(&mut reason, &inner, errors, |v| {
+                (!RULE_REASONS.contains(&v)).then(|| {
+                    format!(
+                        "invalid reason \"{v}\": expected one of {}",
+                        RULE_REASONS.join(", ")
+                    )
+                })
+            }),
+            "field_path" => set_once(&mut path, &inner, errors, check_json_path),
+            "optional_old_self" => match inner.value().and_then(|v| v.parse::<syn::LitBool>()) {
+                Ok(lit) => optional_old_self = Some(lit.value),
+                Err(_) => {
+                    errors.spanned(
+                        &inner.path,
+                        "expected `optional_old_self = true` or `false`",
+                    );
+                    skip_value(&inner);
+                }
+            },
+            _ => unknown(&inner, RULE_KEYS, "validation attribute", errors),
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        errors.spanned(
+            &meta.path,
+            format!("expected `validation(rule = \"...\", message = \"...\")`: {e}"),
+        );
+        return None;
+    }
+    let Some(rule) = rule else {
+        errors.spanned(
+            &meta.path,
+            "`validation` needs `rule = \"<CEL expression>\"`",
+        );
+        return None;
+    };
+    let value = |v: Option<Spanned<String>>| v.map(|s| s.value);
+    Some(ValidationRule {
+        rule: rule.value,
+        message: value(message),
+        message_expression: value(expression),
+        reason: value(reason),
+        field_path: value(path),
+        optional_old_self,
     })
 }
 

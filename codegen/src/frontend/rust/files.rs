@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use syn::{DeriveInput, Item};
 
-use super::{derive, location};
+use super::{derive, location, schema};
 use crate::frontend::{Error, Result, Source, Versions};
 use crate::model::{Model, RootType};
 use crate::naming;
@@ -24,6 +24,10 @@ pub struct Options {
     pub module: String,
     /// Which versions to read (each struct declares one version, served and stored).
     pub versions: Versions,
+    /// Whether to read the types the roots' fields use too, into
+    /// [`HandWritten::types`](crate::model::HandWritten::types) (what `kubegen crd` needs for
+    /// schemas; clients only need the roots).
+    pub schemas: bool,
 }
 
 impl Default for Options {
@@ -31,6 +35,7 @@ impl Default for Options {
         Self {
             module: "crate::apis".to_owned(),
             versions: Versions::default(),
+            schemas: false,
         }
     }
 }
@@ -39,6 +44,12 @@ impl Options {
     /// Sets the module path of the sources' directory.
     pub fn module(mut self, module: impl Into<String>) -> Self {
         self.module = module.into();
+        self
+    }
+
+    /// Reads the types the roots' fields use too (see [`Options::schemas`]).
+    pub fn schemas(mut self, schemas: bool) -> Self {
+        self.schemas = schemas;
         self
     }
 
@@ -123,11 +134,22 @@ fn module_of(name: &str) -> Vec<String> {
 /// # Ok::<(), kubegen_codegen::frontend::Error>(())
 /// ```
 pub fn load(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> {
+    let mut files = Vec::with_capacity(sources.len());
     for source in sources {
         let file = syn::parse_file(&source.text).map_err(|e| invalid(source, &e))?;
+        files.push(file);
+    }
+    let mut index = schema::Index::default();
+    if options.schemas {
+        for (source, file) in sources.iter().zip(&files) {
+            index.add(&source.name, &file.items);
+        }
+    }
+    let reader = Reader { options, index };
+    for (source, file) in sources.iter().zip(&files) {
         let mut module = vec![options.module.clone()];
         module.extend(module_of(&source.name));
-        visit(&file.items, &mut module, source, options, model)?;
+        reader.visit(&file.items, &mut module, source, model)?;
     }
     model.validate()?;
     Ok(())
@@ -140,30 +162,68 @@ fn invalid(source: &Source, error: &syn::Error) -> Error {
     }
 }
 
-fn visit(
-    items: &[Item],
-    module: &mut Vec<String>,
-    source: &Source,
-    options: &Options,
-    model: &mut Model,
-) -> Result<()> {
-    for item in items {
-        match item {
-            Item::Struct(s) if derives_resource(&s.attrs) => {
-                let input = DeriveInput::from(s.clone());
-                add(&input, module, source, options, model)?;
-            }
-            Item::Mod(m) => {
-                if let Some((_, items)) = &m.content {
-                    module.push(m.ident.to_string());
-                    visit(items, module, source, options, model)?;
-                    module.pop();
+/// What reading a directory needs besides the model: the options and, for schemas, every
+/// type of the sources.
+struct Reader<'a> {
+    options: &'a Options,
+    index: schema::Index<'a>,
+}
+
+impl Reader<'_> {
+    fn visit(
+        &self,
+        items: &[Item],
+        module: &mut Vec<String>,
+        source: &Source,
+        model: &mut Model,
+    ) -> Result<()> {
+        for item in items {
+            match item {
+                Item::Struct(s) if derives_resource(&s.attrs) => {
+                    let input = DeriveInput::from(s.clone());
+                    self.add(&input, module, source, model)?;
                 }
+                Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        module.push(m.ident.to_string());
+                        self.visit(items, module, source, model)?;
+                        module.pop();
+                    }
+                }
+                _ => {}
             }
-            _ => {}
         }
+        Ok(())
     }
-    Ok(())
+
+    fn add(
+        &self,
+        input: &DeriveInput,
+        module: &[String],
+        source: &Source,
+        model: &mut Model,
+    ) -> Result<()> {
+        let mut derived = derive(input, Some(&source.name)).map_err(|e| invalid(source, &e))?;
+        if !self.options.versions.selects(&derived.version, true, true) {
+            return Ok(());
+        }
+        if let RootType::HandWritten(hand) = &mut derived.kind.root {
+            hand.path = format!("{}::{}", module.join("::"), input.ident);
+        }
+        if self.options.schemas {
+            schema::resolve(&self.index, &source.name, input, &mut derived.kind.root)?;
+        }
+        let version = model.version_mut(&derived.group, &derived.version);
+        if version.kinds.contains_key(&derived.kind.name) {
+            return Err(Error::DuplicateKind {
+                at: Some(location(&source.name, input.ident.span())),
+                api_version: naming::api_version(&derived.group, &derived.version),
+                kind: derived.kind.name.clone(),
+            });
+        }
+        derived.add_to(model);
+        Ok(())
+    }
 }
 
 /// Whether `#[derive(...)]` lists `Resource` (by any path: `kubegen::Resource`).
@@ -183,32 +243,6 @@ fn derives_resource(attrs: &[syn::Attribute]) -> bool {
             });
             found
         })
-}
-
-fn add(
-    input: &DeriveInput,
-    module: &[String],
-    source: &Source,
-    options: &Options,
-    model: &mut Model,
-) -> Result<()> {
-    let mut derived = derive(input, Some(&source.name)).map_err(|e| invalid(source, &e))?;
-    if !options.versions.selects(&derived.version, true, true) {
-        return Ok(());
-    }
-    if let RootType::HandWritten(hand) = &mut derived.kind.root {
-        hand.path = format!("{}::{}", module.join("::"), input.ident);
-    }
-    let version = model.version_mut(&derived.group, &derived.version);
-    if version.kinds.contains_key(&derived.kind.name) {
-        return Err(Error::DuplicateKind {
-            at: Some(location(&source.name, input.ident.span())),
-            api_version: naming::api_version(&derived.group, &derived.version),
-            kind: derived.kind.name.clone(),
-        });
-    }
-    derived.add_to(model);
-    Ok(())
 }
 
 #[cfg(test)]

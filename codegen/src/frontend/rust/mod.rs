@@ -31,6 +31,7 @@
 mod attrs;
 mod errors;
 mod files;
+mod schema;
 mod types;
 
 pub use errors::did_you_mean;
@@ -41,7 +42,7 @@ use syn::{Data, DeriveInput, Fields, GenericParam as SynParam};
 use crate::model::{
     Field, GenericParam, Generics, HandWritten, Kind, KindNames, Location, Model, Origin,
     ParamKind, RootInfo, RootType, Scope, ShapeBody, ShapeFields, ShapeVariant, StructDef,
-    Subresources, TypeDef, TypeDefKind, TypeShape,
+    Subresources, TypeDef, TypeDefKind, TypeShape, Validation,
 };
 use crate::naming;
 use attrs::{ResourceAttrs, Spanned};
@@ -269,9 +270,14 @@ fn build(
         },
         printer_columns: attrs.printer_columns.clone(),
         selectable_fields: attrs.selectable.clone(),
+        validation: Validation {
+            rules: attrs.rules.clone(),
+            ..Validation::default()
+        },
         root: RootType::HandWritten(HandWritten {
             path: name.to_string(),
             def,
+            types: Vec::new(),
         }),
         module: naming::kind_module(&kind_name),
         origin: origin.unwrap_or_default(),
@@ -320,6 +326,8 @@ fn field(rust_name: String, wire_name: String, ty: &syn::Type, optional: bool) -
         nullable: false,
         default: None,
         docs: None,
+        validation: Default::default(),
+        written_schema: None,
     }
 }
 

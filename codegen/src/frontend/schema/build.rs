@@ -29,7 +29,7 @@ use super::wellknown;
 use crate::frontend::Error;
 use crate::model::{
     Additional, EnumDef, EnumVariant, ExternalType, Field, RootInfo, StructDef, TypeDef,
-    TypeDefKind, TypeRef, UnionDef, UnionVariant,
+    TypeDefKind, TypeRef, UnionDef, UnionVariant, Validation,
 };
 use crate::naming::{self, UniqueNames};
 
@@ -102,6 +102,8 @@ impl TypeBuilder<'_> {
 https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
                     .to_owned(),
             ),
+            validation: Default::default(),
+            written_schema: None,
         });
         let props: Vec<(&String, &Spanned<Schema>)> = node
             .properties
@@ -162,6 +164,13 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
     ) -> Result<Field, Error> {
         let at = self.at(&prop.referenced);
         let node = merged(&prop.value);
+        let validation = match self.dialect {
+            // OpenAPI documents' list semantics go to the docs (`with_list_semantics`).
+            Dialect::OpenApi => Validation::default(),
+            Dialect::Crd => node
+                .validation()
+                .map_err(|message| self.error(at, message))?,
+        };
         Ok(Field {
             wire_name: wire.to_owned(),
             rust_name,
@@ -173,6 +182,8 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
                 Dialect::Crd => docs_with_values(&node),
                 Dialect::OpenApi => with_list_semantics(docs_with_values(&node), &node),
             },
+            validation,
+            written_schema: None,
         })
     }
 

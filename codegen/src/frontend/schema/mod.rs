@@ -12,6 +12,7 @@
 
 mod build;
 mod node;
+pub(crate) mod validation;
 mod wellknown;
 
 pub(crate) use build::{Dialect, Refs, TypeBuilder};

@@ -53,6 +53,25 @@ pub(crate) struct Schema {
     /// `x-kubernetes-map-type` (`atomic`, `granular`).
     #[serde(rename = "x-kubernetes-map-type")]
     pub(crate) map_type: Option<String>,
+    /// `x-kubernetes-validations` (CEL rules), as written.
+    #[serde(default, rename = "x-kubernetes-validations")]
+    pub(crate) rules: Option<serde_json::Value>,
+    pub(crate) minimum: Option<serde_json::Number>,
+    pub(crate) maximum: Option<serde_json::Number>,
+    #[serde(default)]
+    pub(crate) exclusive_minimum: bool,
+    #[serde(default)]
+    pub(crate) exclusive_maximum: bool,
+    pub(crate) multiple_of: Option<serde_json::Number>,
+    pub(crate) min_length: Option<u64>,
+    pub(crate) max_length: Option<u64>,
+    pub(crate) pattern: Option<String>,
+    pub(crate) min_items: Option<u64>,
+    pub(crate) max_items: Option<u64>,
+    #[serde(default)]
+    pub(crate) unique_items: bool,
+    pub(crate) min_properties: Option<u64>,
+    pub(crate) max_properties: Option<u64>,
 }
 
 /// One entry of `x-kubernetes-group-version-kind` (`group` is `""` for the core group).
@@ -97,6 +116,51 @@ impl<'de> Deserialize<'de> for AdditionalProperties {
 }
 
 impl Schema {
+    /// The node's validations and `x-kubernetes-*` extensions, or the first one whose value
+    /// has the wrong shape.
+    pub(crate) fn validation(&self) -> Result<crate::model::Validation, String> {
+        use serde_json::Value;
+        let mut v = crate::model::Validation {
+            minimum: self.minimum.clone(),
+            maximum: self.maximum.clone(),
+            exclusive_minimum: self.exclusive_minimum,
+            exclusive_maximum: self.exclusive_maximum,
+            multiple_of: self.multiple_of.clone(),
+            min_length: self.min_length,
+            max_length: self.max_length,
+            pattern: self.pattern.clone(),
+            min_items: self.min_items,
+            max_items: self.max_items,
+            unique_items: self.unique_items,
+            min_properties: self.min_properties,
+            max_properties: self.max_properties,
+            embedded_resource: self.embedded_resource,
+            ..Default::default()
+        };
+        let read = super::validation::read_one;
+        if let Some(rules) = &self.rules {
+            read("x-kubernetes-validations", rules, &mut v)?;
+        }
+        if let Some(list_type) = &self.list_type {
+            read(
+                "x-kubernetes-list-type",
+                &Value::String(list_type.clone()),
+                &mut v,
+            )?;
+        }
+        if !self.list_map_keys.is_empty() {
+            v.list_map_keys = self.list_map_keys.clone();
+        }
+        if let Some(map_type) = &self.map_type {
+            read(
+                "x-kubernetes-map-type",
+                &Value::String(map_type.clone()),
+                &mut v,
+            )?;
+        }
+        Ok(v)
+    }
+
     /// Whether the node says nothing about its type (no type, properties, items or maps).
     pub(crate) fn is_untyped(&self) -> bool {
         self.type_.is_none()

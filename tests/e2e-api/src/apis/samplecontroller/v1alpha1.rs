@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase")]
 pub struct FooSpec {
     /// The deployment to run.
+    #[schemars(length(max = 253))]
+    #[schemars(extend("x-kubernetes-validations" = [{ "rule": "self.size() > 0", "message": "deploymentName must not be empty" }]))]
     pub deployment_name: String,
     /// Desired replicas.
     pub replicas: i32,
@@ -31,6 +33,12 @@ pub struct FooStatus {
     version = "v1alpha1",
     status,
     shortname = "fo",
+    validation(
+        rule = "self.spec.replicas >= 0",
+        message = "replicas must not be negative",
+        field_path = ".spec.replicas",
+        reason = "FieldValueInvalid"
+    ),
     scale(
         spec_replicas_path = ".spec.replicas",
         status_replicas_path = ".status.availableReplicas"

@@ -101,12 +101,16 @@ pub struct ShapeSpec {
     pub config: Option<::serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<::k8s_openapi::ByteString>,
+    /// Validated by the API server:
+    /// - an embedded object with `apiVersion`, `kind` and `metadata`
     #[serde(
         default,
         deserialize_with = "deserialize_some",
         skip_serializing_if = "Option::is_none"
     )]
     pub embedded: Option<::serde_json::Value>,
+    /// Validated by the API server:
+    /// - an embedded object with `apiVersion`, `kind` and `metadata`
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub embedded_typed: Option<ShapeSpecEmbeddedTyped>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,0 +1,199 @@
+//! Model types -> structural OpenAPI v3 schema nodes.
+//!
+//! - the root object: `apiVersion` and `kind` strings, `metadata` as `type: object` (the
+//!   API server owns its schema), then the root's fields (an optional root field is absent
+//!   from `required`, not `nullable`), the root's docs and the kind's own validations;
+//! - a field: its type's schema, with the field's docs as description (else the type's),
+//!   `nullable` when the model says so (a nullable enum lists `null` among its values, as
+//!   the API server needs to accept it), its default and validations; a schema written by
+//!   hand replaces the type's;
+//! - `String`, `bool`, `i32` (`int32`), `i64` (`int64`), numbers, bytes (`byte`),
+//!   timestamps (`date-time`), `IntOrString` (`x-kubernetes-int-or-string`), JSON
+//!   (`x-kubernetes-preserve-unknown-fields`), lists (`items`), maps
+//!   (`additionalProperties`), structs (`properties`, `required` in field order; a
+//!   flattened map of extra fields preserves unknown fields), string enums (`enum`).
+//!
+//! Named types are inlined (CRD schemas have no `$ref`), so a type that contains itself
+//! is an error, as are k8s-openapi types other than `ObjectMeta`, whose schemas kubegen
+//! does not carry.
+
+use serde_json::{Map, Value, json};
+
+use super::validation;
+const PRESERVE: &str = "x-kubernetes-preserve-unknown-fields";
+
+use crate::model::{Field, HandWritten, Resource, RootType, TypeDef, TypeDefKind, TypeRef};
+
+/// The schema of `resource`'s root object, or why there is none.
+pub fn root(resource: &Resource<'_>) -> Result<Value, String> {
+    let mut lookup = Lookup {
+        resource,
+        stack: Vec::new(),
+    };
+    let mut properties = Map::new();
+    properties.insert("apiVersion".into(), json!({ "type": "string" }));
+    properties.insert("kind".into(), json!({ "type": "string" }));
+    properties.insert("metadata".into(), json!({ "type": "object" }));
+    let mut required = Vec::new();
+    for field in &resource.fields.fields {
+        if field.wire_name == "metadata" {
+            continue;
+        }
+        let mut schema = lookup.field(field)?;
+        if matches!(resource.kind.root, RootType::HandWritten(_)) {
+            // `crd()` describes a root field by its type alone.
+            if let Value::Object(map) = &mut schema {
+                map.remove("nullable");
+            }
+        }
+        properties.insert(field.wire_name.clone(), schema);
+        if field.required {
+            required.push(Value::String(field.wire_name.clone()));
+        }
+    }
+    let mut root = Map::new();
+    root.insert("type".into(), "object".into());
+    if let Some(docs) = &resource.root.docs {
+        root.insert("description".into(), docs.clone().into());
+    }
+    root.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        root.insert("required".into(), Value::Array(required));
+    }
+    if resource.fields.additional.is_some() {
+        root.insert(PRESERVE.into(), Value::Bool(true));
+    }
+    validation::write(&resource.kind.validation, &mut root);
+    Ok(Value::Object(root))
+}
+
+struct Lookup<'r, 'a> {
+    resource: &'r Resource<'a>,
+    /// Named types being inlined, to refuse a type that contains itself.
+    stack: Vec<String>,
+}
+
+impl Lookup<'_, '_> {
+    fn named(&self, name: &str) -> Option<&TypeDef> {
+        match &self.resource.kind.root {
+            RootType::HandWritten(HandWritten { types, .. }) => {
+                types.iter().find(|t| t.name == name)
+            }
+            _ => self.resource.version.type_named(name),
+        }
+    }
+
+    fn field(&mut self, field: &Field) -> Result<Value, String> {
+        let mut schema = match &field.written_schema {
+            Some(written) => written.clone(),
+            None => self.type_schema(&field.ty)?,
+        };
+        let Value::Object(map) = &mut schema else {
+            return Err(format!(
+                "the schema of field `{}` is not an object",
+                field.wire_name
+            ));
+        };
+        if let Some(docs) = &field.docs {
+            map.insert("description".into(), docs.clone().into());
+        }
+        if field.nullable {
+            map.insert("nullable".into(), Value::Bool(true));
+            // A nullable enum accepts null only when null is one of its values.
+            if let Some(Value::Array(values)) = map.get_mut("enum")
+                && !values.contains(&Value::Null)
+            {
+                values.push(Value::Null);
+            }
+        }
+        if let Some(default) = &field.default {
+            map.insert("default".into(), default.clone());
+        }
+        validation::write(&field.validation, map);
+        Ok(schema)
+    }
+
+    fn type_schema(&mut self, ty: &TypeRef) -> Result<Value, String> {
+        let schema = match ty {
+            TypeRef::String => json!({ "type": "string" }),
+            TypeRef::Bool => json!({ "type": "boolean" }),
+            TypeRef::I32 => json!({ "type": "integer", "format": "int32" }),
+            TypeRef::I64 => json!({ "type": "integer", "format": "int64" }),
+            TypeRef::F64 => json!({ "type": "number" }),
+            TypeRef::Bytes => json!({ "type": "string", "format": "byte" }),
+            TypeRef::DateTime => json!({ "type": "string", "format": "date-time" }),
+            TypeRef::Quantity | TypeRef::IntOrString => {
+                json!({ "x-kubernetes-int-or-string": true })
+            }
+            TypeRef::Json => json!({ "x-kubernetes-preserve-unknown-fields": true }),
+            TypeRef::Vec(item) => json!({ "type": "array", "items": self.type_schema(item)? }),
+            TypeRef::Map(value) => {
+                json!({ "type": "object", "additionalProperties": self.type_schema(value)? })
+            }
+            TypeRef::Option(inner) => {
+                let mut schema = self.type_schema(inner)?;
+                schema["nullable"] = Value::Bool(true);
+                schema
+            }
+            TypeRef::Boxed(inner) => self.type_schema(inner)?,
+            TypeRef::Named(name) => self.named_schema(name)?,
+            TypeRef::External(external) if external.name() == "ObjectMeta" => {
+                json!({ "type": "object" })
+            }
+            TypeRef::External(external) => {
+                return Err(format!(
+                    "no schema for `{}`: kubegen carries the schemas of model types only",
+                    external.path
+                ));
+            }
+        };
+        Ok(schema)
+    }
+
+    fn named_schema(&mut self, name: &str) -> Result<Value, String> {
+        if self.stack.iter().any(|n| n == name) {
+            return Err(format!(
+                "`{name}` contains itself, and CRD schemas are inlined"
+            ));
+        }
+        let Some(def) = self.named(name).cloned() else {
+            return Err(format!("no type `{name}` in the model"));
+        };
+        self.stack.push(name.to_owned());
+        let mut schema = Map::new();
+        match &def.kind {
+            TypeDefKind::Struct(s) => {
+                schema.insert("type".into(), "object".into());
+                let mut properties = Map::new();
+                let mut required = Vec::new();
+                for field in &s.fields {
+                    properties.insert(field.wire_name.clone(), self.field(field)?);
+                    if field.required {
+                        required.push(Value::String(field.wire_name.clone()));
+                    }
+                }
+                schema.insert("properties".into(), Value::Object(properties));
+                if !required.is_empty() {
+                    schema.insert("required".into(), Value::Array(required));
+                }
+                if s.additional.is_some() {
+                    // Structural schemas allow no `additionalProperties` beside `properties`.
+                    schema.insert(PRESERVE.into(), Value::Bool(true));
+                }
+            }
+            TypeDefKind::Enum(e) => {
+                schema.insert("type".into(), "string".into());
+                let values = e.variants.iter().map(|v| Value::String(v.wire.clone()));
+                schema.insert("enum".into(), Value::Array(values.collect()));
+            }
+            TypeDefKind::Union(_) => {
+                schema.insert(PRESERVE.into(), Value::Bool(true));
+            }
+        }
+        if let Some(docs) = &def.docs {
+            schema.insert("description".into(), docs.clone().into());
+        }
+        self.stack.pop();
+        Ok(Value::Object(schema))
+    }
+}

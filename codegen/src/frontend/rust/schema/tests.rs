@@ -1,0 +1,121 @@
+//! The Rust front-end's schema reading, on inline sources.
+
+use crate::frontend::{Source, rust};
+use crate::model::{HandWritten, Model, RootType, TypeDef, TypeDefKind, TypeRef};
+
+const ROOT: &str = "#[derive(Resource)]\n#[resource(group = \"example.com\", version = \"v1\")]\npub struct Foo { pub metadata: ObjectMeta, pub spec: FooSpec }\n";
+
+fn load(sources: &[(&str, &str)]) -> crate::frontend::Result<Model> {
+    let sources: Vec<Source> = sources.iter().map(|(n, t)| Source::new(*n, *t)).collect();
+    let mut model = Model::default();
+    rust::load(
+        &mut model,
+        &sources,
+        &rust::Options::default().schemas(true),
+    )?;
+    Ok(model)
+}
+
+fn hand(model: &Model) -> &HandWritten {
+    let kind = &model.groups["example.com"].versions["v1"].kinds["Foo"];
+    match &kind.root {
+        RootType::HandWritten(hand) => hand,
+        other => panic!("not hand-written: {other:?}"),
+    }
+}
+
+fn named<'m>(hand: &'m HandWritten, name: &str) -> &'m TypeDef {
+    hand.types.iter().find(|t| t.name == name).expect(name)
+}
+
+#[test]
+fn fields_follow_serde_and_schemars() {
+    let text = format!(
+        "{ROOT}/// The spec.\n#[serde(rename_all = \"camelCase\")]\npub struct FooSpec {{\n\
+         /// Replicas.\n#[schemars(range(min = -1, max = 10))]\npub max_replicas: i32,\n\
+         #[serde(default)]\npub tags: Vec<String>,\n\
+         #[serde(rename = \"x\")]\npub note: Option<String>,\n\
+         #[serde(skip)]\npub cache: i64,\n}}\n"
+    );
+    let model = load(&[("v1.rs", &text)]).unwrap();
+    let hand = hand(&model);
+    let TypeDefKind::Struct(root) = &hand.def.kind else {
+        panic!()
+    };
+    assert_eq!(root.fields[1].ty, TypeRef::Named("FooSpec".into()));
+    let spec = named(hand, "FooSpec");
+    assert_eq!(spec.docs.as_deref(), Some("The spec."));
+    let TypeDefKind::Struct(spec) = &spec.kind else {
+        panic!()
+    };
+    let wires: Vec<(&str, bool, bool)> = spec
+        .fields
+        .iter()
+        .map(|f| (f.wire_name.as_str(), f.required, f.nullable))
+        .collect();
+    assert_eq!(
+        wires,
+        [
+            ("maxReplicas", true, false),
+            ("tags", false, false),
+            ("x", false, true)
+        ]
+    );
+    let replicas = &spec.fields[0];
+    assert_eq!(replicas.docs.as_deref(), Some("Replicas."));
+    assert_eq!(replicas.validation.minimum, Some((-1).into()));
+    assert_eq!(replicas.validation.maximum, Some(10.into()));
+    assert_eq!(spec.fields[1].default, Some(serde_json::json!([])));
+}
+
+#[test]
+fn enum_values_in_schemars_order() {
+    let text = format!(
+        "{ROOT}#[serde(rename_all = \"kebab-case\")]\npub enum FooSpec {{ /// Documented.\nInService, Pending, #[serde(rename = \"X\")] Other }}\n"
+    );
+    let model = load(&[("v1.rs", &text)]).unwrap();
+    let TypeDefKind::Enum(e) = &named(hand(&model), "FooSpec").kind else {
+        panic!()
+    };
+    let wires: Vec<&str> = e.variants.iter().map(|v| v.wire.as_str()).collect();
+    assert_eq!(wires, ["pending", "X", "in-service"]);
+}
+
+#[test]
+fn types_are_found_in_the_same_file_first() {
+    let spec_here = format!(
+        "{ROOT}pub struct FooSpec {{ pub a: Shared }}\npub struct Shared {{ pub local: bool }}\n"
+    );
+    let elsewhere = "pub struct Shared { pub remote: bool }\npub struct Other { pub b: bool }\n";
+    let model = load(&[("a.rs", &spec_here), ("b.rs", elsewhere)]).unwrap();
+    let TypeDefKind::Struct(shared) = &named(hand(&model), "Shared").kind else {
+        panic!()
+    };
+    assert_eq!(shared.fields[0].wire_name, "local");
+
+    // Found in another file when the kind's file has none; ambiguous when two others do.
+    let spec = format!("{ROOT}pub struct FooSpec {{ pub a: Other }}\n");
+    let model = load(&[("a.rs", &spec), ("b.rs", elsewhere)]).unwrap();
+    assert!(hand(&model).types.iter().any(|t| t.name == "Other"));
+    let error = load(&[("a.rs", &spec), ("b.rs", elsewhere), ("c.rs", elsewhere)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("`Other` (not defined once in the sources)"),
+        "{error}"
+    );
+}
+
+#[test]
+fn generate_does_not_read_field_types() {
+    // Without `schemas`, types the CLI cannot read are no error (clients need only roots).
+    let text = format!("{ROOT}pub struct FooSpec {{ pub size: u32 }}\n");
+    let mut model = Model::default();
+    rust::load(
+        &mut model,
+        &[Source::new("v1.rs", text)],
+        &rust::Options::default(),
+    )
+    .unwrap();
+    assert!(hand(&model).types.is_empty());
+}

@@ -1,0 +1,262 @@
+//! `kubegen crd`: CustomResourceDefinition manifests from `#[derive(Resource)]` sources.
+//!
+//! Each directory under `tests/fixtures/rust/` gives exactly the manifests under
+//! `tests/golden/rust_<name>/`; re-bless them after an intended change with
+//!
+//!     KUBEGEN_BLESS=1 cargo test -p kubegen-codegen --test crd_cli
+//!
+//! The CLI writes and verifies them, and reports bad input as `file:line:column` with exit
+//! status 2, writing nothing. (`tests/crd_manifests.rs` in the facade checks that the
+//! manifests equal what `crd()` builds.)
+
+#![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use kubegen_codegen::emit::{self, GeneratedFile};
+use kubegen_codegen::frontend::rust;
+use kubegen_codegen::{diff, model::Model};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubegen");
+
+fn fixtures() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn manifests(dir: &Path) -> Vec<GeneratedFile> {
+    let sources = rust::read_dir(dir).unwrap();
+    let mut model = Model::default();
+    rust::load(
+        &mut model,
+        &sources,
+        &rust::Options::default().schemas(true),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    emit::crd::manifests(&model).unwrap()
+}
+
+fn golden_dir(fixture: &Path) -> PathBuf {
+    let name = fixture.file_name().unwrap().to_string_lossy();
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/golden/rust_{name}"))
+}
+
+#[test]
+fn manifests_match_goldens() {
+    let bless = std::env::var_os("KUBEGEN_BLESS").is_some();
+    let mut report = String::new();
+    for fixture in fixtures() {
+        let files = manifests(&fixture);
+        let dir = golden_dir(&fixture);
+        if bless {
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            for file in &files {
+                std::fs::write(dir.join(&file.path), &file.contents).unwrap();
+            }
+            continue;
+        }
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        on_disk.sort();
+        let generated: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+        assert_eq!(on_disk, generated, "{}", fixture.display());
+        for file in &files {
+            let golden = std::fs::read_to_string(dir.join(&file.path)).unwrap();
+            report.push_str(&diff::unified(&file.path, &golden, &file.contents));
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "manifests differ from the goldens (re-bless with `KUBEGEN_BLESS=1 cargo test -p \
+         kubegen-codegen --test crd_cli` if intended):\n{report}"
+    );
+}
+
+#[test]
+fn manifests_are_deterministic() {
+    for fixture in fixtures() {
+        assert_eq!(manifests(&fixture), manifests(&fixture));
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kubegen-crd-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn kubegen(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn writes_then_verifies() {
+    let dir = scratch("verify");
+    let out = dir.join("crd");
+    let out_s = out.display().to_string();
+    let fixture = fixtures()[0].display().to_string();
+    let first = kubegen(&["crd", "--rust", &fixture, "--out", &out_s]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let ok = kubegen(&["crd", "--rust", &fixture, "--out", &out_s, "--verify"]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+
+    let path = out.join("widgets.example.com_widgets.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("minimum: 1", "minimum: 2")).unwrap();
+    let stale = kubegen(&["crd", "--rust", &fixture, "--out", &out_s, "--verify"]);
+    assert_eq!(stale.status.code(), Some(1));
+    let diff = String::from_utf8_lossy(&stale.stdout).into_owned();
+    assert!(
+        diff.contains("-                      minimum: 2\n+                      minimum: 1\n"),
+        "{diff}"
+    );
+
+    // Rewriting replaces the generated directory as a whole.
+    std::fs::write(out.join("old_manifest.yaml"), emit::crd::YAML_HEADER).unwrap();
+    let again = kubegen(&["crd", "--rust", &fixture, "--out", &out_s]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(!out.join("old_manifest.yaml").exists());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn refuses_a_directory_it_did_not_write() {
+    let dir = scratch("foreign");
+    let out = dir.join("crd");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("mine.yaml"), "kind: Namespace\n").unwrap();
+    let fixture = fixtures()[0].display().to_string();
+    let output = kubegen(&[
+        "crd",
+        "--rust",
+        &fixture,
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("refusing to replace"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("mine.yaml")).unwrap(),
+        "kind: Namespace\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Each bad source is an input error at its place: exit status 2, nothing written.
+#[test]
+fn bad_input_names_file_line_column_and_writes_nothing() {
+    let header = "#[derive(Resource)]\n#[resource(group = \"example.com\", version = \"v1\")]\npub struct Foo { pub metadata: ObjectMeta, pub spec: FooSpec }\n";
+    let cases: &[(&str, &str)] = &[
+        (
+            "pub struct FooSpec { pub size: u32 }\n",
+            "v1.rs:4:32: `kubegen crd` reads i32, i64 and String scalars; `u32` is not one",
+        ),
+        (
+            "pub struct FooSpec { pub selector: LabelSelector }\n",
+            "v1.rs:4:36: `kubegen crd` cannot read the schema of `LabelSelector` (not defined once in the sources)",
+        ),
+        (
+            "#[serde(rename_all = \"camelcase\")]\npub struct FooSpec { pub a: String }\n",
+            "v1.rs:4:22: unknown rename_all rule; expected one of lowercase, UPPERCASE",
+        ),
+        (
+            "pub struct FooSpec { #[serde(flaten)] pub a: Other }\n",
+            "v1.rs:4:30: `kubegen crd` cannot follow `#[serde(flaten)]` without compiling the crate (it reads rename, default,",
+        ),
+        (
+            "pub struct FooSpec { #[serde(default = \"three\")] pub a: i32 }\n",
+            "v1.rs:4:40: `kubegen crd` cannot call a default function",
+        ),
+        (
+            "pub struct FooSpec { pub next: Option<Box<FooSpec>> }\n",
+            "v1.rs:4:12: `FooSpec` contains itself",
+        ),
+        (
+            "pub struct FooSpec { #[schemars(schema_with = \"s\")] pub a: X }\nfn s(_: &mut G) -> Schema { build() }\n",
+            "v1.rs:5:4: `kubegen crd` reads `schema_with` functions that end in a `json_schema!({...})` literal",
+        ),
+        (
+            "pub struct FooSpec { #[schemars(extend(\"x-kubernetes-list-type\" = \"list\"))] pub a: Vec<String> }\n",
+            "v1.rs:4:81: `x-kubernetes-list-type` must be `atomic`, `set` or `map`",
+        ),
+        (
+            "pub enum FooSpec { A(String) }\n",
+            "v1.rs:4:20: `kubegen crd` reads enums of unit variants",
+        ),
+    ];
+    let dir = scratch("bad");
+    let out = dir.join("crd");
+    for (spec, expected) in cases {
+        let src = dir.join("src");
+        let _ = std::fs::remove_dir_all(&src);
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("v1.rs"), format!("{header}{spec}")).unwrap();
+        let output = kubegen(&[
+            "crd",
+            "--rust",
+            &src.display().to_string(),
+            "--out",
+            &out.display().to_string(),
+        ]);
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{spec}: {message}");
+        assert!(
+            message.starts_with(expected),
+            "{spec}:\n  got:  {message}\n  want: {expected}"
+        );
+        assert!(!out.exists(), "{spec}: something was written");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A CRD whose extensions have the wrong shape is an input error where it is written.
+#[test]
+fn bad_extensions_in_crd_input_are_located() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: pools.example.com}
+spec:
+  group: example.com
+  names: {kind: Pool, plural: pools}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          zones:
+            type: array
+            x-kubernetes-list-type: list
+            items: {type: string}
+";
+    let sources = [kubegen_codegen::frontend::Source::new("bad.yaml", crd)];
+    let error = kubegen_codegen::generate_from_crds(&sources, &emit::Options::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        "bad.yaml:17:13: `x-kubernetes-list-type` must be `atomic`, `set` or `map`"
+    );
+}
