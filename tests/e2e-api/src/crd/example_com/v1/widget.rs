@@ -84,6 +84,9 @@ pub struct WidgetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<WidgetSpecMode>,
     /// The widget's ports.
+    ///
+    /// Validated by the API server:
+    /// - list type `map` keyed by `name` (server-side apply)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ports: Option<Vec<WidgetSpecPorts>>,
     /// How big the widget is.
