@@ -173,14 +173,10 @@ fn space(prev: &Tok, next: &Tok) -> bool {
             return false;
         }
     }
-    // A name (not a keyword) directly followed: calls, paths, generics, macros.
-    let name_before = match prev {
-        Ident(i) => !is_keyword(i),
-        _ => false,
-    };
     match next {
         Op("," | ";" | "." | "?" | ":" | ">") => false,
-        Op("!") => !name_before,
+        // `name!` is a macro call; `if !x` a negation.
+        Op("!") => !matches!(prev, Ident(i) if !is_keyword(i)),
         Op("::") => match prev {
             Ident(i) => is_keyword(i),
             Op(op) => *op != ">",
