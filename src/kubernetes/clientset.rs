@@ -110,10 +110,7 @@ pub mod core {
             }
             /// `persistentvolumeclaims` in `namespace` (`""`: all namespaces).
             #[inline]
-            pub fn persistent_volume_claims(
-                &self,
-                namespace: &str,
-            ) -> PersistentVolumeClaimClient {
+            pub fn persistent_volume_claims(&self, namespace: &str) -> PersistentVolumeClaimClient {
                 crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `pods` in `namespace` (`""`: all namespaces).
@@ -128,10 +125,7 @@ pub mod core {
             }
             /// `replicationcontrollers` in `namespace` (`""`: all namespaces).
             #[inline]
-            pub fn replication_controllers(
-                &self,
-                namespace: &str,
-            ) -> ReplicationControllerClient {
+            pub fn replication_controllers(&self, namespace: &str) -> ReplicationControllerClient {
                 crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `resourcequotas` in `namespace` (`""`: all namespaces).
@@ -249,10 +243,7 @@ pub mod apps {
             }
             /// `controllerrevisions` in `namespace` (`""`: all namespaces).
             #[inline]
-            pub fn controller_revisions(
-                &self,
-                namespace: &str,
-            ) -> ControllerRevisionClient {
+            pub fn controller_revisions(&self, namespace: &str) -> ControllerRevisionClient {
                 crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `daemonsets` in `namespace` (`""`: all namespaces).
@@ -320,10 +311,7 @@ pub mod autoscaling {
             }
             /// `horizontalpodautoscalers` in `namespace` (`""`: all namespaces).
             #[inline]
-            pub fn horizontal_pod_autoscalers(
-                &self,
-                namespace: &str,
-            ) -> HorizontalPodAutoscalerClient {
+            pub fn horizontal_pod_autoscalers(&self, namespace: &str) -> HorizontalPodAutoscalerClient {
                 crate::gentype::namespaced(self.client.clone(), namespace)
             }
         }
@@ -485,10 +473,7 @@ pub mod policy {
             }
             /// `poddisruptionbudgets` in `namespace` (`""`: all namespaces).
             #[inline]
-            pub fn pod_disruption_budgets(
-                &self,
-                namespace: &str,
-            ) -> PodDisruptionBudgetClient {
+            pub fn pod_disruption_budgets(&self, namespace: &str) -> PodDisruptionBudgetClient {
                 crate::gentype::namespaced(self.client.clone(), namespace)
             }
         }
@@ -584,10 +569,7 @@ pub mod storage_k8s_io {
             }
             /// `csistoragecapacities` in `namespace` (`""`: all namespaces).
             #[inline]
-            pub fn csi_storage_capacities(
-                &self,
-                namespace: &str,
-            ) -> CSIStorageCapacityClient {
+            pub fn csi_storage_capacities(&self, namespace: &str) -> CSIStorageCapacityClient {
                 crate::gentype::namespaced(self.client.clone(), namespace)
             }
             /// `storageclasses` (cluster-scoped).

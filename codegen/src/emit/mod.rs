@@ -12,8 +12,9 @@
 //! Emitters read only the model and their options, and import no other emitter except the
 //! leaves `resource` and `deepcopy` (which `types` uses); what they share (options, crate
 //! paths, identifiers, formatting, the [`Error`] type) is in a common module. Every file is
-//! built with `quote!`, formatted with prettyplease and gets a `DO NOT EDIT` header. The
-//! output is a pure function of the model: the same model gives the same bytes.
+//! built with `quote!`, laid out by one small deterministic printer (no second parse) and
+//! gets a `DO NOT EDIT` header. The output is a pure function of the model: the same
+//! model gives the same bytes.
 //!
 //! ```
 //! use kubegen_codegen::{emit, frontend::{Source, crd}, model::Model};
@@ -37,6 +38,7 @@ mod common;
 pub mod crd;
 pub mod deepcopy;
 mod docs;
+mod printer;
 pub mod resource;
 pub mod types;
 

@@ -46,7 +46,7 @@ pub mod controller;
 pub mod demo;
 pub mod failover;
 // Written by `kubegen generate --rust src/apis` (hack/update-codegen.sh); never edited, so
-// rustfmt leaves prettyplease's layout alone and verify-codegen.sh can diff it.
+// rustfmt leaves the generator's layout alone and verify-codegen.sh can diff it.
 #[rustfmt::skip]
 pub mod generated;
 // Apply configurations (`FooApply`), written by `kubegen generate --apply-out`.

@@ -14,9 +14,7 @@ impl Clientset {
     }
     /// The client of `samplecontroller.k8s.io/v1alpha1`.
     #[inline]
-    pub fn samplecontroller_v1alpha1(
-        &self,
-    ) -> samplecontroller_k8s_io::v1alpha1::Client {
+    pub fn samplecontroller_v1alpha1(&self) -> samplecontroller_k8s_io::v1alpha1::Client {
         samplecontroller_k8s_io::v1alpha1::Client::new(self.client.clone())
     }
 }

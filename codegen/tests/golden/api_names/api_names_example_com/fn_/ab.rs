@@ -80,9 +80,7 @@ const _: () = {
     impl ::core::clone::Clone for AbSpec {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                self_: ::core::clone::Clone::clone(&self.self_),
-            }
+            Self { self_: ::core::clone::Clone::clone(&self.self_) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {

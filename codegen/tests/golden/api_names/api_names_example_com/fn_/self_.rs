@@ -81,9 +81,7 @@ const _: () = {
     impl ::core::clone::Clone for SelfSpec {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                type_: ::core::clone::Clone::clone(&self.type_),
-            }
+            Self { type_: ::core::clone::Clone::clone(&self.type_) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {

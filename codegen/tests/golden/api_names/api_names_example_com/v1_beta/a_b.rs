@@ -81,9 +81,7 @@ const _: () = {
     impl ::core::clone::Clone for ABSpec {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                super_: ::core::clone::Clone::clone(&self.super_),
-            }
+            Self { super_: ::core::clone::Clone::clone(&self.super_) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {

@@ -159,9 +159,7 @@ const _: () = {
     impl ::core::clone::Clone for WidgetSpecOption {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                value: ::core::clone::Clone::clone(&self.value),
-            }
+            Self { value: ::core::clone::Clone::clone(&self.value) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {
@@ -179,7 +177,7 @@ const _: () = {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum WidgetSpecPhase {
     /// `Ready`
@@ -214,9 +212,7 @@ const _: () = {
     impl ::core::clone::Clone for WidgetSpecSpec {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                spec: ::core::clone::Clone::clone(&self.spec),
-            }
+            Self { spec: ::core::clone::Clone::clone(&self.spec) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {
@@ -234,9 +230,7 @@ const _: () = {
     impl ::core::clone::Clone for WidgetSpecSpecSpec {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                x: ::core::clone::Clone::clone(&self.x),
-            }
+            Self { x: ::core::clone::Clone::clone(&self.x) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {

@@ -79,25 +79,25 @@ pub struct ThingSpec {
     #[serde(
         default,
         deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
     )]
     pub maybe_count: Option<Option<i64>>,
     #[serde(
         default,
         deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
     )]
     pub maybe_object: Option<Option<ThingSpecMaybeObject>>,
     #[serde(
         default,
         deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
     )]
     pub maybe_ratio: Option<Option<::serde_json::Number>>,
     #[serde(
         default,
         deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
     )]
     pub maybe_string: Option<Option<String>>,
     pub must_exist: Option<String>,
@@ -126,15 +126,9 @@ const _: () = {
         fn clone_from(&mut self, source: &Self) {
             ::core::clone::Clone::clone_from(&mut self.items, &source.items);
             ::core::clone::Clone::clone_from(&mut self.maybe_count, &source.maybe_count);
-            ::core::clone::Clone::clone_from(
-                &mut self.maybe_object,
-                &source.maybe_object,
-            );
+            ::core::clone::Clone::clone_from(&mut self.maybe_object, &source.maybe_object);
             ::core::clone::Clone::clone_from(&mut self.maybe_ratio, &source.maybe_ratio);
-            ::core::clone::Clone::clone_from(
-                &mut self.maybe_string,
-                &source.maybe_string,
-            );
+            ::core::clone::Clone::clone_from(&mut self.maybe_string, &source.maybe_string);
             ::core::clone::Clone::clone_from(&mut self.must_exist, &source.must_exist);
             ::core::clone::Clone::clone_from(&mut self.plain, &source.plain);
             ::core::clone::Clone::clone_from(&mut self.values, &source.values);
@@ -151,9 +145,7 @@ const _: () = {
     impl ::core::clone::Clone for ThingSpecMaybeObject {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                a: ::core::clone::Clone::clone(&self.a),
-            }
+            Self { a: ::core::clone::Clone::clone(&self.a) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {
@@ -163,9 +155,10 @@ const _: () = {
 };
 /// Deserializes a present value (even `null`) as `Some`, so explicit `null`s
 /// survive a round trip; absent fields stay `None` through `#[serde(default)]`.
-fn deserialize_some<'de, D, T>(
-    deserializer: D,
-) -> ::std::result::Result<Option<T>, D::Error>
+fn deserialize_some<'de, D, T>(deserializer: D) -> ::std::result::Result<
+    Option<T>,
+    D::Error,
+>
 where
     D: ::serde::Deserializer<'de>,
     T: ::serde::Deserialize<'de>,

@@ -10,9 +10,7 @@ const _: () = {
     impl ::core::clone::Clone for ObjectReference {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                name: ::core::clone::Clone::clone(&self.name),
-            }
+            Self { name: ::core::clone::Clone::clone(&self.name) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {

@@ -81,9 +81,7 @@ const _: () = {
     impl ::core::clone::Clone for PodSpec {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                node_name: ::core::clone::Clone::clone(&self.node_name),
-            }
+            Self { node_name: ::core::clone::Clone::clone(&self.node_name) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {

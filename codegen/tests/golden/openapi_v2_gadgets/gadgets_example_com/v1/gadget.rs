@@ -118,10 +118,7 @@ const _: () = {
             ::core::clone::Clone::clone_from(&mut self.owner, &source.owner);
             ::core::clone::Clone::clone_from(&mut self.raw, &source.raw);
             ::core::clone::Clone::clone_from(&mut self.type_, &source.type_);
-            ::core::clone::Clone::clone_from(
-                &mut self.x_kube_field,
-                &source.x_kube_field,
-            );
+            ::core::clone::Clone::clone_from(&mut self.x_kube_field, &source.x_kube_field);
         }
     }
 };
@@ -135,9 +132,7 @@ const _: () = {
     impl ::core::clone::Clone for GadgetStatus {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                phase: ::core::clone::Clone::clone(&self.phase),
-            }
+            Self { phase: ::core::clone::Clone::clone(&self.phase) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {
@@ -155,7 +150,7 @@ const _: () = {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum GadgetStatusPhase {
     /// `Pending`

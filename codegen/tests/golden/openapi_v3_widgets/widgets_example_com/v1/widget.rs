@@ -94,13 +94,13 @@ pub struct WidgetSpec {
     #[serde(
         default,
         deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
     )]
     pub config: Option<::serde_json::Value>,
     #[serde(
         default,
         deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
     )]
     pub embedded: Option<::serde_json::Value>,
     /// How fast.
@@ -127,9 +127,7 @@ pub struct WidgetSpec {
         >,
     >,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selector: Option<
-        ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-    >,
+    pub selector: Option<::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<i64>,
     /// Defaults to `{}` (set by the API server).
@@ -185,7 +183,7 @@ const _: () = {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum WidgetSpecMode {
     /// `Fast`
@@ -258,9 +256,10 @@ const _: () = {
 };
 /// Deserializes a present value (even `null`) as `Some`, so explicit `null`s
 /// survive a round trip; absent fields stay `None` through `#[serde(default)]`.
-fn deserialize_some<'de, D, T>(
-    deserializer: D,
-) -> ::std::result::Result<Option<T>, D::Error>
+fn deserialize_some<'de, D, T>(deserializer: D) -> ::std::result::Result<
+    Option<T>,
+    D::Error,
+>
 where
     D: ::serde::Deserializer<'de>,
     T: ::serde::Deserialize<'de>,

@@ -13,9 +13,7 @@ const _: () = {
     impl ::core::clone::Clone for WidgetOptions {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                dry_run: ::core::clone::Clone::clone(&self.dry_run),
-            }
+            Self { dry_run: ::core::clone::Clone::clone(&self.dry_run) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {

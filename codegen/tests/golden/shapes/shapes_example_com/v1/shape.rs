@@ -10,7 +10,7 @@ pub struct Shape {
     #[serde(
         default,
         deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
     )]
     pub status: Option<::serde_json::Value>,
 }
@@ -96,7 +96,7 @@ pub struct ShapeSpec {
     #[serde(
         default,
         deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
     )]
     pub config: Option<::serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,7 +106,7 @@ pub struct ShapeSpec {
     #[serde(
         default,
         deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
     )]
     pub embedded: Option<::serde_json::Value>,
     /// Validated by the API server:
@@ -146,7 +146,7 @@ pub struct ShapeSpec {
     #[serde(
         default,
         deserialize_with = "deserialize_some",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
     )]
     pub values: Option<::serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -281,9 +281,7 @@ const _: () = {
     impl ::core::clone::Clone for ShapeSpecEmbeddedTypedSpec {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                replicas: ::core::clone::Clone::clone(&self.replicas),
-            }
+            Self { replicas: ::core::clone::Clone::clone(&self.replicas) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {
@@ -324,9 +322,10 @@ const _: () = {
 };
 /// Deserializes a present value (even `null`) as `Some`, so explicit `null`s
 /// survive a round trip; absent fields stay `None` through `#[serde(default)]`.
-fn deserialize_some<'de, D, T>(
-    deserializer: D,
-) -> ::std::result::Result<Option<T>, D::Error>
+fn deserialize_some<'de, D, T>(deserializer: D) -> ::std::result::Result<
+    Option<T>,
+    D::Error,
+>
 where
     D: ::serde::Deserializer<'de>,
     T: ::serde::Deserialize<'de>,

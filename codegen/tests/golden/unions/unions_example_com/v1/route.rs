@@ -206,9 +206,9 @@ const _: () = {
         #[inline]
         fn clone(&self) -> Self {
             match self {
-                Self::String(field_0) => {
-                    Self::String(::core::clone::Clone::clone(field_0))
-                }
+                Self::String(field_0) => Self::String(
+                    ::core::clone::Clone::clone(field_0),
+                ),
                 Self::Array(field_0) => Self::Array(::core::clone::Clone::clone(field_0)),
             }
         }
@@ -218,13 +218,11 @@ const _: () = {
             match (self, source) {
                 (Self::String(dst_0), Self::String(src_0)) => {
                     ::core::clone::Clone::clone_from(dst_0, src_0);
-                }
-                (Self::Array(dst_0), Self::Array(src_0)) => {
+                }(Self::Array(dst_0), Self::Array(src_0)) => {
                     ::core::clone::Clone::clone_from(dst_0, src_0);
-                }
-                (destination, source) => {
-                    *destination = ::core::clone::Clone::clone(source);
-                }
+                }(destination, source) => *destination = ::core::clone::Clone::clone(
+                    source,
+                ),
             }
         }
     }

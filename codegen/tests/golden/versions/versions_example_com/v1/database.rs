@@ -83,9 +83,7 @@ const _: () = {
     impl ::core::clone::Clone for DatabaseSpec {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                replicas: ::core::clone::Clone::clone(&self.replicas),
-            }
+            Self { replicas: ::core::clone::Clone::clone(&self.replicas) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {
@@ -103,9 +101,7 @@ const _: () = {
     impl ::core::clone::Clone for DatabaseStatus {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                replicas: ::core::clone::Clone::clone(&self.replicas),
-            }
+            Self { replicas: ::core::clone::Clone::clone(&self.replicas) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {

@@ -80,9 +80,7 @@ const _: () = {
     impl ::core::clone::Clone for DatabaseSpec {
         #[inline]
         fn clone(&self) -> Self {
-            Self {
-                size: ::core::clone::Clone::clone(&self.size),
-            }
+            Self { size: ::core::clone::Clone::clone(&self.size) }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {

@@ -86,9 +86,7 @@ pub struct WatcherSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ref_: Option<::k8s_openapi::api::core::v1::ObjectReference>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub selector: Option<
-        ::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
-    >,
+    pub selector: Option<::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
 }
 const _: () = {
     #[automatically_derived]

@@ -1,0 +1,781 @@
+//! A small deterministic printer for the token streams the emitters build.
+//!
+//! It replaces "parse the tokens into a `syn::File`, then prettyplease it": that second
+//! parse and the general layout engine cost most of the generator's time. The printer
+//! walks the tokens once and lays them out by a few fixed rules that fit what kubegen
+//! emits (items, attributes, structs, enums, impls, functions with simple bodies):
+//!
+//! - a non-empty `{ ... }` group is a block: its contents go on their own lines, one
+//!   level deeper; `;` and `,` (outside `<...>`) end a line inside a block, and so does an
+//!   outer attribute;
+//! - `where` goes on its own line with one predicate per line, as rustfmt puts it;
+//! - `(...)`, `[...]` and `<...>` stay on the line unless it would pass [`MAX_WIDTH`]
+//!   columns; then the outermost such list gets one element per line;
+//! - `#[doc = "..."]` becomes a `///` comment (`#![doc]` a `//!` one);
+//! - spaces between tokens follow rustfmt's habits (`a: T`, `&self`, `Vec<T>`,
+//!   `f(x)?;`, `x => y`).
+//!
+//! Only the tokens' order decides the output, so the same tokens always give the same
+//! bytes. Re-reading the output gives the same tokens back (in debug builds
+//! [`file`](super::common::file) checks that on every file).
+
+use std::fmt::Write as _;
+
+use proc_macro2::{Delimiter, Ident, Literal, Spacing, TokenStream, TokenTree};
+
+/// The column past which a parenthesized or bracketed list is laid out one element a line
+/// (below rustfmt's 100, leaving room for what closes the line: `)]`, `)?;`).
+const MAX_WIDTH: usize = 90;
+
+/// One indentation level.
+const INDENT: &str = "    ";
+
+/// Operators printed as one token (the longest match wins). `<` and `>` are never joined:
+/// they are angle brackets in what kubegen emits.
+const OPERATORS: [&str; 13] = [
+    "..=", "::", "->", "=>", "==", "!=", "&&", "||", "..", "+=", "-=", "|=", "&=",
+];
+
+/// A token as the printer sees it: joined operators, lifetimes as one token.
+enum Tok {
+    Ident(Ident),
+    Literal(Literal),
+    Lifetime(Ident),
+    Op(&'static str),
+    Group(Delimiter, Vec<Tok>),
+}
+
+impl Tok {
+    fn is_op(&self, op: &str) -> bool {
+        matches!(self, Tok::Op(o) if *o == op)
+    }
+
+    fn is_ident(&self, name: &str) -> bool {
+        matches!(self, Tok::Ident(i) if i == name)
+    }
+}
+
+/// Prints `tokens` as Rust source: one item after another, ending with a newline.
+pub(crate) fn print(tokens: TokenStream) -> String {
+    let toks = lex(tokens);
+    let mut printer = Printer::default();
+    printer.seq(&toks, true);
+    printer.newline();
+    printer.out
+}
+
+/// Splits a stream into [`Tok`]s, moving its tokens (no copies); invisible groups are
+/// flattened.
+fn lex(tokens: TokenStream) -> Vec<Tok> {
+    let mut out = Vec::new();
+    lex_into(tokens, &mut out);
+    out
+}
+
+fn lex_into(tokens: TokenStream, out: &mut Vec<Tok>) {
+    let mut trees = tokens.into_iter().peekable();
+    // Puncts joined to the one before (at most three, the longest operator).
+    let mut run = ['\0'; 3];
+    while let Some(tree) = trees.next() {
+        match tree {
+            TokenTree::Group(group) => {
+                let delimiter = group.delimiter();
+                // Dropping the group first leaves its stream unshared, so it is moved.
+                let stream = group.stream();
+                drop(group);
+                if delimiter == Delimiter::None {
+                    lex_into(stream, out);
+                } else {
+                    out.push(Tok::Group(delimiter, lex(stream)));
+                }
+            }
+            TokenTree::Ident(ident) => out.push(Tok::Ident(ident)),
+            TokenTree::Literal(literal) => out.push(Tok::Literal(literal)),
+            TokenTree::Punct(punct) => {
+                let mut len = 1;
+                run[0] = punct.as_char();
+                let mut joint = punct.spacing() == Spacing::Joint;
+                while joint && len < run.len() {
+                    let Some(TokenTree::Punct(next)) =
+                        trees.next_if(|t| matches!(t, TokenTree::Punct(_)))
+                    else {
+                        break;
+                    };
+                    run[len] = next.as_char();
+                    len += 1;
+                    joint = next.spacing() == Spacing::Joint;
+                }
+                let mut at = 0;
+                while at < len {
+                    if run[at] == '\'' {
+                        if let Some(TokenTree::Ident(name)) =
+                            trees.next_if(|t| matches!(t, TokenTree::Ident(_)))
+                        {
+                            out.push(Tok::Lifetime(name));
+                            at += 1;
+                            continue;
+                        }
+                    }
+                    let (op, used) = operator(&run[at..len]);
+                    out.push(Tok::Op(op));
+                    at += used;
+                }
+            }
+        }
+    }
+}
+
+/// The operator at the start of `run`: one of [`OPERATORS`] if `run` starts with it, else
+/// the first character; and how many characters it takes.
+fn operator(run: &[char]) -> (&'static str, usize) {
+    for op in OPERATORS {
+        let n = op.len();
+        if n <= run.len() && op.chars().zip(&run[..n]).all(|(a, b)| a == *b) {
+            return (op, n);
+        }
+    }
+    (single(run[0]), 1)
+}
+
+/// A one-character operator as a `'static` string.
+fn single(c: char) -> &'static str {
+    const PUNCTS: &str = "~!@#$%^&*-=+|;:,<.>/?'";
+    PUNCTS
+        .find(c)
+        .map_or("?", |at| &PUNCTS[at..at + c.len_utf8()])
+}
+
+/// Keywords that are followed by a space before `(`, `[`, `::`, `!` and `<`-less
+/// positions; `self`, `Self`, `super` and `crate` act as names.
+fn is_keyword(ident: &Ident) -> bool {
+    const KEYWORDS: [&str; 34] = [
+        "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern",
+        "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
+        "ref", "return", "static", "struct", "trait", "type", "unsafe", "use", "where", "while",
+        "yield", "box",
+    ];
+    KEYWORDS.iter().any(|k| ident == k)
+}
+
+/// Operators after which no space follows (prefix operators and path separators).
+fn is_prefix(op: &str) -> bool {
+    matches!(
+        op,
+        "::" | "." | "#" | "!" | "&" | "*" | "-" | ".." | "<" | "'"
+    )
+}
+
+/// Whether a space separates `prev` and `next` on one line.
+fn space(prev: &Tok, next: &Tok) -> bool {
+    use Tok::{Group, Ident, Op};
+    if let Op(op) = prev {
+        if is_prefix(op) {
+            return false;
+        }
+    }
+    match next {
+        Op("," | ";" | "." | "?" | ":" | ">") => false,
+        // `name!` is a macro call; `if !x` a negation.
+        Op("!") => !matches!(prev, Ident(i) if !is_keyword(i)),
+        Op("::") => match prev {
+            Ident(i) => is_keyword(i),
+            Op(op) => *op != ">",
+            _ => false,
+        },
+        Op("<") => matches!(prev, Op(_)),
+        Group(Delimiter::Parenthesis | Delimiter::Bracket, _) => match prev {
+            Ident(i) => is_keyword(i) && *i != "pub",
+            Op(">") => false,
+            Op(_) => true,
+            _ => false,
+        },
+        _ => true,
+    }
+}
+
+/// The printer's output and position.
+#[derive(Default)]
+struct Printer {
+    out: String,
+    indent: usize,
+    /// Nothing written on the current line yet (indentation included).
+    line_start: bool,
+    /// Measuring a list on one line: nested lists do not break.
+    trial: bool,
+}
+
+impl Printer {
+    /// Ends the current line, if anything is on it.
+    fn newline(&mut self) {
+        if !self.line_start && !self.out.is_empty() {
+            self.out.push('\n');
+        }
+        self.line_start = true;
+    }
+
+    /// Starts writing a token: indentation at a line's start, else a space if wanted.
+    fn lead(&mut self, prev: Option<&Tok>, tok: &Tok) {
+        if self.line_start {
+            for _ in 0..self.indent {
+                self.out.push_str(INDENT);
+            }
+            self.line_start = false;
+        } else if prev.is_some_and(|prev| space(prev, tok)) {
+            self.out.push(' ');
+        }
+    }
+
+    /// Columns used on the current line.
+    fn column(&self) -> usize {
+        self.out.len() - self.out.rfind('\n').map_or(0, |at| at + 1)
+    }
+
+    /// Prints a sequence of tokens; in a block (`block`) statements, fields and attributes
+    /// end lines.
+    fn seq(&mut self, toks: &[Tok], block: bool) {
+        // Stand for "no space next" after a closure's opening `|`, and "a space next"
+        // after the `>` that closes `impl<...>`.
+        let glued = Tok::Op("<");
+        let spaced = Tok::Op("=");
+        // A comma ended a line of this block (fields, arms): the last one gets one too.
+        let mut listed = false;
+        let mut prev: Option<&Tok> = None;
+        let mut in_where = false;
+        // A keyword that takes a block (`fn`, `impl`, `match`, ...) since the statement
+        // began: the next `{` is that block, not a struct literal.
+        let mut opener = false;
+        let mut closure_open = false;
+        let mut i = 0;
+        while i < toks.len() {
+            let tok = &toks[i];
+            // Attributes: `#[...]` and `#![...]`.
+            if tok.is_op("#") {
+                let inner = toks.get(i + 1).is_some_and(|t| t.is_op("!"));
+                let at = i + 1 + usize::from(inner);
+                if let Some(Tok::Group(Delimiter::Bracket, contents)) = toks.get(at) {
+                    self.lead(prev, tok);
+                    self.attribute(inner, contents);
+                    i = at + 1;
+                    if block {
+                        self.newline();
+                        prev = None;
+                    } else {
+                        prev = toks.get(at);
+                    }
+                    continue;
+                }
+            }
+            match tok {
+                Tok::Op(";") => {
+                    self.out.push(';');
+                    opener = false;
+                    if block {
+                        self.newline();
+                        prev = None;
+                        in_where = false;
+                        i += 1;
+                        continue;
+                    }
+                }
+                Tok::Op(",") => {
+                    self.out.push(',');
+                    opener = false;
+                    if block {
+                        self.newline();
+                        listed |= !in_where;
+                        prev = None;
+                        i += 1;
+                        continue;
+                    }
+                }
+                Tok::Op("<") => {
+                    self.lead(prev, tok);
+                    match closing_angle(&toks[i..]) {
+                        Some(len) => {
+                            self.list('<', '>', &toks[i + 1..i + len]);
+                            let after_impl = prev.is_some_and(|p| p.is_ident("impl"));
+                            // `impl<T> Trait`: a space before whatever follows.
+                            prev = Some(if after_impl { &spaced } else { &toks[i + len] });
+                            i += len + 1;
+                            continue;
+                        }
+                        None => self.out.push('<'),
+                    }
+                }
+                Tok::Op("|") if !closure_open && prev.is_none_or(opens_expression) => {
+                    self.lead(prev, tok);
+                    self.out.push('|');
+                    closure_open = true;
+                    // Nothing between the opening `|` and the first parameter.
+                    prev = Some(&glued);
+                    i += 1;
+                    continue;
+                }
+                Tok::Op("|") if closure_open => {
+                    self.out.push('|');
+                    closure_open = false;
+                }
+                Tok::Ident(ident) if block && *ident == "where" => {
+                    self.newline();
+                    self.lead(None, tok);
+                    self.out.push_str("where");
+                    self.newline();
+                    self.indent += 1;
+                    in_where = true;
+                    prev = None;
+                    i += 1;
+                    continue;
+                }
+                Tok::Group(Delimiter::Brace, contents) => {
+                    if in_where {
+                        if !self.line_start && !self.out.ends_with(',') {
+                            self.out.push(',');
+                        }
+                        self.newline();
+                        self.indent -= 1;
+                        in_where = false;
+                        prev = None;
+                    }
+                    self.lead(prev, tok);
+                    let layout = if prev.is_some_and(|p| p.is_op("::")) {
+                        Braces::Path
+                    } else if !opener && prev.is_some_and(names_type) {
+                        Braces::Literal
+                    } else {
+                        Braces::Block
+                    };
+                    let multiline = self.brace(contents, layout);
+                    opener = false;
+                    let next = toks.get(i + 1);
+                    let continues = next.is_some_and(|n| {
+                        n.is_ident("else")
+                            || matches!(n, Tok::Op(";" | "," | "." | "?") | Tok::Group(..))
+                    });
+                    if multiline && block && !continues {
+                        self.newline();
+                        prev = None;
+                        i += 1;
+                        continue;
+                    }
+                }
+                Tok::Group(delimiter, contents) => {
+                    self.lead(prev, tok);
+                    match delimiter {
+                        Delimiter::Bracket => self.list('[', ']', contents),
+                        _ => self.list('(', ')', contents),
+                    }
+                }
+                Tok::Ident(ident) => {
+                    self.lead(prev, tok);
+                    opener |= takes_block(ident);
+                    let _ = write!(self.out, "{ident}");
+                }
+                Tok::Literal(literal) => {
+                    self.lead(prev, tok);
+                    let _ = write!(self.out, "{literal}");
+                }
+                Tok::Lifetime(name) => {
+                    self.lead(prev, tok);
+                    let _ = write!(self.out, "'{name}");
+                }
+                Tok::Op(op) => {
+                    self.lead(prev, tok);
+                    self.out.push_str(op);
+                    if *op == "=>" {
+                        opener = false;
+                    }
+                }
+            }
+            prev = Some(tok);
+            i += 1;
+        }
+        let ends_list = !matches!(
+            toks.last(),
+            Some(Tok::Op("," | ";") | Tok::Group(Delimiter::Brace, _))
+        );
+        if block && listed && ends_list {
+            self.out.push(',');
+        }
+    }
+
+    /// `#[...]` or `#![...]`; a doc attribute with a one-line string becomes a comment.
+    fn attribute(&mut self, inner: bool, contents: &[Tok]) {
+        if let [Tok::Ident(name), Tok::Op("="), Tok::Literal(literal)] = contents {
+            if *name == "doc" {
+                if let Some(text) = doc_text(literal) {
+                    self.out.push_str(if inner { "//!" } else { "///" });
+                    self.out.push_str(&text);
+                    // A comment runs to the end of the line.
+                    self.newline();
+                    return;
+                }
+            }
+        }
+        self.out.push_str(if inner { "#![" } else { "#[" });
+        self.seq(contents, false);
+        self.out.push(']');
+    }
+
+    /// A `{ ... }` group: `{}` when empty, else laid out as `layout` says. Returns
+    /// whether it took more than one line.
+    fn brace(&mut self, contents: &[Tok], layout: Braces) -> bool {
+        if contents.is_empty() {
+            self.out.push_str("{}");
+            return false;
+        }
+        match layout {
+            Braces::Path => {
+                self.out.push('{');
+                self.seq(contents, false);
+                self.out.push('}');
+                return false;
+            }
+            Braces::Literal => {
+                let start = self.out.len();
+                let fields = match contents.split_last() {
+                    Some((last, fields)) if last.is_op(",") => fields,
+                    _ => contents,
+                };
+                self.out.push_str("{ ");
+                self.seq(fields, false);
+                self.out.push_str(" }");
+                if !self.out[start..].contains('\n') && self.column() <= MAX_WIDTH {
+                    return false;
+                }
+                self.out.truncate(start);
+            }
+            Braces::Block => {}
+        }
+        self.out.push('{');
+        self.newline();
+        self.indent += 1;
+        self.seq(contents, true);
+        self.newline();
+        self.indent -= 1;
+        self.lead(None, &Tok::Op("}"));
+        self.out.push('}');
+        true
+    }
+
+    /// A `(...)`, `[...]` or `<...>` list: on the line if the line stays within
+    /// [`MAX_WIDTH`], else one element a line (each with a comma), its own elements laid out
+    /// the same way.
+    fn list(&mut self, open: char, close: char, contents: &[Tok]) {
+        let start = self.out.len();
+        let trial = std::mem::replace(&mut self.trial, true);
+        self.out.push(open);
+        self.seq(contents, false);
+        self.out.push(close);
+        self.trial = trial;
+        if trial
+            || contents.is_empty()
+            || self.out[start..].contains('\n')
+            || self.column() <= MAX_WIDTH
+        {
+            return;
+        }
+        self.out.truncate(start);
+        self.out.push(open);
+        self.newline();
+        self.indent += 1;
+        for element in split_commas(contents) {
+            self.seq(element, false);
+            self.out.push(',');
+            self.newline();
+        }
+        self.indent -= 1;
+        self.lead(None, &Tok::Op(")"));
+        self.out.push(close);
+    }
+}
+
+/// The length of the `<...>` that `toks` starts with, up to its closing `>`; `None` when
+/// it does not close.
+fn closing_angle(toks: &[Tok]) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, tok) in toks.iter().enumerate() {
+        match tok {
+            Tok::Op("<") => depth += 1,
+            Tok::Op(">") => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            Tok::Op(";") | Tok::Group(Delimiter::Brace, _) => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// How a `{ ... }` group is laid out.
+#[derive(Clone, Copy)]
+enum Braces {
+    /// Statements, items, fields or arms, one a line.
+    Block,
+    /// A struct literal: on one line when it fits (`Self { client }`), else as a block.
+    Literal,
+    /// A group of paths in `use a::{b, c}`: on the line.
+    Path,
+}
+
+/// Keywords whose construct takes a block (so a `{` after them is not a struct literal).
+fn takes_block(ident: &Ident) -> bool {
+    const OPENERS: [&str; 14] = [
+        "fn", "impl", "struct", "enum", "union", "trait", "mod", "match", "if", "while", "for",
+        "loop", "else", "unsafe",
+    ];
+    OPENERS.iter().any(|k| ident == k)
+}
+
+/// Whether `prev` can end the path of a struct literal (`Self`, `Foo`, `Foo<T>`).
+fn names_type(prev: &Tok) -> bool {
+    match prev {
+        Tok::Ident(ident) => !is_keyword(ident),
+        Tok::Op(op) => *op == ">",
+        _ => false,
+    }
+}
+
+/// Whether a `|` after `prev` opens a closure's parameters (an expression starts there).
+fn opens_expression(prev: &Tok) -> bool {
+    match prev {
+        Tok::Op(op) => !matches!(*op, ")" | "]" | ">"),
+        Tok::Ident(ident) => is_keyword(ident),
+        _ => false,
+    }
+}
+
+/// The elements of a comma-separated list (commas inside `<...>` do not split; a trailing
+/// comma gives no empty element).
+fn split_commas(toks: &[Tok]) -> Vec<&[Tok]> {
+    let mut elements = Vec::new();
+    let mut angle = 0usize;
+    let mut start = 0;
+    for (i, tok) in toks.iter().enumerate() {
+        match tok {
+            Tok::Op("<") => angle += 1,
+            Tok::Op(">") => angle = angle.saturating_sub(1),
+            Tok::Op(",") if angle == 0 => {
+                elements.push(&toks[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < toks.len() {
+        elements.push(&toks[start..]);
+    }
+    elements
+}
+
+/// The text of a doc string when a line comment can carry it exactly: one line, not
+/// starting with `/` or `!` (which would make another kind of comment).
+fn doc_text(literal: &Literal) -> Option<String> {
+    let syn::Lit::Str(text) = syn::Lit::new(literal.clone()) else {
+        return None;
+    };
+    let text = text.value();
+    let plain = !text.contains(['\n', '\r']) && !text.starts_with(['/', '!']);
+    plain.then_some(text)
+}
+
+/// Checks that `printed` is a Rust file holding `tokens`, up to the trailing commas the
+/// printer adds (before a closing delimiter or `>`, or ending a `where` clause).
+#[cfg(debug_assertions)]
+pub(crate) fn reads_back(tokens: TokenStream, printed: &str) -> Result<(), String> {
+    let reread: TokenStream = printed
+        .parse()
+        .map_err(|e| format!("printed file does not lex: {e:?}"))?;
+    syn::parse2::<syn::File>(reread.clone())
+        .map_err(|e| format!("printed file does not parse: {e}"))?;
+    let (mut expected, mut actual) = (Vec::new(), Vec::new());
+    flatten(tokens, &mut expected);
+    flatten(reread, &mut actual);
+    let (expected, actual) = (
+        without_trailing_commas(expected),
+        without_trailing_commas(actual),
+    );
+    match expected.iter().zip(&actual).position(|(a, b)| a != b) {
+        None if expected.len() == actual.len() => Ok(()),
+        at => {
+            let at = at.unwrap_or(expected.len().min(actual.len()));
+            let around = |v: &[String]| v[at.saturating_sub(8)..(at + 8).min(v.len())].join(" ");
+            Err(format!(
+                "printed file reads back as different tokens: expected `{}`, read `{}`",
+                around(&expected),
+                around(&actual)
+            ))
+        }
+    }
+}
+
+/// Tokens as comparable strings: delimiters as `(`/`)` marks, strings by value.
+#[cfg(debug_assertions)]
+fn flatten(tokens: TokenStream, out: &mut Vec<String>) {
+    for tree in tokens {
+        match tree {
+            TokenTree::Group(group) => {
+                let (open, close) = match group.delimiter() {
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::Brace => ("{", "}"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::None => ("", ""),
+                };
+                if !open.is_empty() {
+                    out.push(open.to_owned());
+                }
+                flatten(group.stream(), out);
+                if !close.is_empty() {
+                    out.push(close.to_owned());
+                }
+            }
+            TokenTree::Ident(ident) => out.push(ident.to_string()),
+            TokenTree::Punct(punct) => out.push(punct.as_char().to_string()),
+            TokenTree::Literal(literal) => out.push(match syn::Lit::new(literal) {
+                syn::Lit::Str(text) => format!("{:?}", text.value()),
+                other => quote::ToTokens::to_token_stream(&other).to_string(),
+            }),
+        }
+    }
+}
+
+#[cfg(debug_assertions)]
+fn without_trailing_commas(tokens: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(tokens.len());
+    for (i, token) in tokens.iter().enumerate() {
+        let next = tokens.get(i + 1).map(String::as_str);
+        if token == "," && matches!(next, Some(")" | "]" | "}" | "{" | ">")) {
+            continue;
+        }
+        out.push(token.clone());
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use quote::quote;
+
+    use super::print;
+
+    #[test]
+    fn lays_out_items() {
+        let doc = " A foo.";
+        let tokens = quote! {
+            #![doc = " Module."]
+            #[doc = #doc]
+            #[derive(Debug, Clone)]
+            pub struct Foo {
+                #[serde(default)]
+                pub a: Option<::std::collections::BTreeMap<String, i64>>,
+                pub b: &'static str,
+            }
+            const _: () = {
+                impl<'de> ::serde::Deserialize<'de> for Foo {
+                    fn deserialize<D>(d: D) -> ::core::result::Result<Self, D::Error>
+                    where
+                        D: ::serde::Deserializer<'de>
+                    {
+                        if let ::core::option::Option::Some(v) = &self.a {
+                            map.next_key::<Field>()?;
+                        } else {
+                            return *self;
+                        }
+                        match x {
+                            Field::A => Self { a: 1, b: |x: &Self| &x.b },
+                            _ => {}
+                        }
+                    }
+                }
+            };
+            pub use self::foo::*;
+        };
+        let expected = r#"//! Module.
+/// A foo.
+#[derive(Debug, Clone)]
+pub struct Foo {
+    #[serde(default)]
+    pub a: Option<::std::collections::BTreeMap<String, i64>>,
+    pub b: &'static str,
+}
+const _: () = {
+    impl<'de> ::serde::Deserialize<'de> for Foo {
+        fn deserialize<D>(d: D) -> ::core::result::Result<Self, D::Error>
+        where
+            D: ::serde::Deserializer<'de>,
+        {
+            if let ::core::option::Option::Some(v) = &self.a {
+                map.next_key::<Field>()?;
+            } else {
+                return *self;
+            }
+            match x {
+                Field::A => Self { a: 1, b: |x: &Self| &x.b },
+                _ => {}
+            }
+        }
+    }
+};
+pub use self::foo::*;
+"#;
+        assert_eq!(print(tokens.clone()), expected);
+        super::reads_back(tokens, expected).unwrap();
+    }
+
+    #[test]
+    fn breaks_long_lists() {
+        let tokens = quote! {
+            pub struct Foo {
+                #[serde(default, deserialize_with = "deserialize_some", skip_serializing_if = "Option::is_none")]
+                pub a: Option<i64>,
+            }
+        };
+        let expected = r#"pub struct Foo {
+    #[serde(
+        default,
+        deserialize_with = "deserialize_some",
+        skip_serializing_if = "Option::is_none",
+    )]
+    pub a: Option<i64>,
+}
+"#;
+        assert_eq!(print(tokens.clone()), expected);
+        super::reads_back(tokens, expected).unwrap();
+    }
+
+    #[test]
+    fn breaks_long_generics_outermost_first() {
+        let tokens = quote! {
+            pub type ConfigMapClient = crate::gentype::ResourceClient<crate::__private::k8s_openapi::api::core::v1::ConfigMap, crate::gentype::subresources::None>;
+        };
+        let expected = "pub type ConfigMapClient = crate::gentype::ResourceClient<
+    crate::__private::k8s_openapi::api::core::v1::ConfigMap,
+    crate::gentype::subresources::None,
+>;
+";
+        assert_eq!(print(tokens.clone()), expected);
+        super::reads_back(tokens, expected).unwrap();
+    }
+
+    #[test]
+    fn reads_back_detects_changes() {
+        let tokens = quote! { pub struct Foo(i32); };
+        assert!(super::reads_back(tokens.clone(), "pub struct Foo(i64);").is_err());
+        assert!(super::reads_back(tokens, "pub struct Foo(i32").is_err());
+    }
+
+    #[test]
+    fn keeps_odd_docs_as_attributes() {
+        let tokens = quote! {
+            #[doc = "/ slash"]
+            #[doc = "two\nlines"]
+            pub struct Foo;
+        };
+        let expected = "#[doc = \"/ slash\"]\n#[doc = \"two\\nlines\"]\npub struct Foo;\n";
+        assert_eq!(print(tokens.clone()), expected);
+        super::reads_back(tokens, expected).unwrap();
+    }
+}
