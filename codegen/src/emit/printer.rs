@@ -393,7 +393,13 @@ impl Printer {
             toks.last(),
             Some(Tok::Op("," | ";") | Tok::Group(Delimiter::Brace, _))
         );
-        if block && listed && ends_list {
+        // `..base` ends a struct literal and takes no comma after it.
+        let last_element = toks
+            .iter()
+            .rposition(|t| t.is_op(","))
+            .map_or(toks, |comma| &toks[comma + 1..]);
+        let base = last_element.first().is_some_and(|t| t.is_op(".."));
+        if block && listed && ends_list && !base {
             self.out.push(',');
         }
     }
@@ -723,6 +729,22 @@ pub use self::foo::*;
 "#;
         assert_eq!(print(tokens.clone()), expected);
         super::reads_back(tokens, expected).unwrap();
+    }
+
+    #[test]
+    fn a_struct_base_takes_no_trailing_comma() {
+        let tokens = quote! {
+            fn new() -> Self {
+                Self {
+                    kind: Some("Foo".to_owned()),
+                    metadata: Some(Meta { name: Some(name.into()), namespace: Some(namespace.into()), ..Default::default() }),
+                    ..Default::default()
+                }
+            }
+        };
+        let printed = print(tokens.clone());
+        assert!(printed.contains("        ..Default::default()\n    }"), "{printed}");
+        super::reads_back(tokens, &printed).expect("the printed file reads back");
     }
 
     #[test]

@@ -443,9 +443,11 @@ mod tests {
             subresources: Subresources::default(),
             printer_columns: Vec::new(),
             selectable_fields: Vec::new(),
+            validation: Default::default(),
             root: RootType::HandWritten(HandWritten {
                 path: path.into(),
                 def: def.clone(),
+                types: Vec::new(),
             }),
             module: "foo".into(),
             origin: Origin::default(),

@@ -7,7 +7,7 @@
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct ThingApply {
@@ -87,7 +87,7 @@ const _: () = {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct ThingSpecApply {
@@ -121,10 +121,7 @@ pub struct ThingSpecApply {
 impl ThingSpecApply {
     /// Appends `values` to `items` (an empty iterator sets it empty).
     #[inline]
-    pub fn with_items(
-        mut self,
-        values: impl IntoIterator<Item = Option<String>>,
-    ) -> Self {
+    pub fn with_items(mut self, values: impl IntoIterator<Item = Option<String>>) -> Self {
         self.items.get_or_insert_with(Vec::new).extend(values);
         self
     }
@@ -136,10 +133,7 @@ impl ThingSpecApply {
     }
     /// Sets `maybeObject`.
     #[inline]
-    pub fn with_maybe_object(
-        mut self,
-        value: impl Into<ThingSpecMaybeObjectApply>,
-    ) -> Self {
+    pub fn with_maybe_object(mut self, value: impl Into<ThingSpecMaybeObjectApply>) -> Self {
         self.maybe_object = Some(value.into());
         self
     }
@@ -172,13 +166,8 @@ impl ThingSpecApply {
     }
     /// Inserts `entries` into `values` (an empty iterator sets it empty).
     #[inline]
-    pub fn with_values(
-        mut self,
-        entries: impl IntoIterator<Item = (String, Option<i64>)>,
-    ) -> Self {
-        self.values
-            .get_or_insert_with(::std::collections::BTreeMap::new)
-            .extend(entries);
+    pub fn with_values(mut self, entries: impl IntoIterator<Item = (String, Option<i64>)>) -> Self {
+        self.values.get_or_insert_with(::std::collections::BTreeMap::new).extend(entries);
         self
     }
 }
@@ -189,7 +178,7 @@ impl ThingSpecApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct ThingSpecMaybeObjectApply {

@@ -7,7 +7,7 @@
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct ShapeApply {
@@ -109,7 +109,7 @@ const _: () = {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct ShapeSpecApply {
@@ -206,9 +206,9 @@ impl ShapeSpecApply {
             Item = (String, ::kubegen::__private::serde_json::Value),
         >,
     ) -> Self {
-        self.anything
-            .get_or_insert_with(::std::collections::BTreeMap::new)
-            .extend(entries);
+        self.anything.get_or_insert_with(::std::collections::BTreeMap::new).extend(
+            entries,
+        );
         self
     }
     /// Inserts `entries` into `bare` (an empty iterator sets it empty).
@@ -257,22 +257,14 @@ impl ShapeSpecApply {
     }
     /// Sets `embeddedTyped`.
     #[inline]
-    pub fn with_embedded_typed(
-        mut self,
-        value: impl Into<ShapeSpecEmbeddedTypedApply>,
-    ) -> Self {
+    pub fn with_embedded_typed(mut self, value: impl Into<ShapeSpecEmbeddedTypedApply>) -> Self {
         self.embedded_typed = Some(value.into());
         self
     }
     /// Inserts `entries` into `labels` (an empty iterator sets it empty).
     #[inline]
-    pub fn with_labels(
-        mut self,
-        entries: impl IntoIterator<Item = (String, String)>,
-    ) -> Self {
-        self.labels
-            .get_or_insert_with(::std::collections::BTreeMap::new)
-            .extend(entries);
+    pub fn with_labels(mut self, entries: impl IntoIterator<Item = (String, String)>) -> Self {
+        self.labels.get_or_insert_with(::std::collections::BTreeMap::new).extend(entries);
         self
     }
     /// Sets `level`.
@@ -327,9 +319,9 @@ impl ShapeSpecApply {
             ),
         >,
     ) -> Self {
-        self.resources
-            .get_or_insert_with(::std::collections::BTreeMap::new)
-            .extend(entries);
+        self.resources.get_or_insert_with(::std::collections::BTreeMap::new).extend(
+            entries,
+        );
         self
     }
     /// Sets `size`.
@@ -383,7 +375,7 @@ impl ShapeSpecApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct ShapeSpecAnnotatedApply {
@@ -409,7 +401,7 @@ impl ShapeSpecAnnotatedApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct ShapeSpecEmbeddedTypedApply {
@@ -449,17 +441,14 @@ impl ShapeSpecEmbeddedTypedApply {
             Item = (String, ::kubegen::__private::serde_json::Value),
         >,
     ) -> Self {
-        self.metadata
-            .get_or_insert_with(::std::collections::BTreeMap::new)
-            .extend(entries);
+        self.metadata.get_or_insert_with(::std::collections::BTreeMap::new).extend(
+            entries,
+        );
         self
     }
     /// Sets `spec`.
     #[inline]
-    pub fn with_spec(
-        mut self,
-        value: impl Into<ShapeSpecEmbeddedTypedSpecApply>,
-    ) -> Self {
+    pub fn with_spec(mut self, value: impl Into<ShapeSpecEmbeddedTypedSpecApply>) -> Self {
         self.spec = Some(value.into());
         self
     }
@@ -471,7 +460,7 @@ impl ShapeSpecEmbeddedTypedApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct ShapeSpecEmbeddedTypedSpecApply {
@@ -496,7 +485,7 @@ impl ShapeSpecEmbeddedTypedSpecApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct ShapeSpecTemplateApply {

@@ -7,7 +7,7 @@
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct RouteApply {
@@ -87,7 +87,7 @@ const _: () = {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct RouteSpecApply {
@@ -174,7 +174,7 @@ impl RouteSpecApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct RouteSpecAddressApply {
@@ -206,7 +206,7 @@ impl RouteSpecAddressApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct RouteSpecBackendApply {
@@ -247,7 +247,7 @@ impl RouteSpecBackendApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct RouteSpecMergedApply {

@@ -7,7 +7,7 @@
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct DatabaseApply {
@@ -106,7 +106,7 @@ const _: () = {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct DatabaseSpecApply {
@@ -129,7 +129,7 @@ impl DatabaseSpecApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct DatabaseStatusApply {

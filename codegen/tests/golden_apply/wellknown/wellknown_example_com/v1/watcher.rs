@@ -7,7 +7,7 @@
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct WatcherApply {
@@ -96,7 +96,7 @@ const _: () = {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct WatcherSpecApply {
@@ -115,10 +115,7 @@ pub struct WatcherSpecApply {
 impl WatcherSpecApply {
     /// Sets `partialRef`.
     #[inline]
-    pub fn with_partial_ref(
-        mut self,
-        value: impl Into<WatcherSpecPartialRefApply>,
-    ) -> Self {
+    pub fn with_partial_ref(mut self, value: impl Into<WatcherSpecPartialRefApply>) -> Self {
         self.partial_ref = Some(value.into());
         self
     }
@@ -154,7 +151,7 @@ impl WatcherSpecApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct WatcherSpecPartialRefApply {
@@ -186,7 +183,7 @@ impl WatcherSpecPartialRefApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct WatcherStatusApply {
@@ -198,11 +195,7 @@ pub struct WatcherStatusApply {
         >,
     >,
     /// Not a metav1.Condition: message is optional.
-    #[serde(
-        rename = "looseConditions",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "looseConditions", default, skip_serializing_if = "Option::is_none")]
     pub loose_conditions: Option<Vec<WatcherStatusLooseConditionsApply>>,
 }
 impl WatcherStatusApply {
@@ -234,7 +227,7 @@ impl WatcherStatusApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct WatcherStatusLooseConditionsApply {
@@ -242,7 +235,7 @@ pub struct WatcherStatusLooseConditionsApply {
     #[serde(
         rename = "lastTransitionTime",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
     )]
     pub last_transition_time: Option<
         ::kubegen::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,

@@ -9,7 +9,7 @@
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct IcecreamApply {
@@ -44,10 +44,7 @@ impl IcecreamApply {
     }
     /// Sets `spec`.
     #[inline]
-    pub fn with_spec(
-        mut self,
-        value: impl Into<crate::apis::icecream::v1::IcecreamSpec>,
-    ) -> Self {
+    pub fn with_spec(mut self, value: impl Into<crate::apis::icecream::v1::IcecreamSpec>) -> Self {
         self.spec = Some(value.into());
         self
     }
@@ -80,10 +77,10 @@ impl IcecreamApply {
     /// `metadata.managedFields`), with `apiVersion`, `kind`, name and namespace:
     /// client-go's `Extract<Kind>`. Fails when the manager never applied this object.
     #[inline]
-    pub fn extract(
-        object: &crate::apis::icecream::v1::Icecream,
-        field_manager: &str,
-    ) -> Result<Self, ::kubegen::runtime::apply::ExtractError> {
+    pub fn extract(object: &crate::apis::icecream::v1::Icecream, field_manager: &str) -> Result<
+        Self,
+        ::kubegen::runtime::apply::ExtractError,
+    > {
         ::kubegen::runtime::apply::extract(object, field_manager, "")
     }
     /// The status fields `field_manager` owns in `object` (its `Apply` entry of

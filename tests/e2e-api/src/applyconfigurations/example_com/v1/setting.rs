@@ -9,7 +9,7 @@
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct SettingApply {
@@ -41,10 +41,7 @@ impl SettingApply {
     }
     /// Inserts `entries` into `data` (an empty iterator sets it empty).
     #[inline]
-    pub fn with_data(
-        mut self,
-        entries: impl IntoIterator<Item = (String, String)>,
-    ) -> Self {
+    pub fn with_data(mut self, entries: impl IntoIterator<Item = (String, String)>) -> Self {
         self.data.get_or_insert_with(::std::collections::BTreeMap::new).extend(entries);
         self
     }
@@ -68,16 +65,15 @@ impl SettingApply {
     /// `metadata.managedFields`), with `apiVersion`, `kind`, name and namespace:
     /// client-go's `Extract<Kind>`. Fails when the manager never applied this object.
     #[inline]
-    pub fn extract(
-        object: &crate::apis::example::v1::Setting,
-        field_manager: &str,
-    ) -> Result<Self, ::kubegen::runtime::apply::ExtractError> {
+    pub fn extract(object: &crate::apis::example::v1::Setting, field_manager: &str) -> Result<
+        Self,
+        ::kubegen::runtime::apply::ExtractError,
+    > {
         ::kubegen::runtime::apply::extract(object, field_manager, "")
     }
 }
 const _: () = {
-    impl ::kubegen::runtime::apply::ApplyConfiguration<crate::apis::example::v1::Setting>
-    for SettingApply {
+    impl ::kubegen::runtime::apply::ApplyConfiguration<crate::apis::example::v1::Setting> for SettingApply {
         #[inline]
         fn object_name(&self) -> &str {
             self.metadata.as_ref().and_then(|m| m.name.as_deref()).unwrap_or_default()

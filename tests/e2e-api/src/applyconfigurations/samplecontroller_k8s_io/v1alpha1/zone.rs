@@ -9,7 +9,7 @@
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct ZoneApply {

@@ -127,7 +127,7 @@ const _: () = {
     PartialOrd,
     Ord,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum WidgetSpecMode {
     /// `Fast`

@@ -7,7 +7,7 @@
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct WidgetApply {
@@ -72,10 +72,10 @@ impl WidgetApply {
     /// `metadata.managedFields`), with `apiVersion`, `kind`, name and namespace:
     /// client-go's `Extract<Kind>`. Fails when the manager never applied this object.
     #[inline]
-    pub fn extract(
-        object: &crate::crd::example_com::v1::Widget,
-        field_manager: &str,
-    ) -> Result<Self, ::kubegen::runtime::apply::ExtractError> {
+    pub fn extract(object: &crate::crd::example_com::v1::Widget, field_manager: &str) -> Result<
+        Self,
+        ::kubegen::runtime::apply::ExtractError,
+    > {
         ::kubegen::runtime::apply::extract(object, field_manager, "")
     }
     /// The status fields `field_manager` owns in `object` (its `Apply` entry of
@@ -106,7 +106,7 @@ const _: () = {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct WidgetSpecApply {
@@ -129,13 +129,8 @@ pub struct WidgetSpecApply {
 impl WidgetSpecApply {
     /// Inserts `entries` into `labels` (an empty iterator sets it empty).
     #[inline]
-    pub fn with_labels(
-        mut self,
-        entries: impl IntoIterator<Item = (String, String)>,
-    ) -> Self {
-        self.labels
-            .get_or_insert_with(::std::collections::BTreeMap::new)
-            .extend(entries);
+    pub fn with_labels(mut self, entries: impl IntoIterator<Item = (String, String)>) -> Self {
+        self.labels.get_or_insert_with(::std::collections::BTreeMap::new).extend(entries);
         self
     }
     /// Sets `mode`.
@@ -149,10 +144,7 @@ impl WidgetSpecApply {
     }
     /// Appends `values` to `ports` (an empty iterator sets it empty).
     #[inline]
-    pub fn with_ports(
-        mut self,
-        values: impl IntoIterator<Item = WidgetSpecPortsApply>,
-    ) -> Self {
+    pub fn with_ports(mut self, values: impl IntoIterator<Item = WidgetSpecPortsApply>) -> Self {
         self.ports.get_or_insert_with(Vec::new).extend(values);
         self
     }
@@ -176,7 +168,7 @@ impl WidgetSpecApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct WidgetSpecPortsApply {
@@ -217,7 +209,7 @@ impl WidgetSpecPortsApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct WidgetSpecTemplateApply {
@@ -249,7 +241,7 @@ impl WidgetSpecTemplateApply {
     Default,
     PartialEq,
     ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
+    ::kubegen::__private::serde::Deserialize,
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct WidgetStatusApply {
