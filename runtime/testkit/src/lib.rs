@@ -175,6 +175,7 @@ mod deletion;
 mod discovery;
 mod faults;
 mod jsonpath;
+mod managed_fields;
 mod meta;
 mod metav1;
 mod negotiation;
