@@ -88,7 +88,11 @@ async fn server_side_apply_creates_merges_and_removes() {
     // Another manager's configuration is merged in...
     let again = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied"}, "data": {"b": "2"}});
     let merged = api
-        .patch("applied", &PatchParams::apply("other"), &Patch::Apply(&again))
+        .patch(
+            "applied",
+            &PatchParams::apply("other"),
+            &Patch::Apply(&again),
+        )
         .await
         .expect("apply merges");
     let data = merged.data.expect("data");

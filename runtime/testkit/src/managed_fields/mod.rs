@@ -134,14 +134,14 @@ fn type_of(rt: &ResourceType) -> Type<'_> {
     }
 }
 
-/// The object an object is compared with on create: Go's zero value of the kind as
-/// far as the testkit knows it (`metadata`, and `spec` for built-in kinds with one).
+/// What a create is compared with: Go's zero value of a built-in kind as far as its
+/// schema tells ([`Type::zero`]); an empty object for custom resources.
 fn zero_value(rt: &ResourceType) -> Value {
-    let mut zero = json!({"metadata": {}});
-    if !rt.custom && type_of(rt).declares("spec") {
-        zero["spec"] = json!({});
+    if rt.custom {
+        json!({"metadata": {}})
+    } else {
+        type_of(rt).zero()
     }
-    zero
 }
 
 /// Drops from `set` what no manager owns in a write to `part`: server-set metadata,
@@ -223,8 +223,9 @@ pub(crate) fn apply(
     force: bool,
 ) -> ApiResult<(Value, Vec<Entry>)> {
     let ty = type_of(rt);
-    let zero = zero_value(rt);
-    let live = live.unwrap_or(&zero);
+    // An apply creating the object merges into an empty one (no nulls to store).
+    let empty = json!({"metadata": {}});
+    let live = live.unwrap_or(&empty);
     let mut entries = entries::decode(live);
     let mut merged = walk::merge(live, config, ty);
 

@@ -10,7 +10,7 @@
 //! `metadata` typed as ObjectMeta. A value without a schema is "deduced": objects are
 //! merged key by key and lists are atomic.
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::builtin;
 
@@ -85,6 +85,45 @@ impl<'a> Type<'a> {
     /// of a map, or an unknown field).
     pub(crate) fn declares(&self, name: &str) -> bool {
         self.properties().is_some_and(|p| p.contains_key(name)) || (self.root && name == "metadata")
+    }
+
+    /// Go's zero value of this type as the API server's field manager sees it, as far
+    /// as the schema tells: a struct holds its required fields (null, or the zero value
+    /// of a struct) and its `metadata` and `spec` structs, which Kubernetes types never
+    /// make pointers; anything else is null.
+    pub(crate) fn zero(&self) -> Value {
+        self.zero_at(0)
+    }
+
+    fn zero_at(&self, depth: usize) -> Value {
+        const MAX_DEPTH: usize = 16;
+        let Some(properties) = self.properties().filter(|_| depth < MAX_DEPTH) else {
+            return if self.root {
+                json!({"metadata": {}})
+            } else {
+                Value::Null
+            };
+        };
+        let required: Vec<&str> = self
+            .schema
+            .and_then(|s| s.get("required"))
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut zero = Map::new();
+        for name in properties.keys() {
+            let child = self.field(name);
+            let structural = matches!(name.as_str(), "metadata" | "spec") && child.is_struct();
+            if structural || required.contains(&name.as_str()) {
+                let value = if child.is_struct() {
+                    child.zero_at(depth + 1)
+                } else {
+                    Value::Null
+                };
+                zero.insert(name.clone(), value);
+            }
+        }
+        Value::Object(zero)
     }
 
     /// Whether the schema makes this a struct (declared fields), not a map or list.
@@ -236,6 +275,16 @@ mod tests {
         assert_eq!(
             meta.field("finalizers").shape(&json!([])),
             Shape::List(ListType::Set)
+        );
+        assert_eq!(
+            deployment.zero(),
+            json!({
+                "metadata": {},
+                "spec": {"selector": {}, "template": {"metadata": {}, "spec": {"containers": null}}},
+            }),
+            "required fields and metadata/spec structs, as Go's zero Deployment has them \
+             (a nil pointer to a struct is an empty struct here: for ownership the two are \
+             the same, neither is added when filled)"
         );
         let selector = deployment.field("spec").field("selector");
         assert_eq!(selector.shape(&json!({})), Shape::Map { atomic: true });

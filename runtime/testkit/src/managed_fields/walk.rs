@@ -73,7 +73,7 @@ pub(crate) struct Comparison {
 /// Compares `old` with `new` (both of type `ty`).
 pub(crate) fn compare(old: &Value, new: &Value, ty: Type<'_>) -> Comparison {
     let mut out = Comparison::default();
-    compare_at(present(old), present(new), ty, &mut Vec::new(), &mut out);
+    compare_at(Some(old), Some(new), ty, &mut Vec::new(), &mut out);
     out
 }
 
@@ -88,14 +88,17 @@ fn compare_at(
     path: &mut Path,
     out: &mut Comparison,
 ) {
+    // A null is there without a value: Go's zero value holds nulls (`containers:
+    // null`), and what is filled in there is new, but not the field itself.
+    match (old, new) {
+        (None, Some(v)) if !v.is_null() => out.added.insert(path),
+        (Some(v), None) if !v.is_null() => out.removed.insert(path),
+        _ => {}
+    }
+    let (old, new) = (old.and_then(present), new.and_then(present));
     let Some(either) = new.or(old) else {
         return;
     };
-    match (old, new) {
-        (None, Some(_)) => out.added.insert(path),
-        (Some(_), None) => out.removed.insert(path),
-        _ => {}
-    }
     let shape = ty.shape(either);
     let same_kind = |v: Option<&Value>| v.is_none_or(|v| ty.shape(v) == shape);
     if !same_kind(old) || !same_kind(new) {
@@ -114,11 +117,7 @@ fn compare_at(
                 old_map.keys().chain(new_map.keys()).collect();
             for key in keys {
                 path.push(Element::Field(key.clone()));
-                let (a, b) = (
-                    old_map.get(key).and_then(present),
-                    new_map.get(key).and_then(present),
-                );
-                compare_at(a, b, ty.field(key), path, out);
+                compare_at(old_map.get(key), new_map.get(key), ty.field(key), path, out);
                 path.pop();
             }
         }
@@ -134,11 +133,7 @@ fn compare_at(
             for element in elements {
                 let (a, b) = (find(&old_items, element), find(&new_items, element));
                 path.push(element.clone());
-                if a.is_none() && b.is_none() {
-                    // A null item: nothing to compare.
-                } else {
-                    compare_at(a, b, ty.items(), path, out);
-                }
+                compare_at(a, b, ty.items(), path, out);
                 path.pop();
             }
         }
@@ -153,11 +148,7 @@ fn compare_at(
 }
 
 fn find<'v>(items: &[(Element, &'v Value)], element: &Element) -> Option<&'v Value> {
-    items
-        .iter()
-        .find(|(e, _)| e == element)
-        .map(|(_, v)| *v)
-        .and_then(present)
+    items.iter().find(|(e, _)| e == element).map(|(_, v)| *v)
 }
 
 fn keyed<'v>(list_type: &ListType, value: Option<&'v Value>) -> Vec<(Element, &'v Value)> {
@@ -356,6 +347,17 @@ mod tests {
             fields(json!({"f:spec": {"f:replicas": {}}}))
         );
         assert!(comparison.removed.is_empty());
+        // Filling a null of the zero value adds what is inside, not the field.
+        let zero = json!({"spec": {"template": {"spec": {"containers": null}}}});
+        let filled = json!({"spec": {"template": {"spec": {"containers": [{"name": "a"}]}}}});
+        assert_eq!(
+            compare(&zero, &filled, deployment()).added,
+            fields(
+                json!({"f:spec": {"f:template": {"f:spec": {"f:containers": {
+                    "k:{\"name\":\"a\"}": {".": {}, "f:name": {}}
+                }}}}})
+            )
+        );
         let back = compare(&new, &old, deployment());
         assert_eq!(back.removed, comparison.added);
         assert!(compare(&new, &new, deployment()) == Comparison::default());
