@@ -10,7 +10,10 @@ mod testkit_support;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{
+    Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
+};
 use kubegen_testkit::ApiServer;
 use serde_json::{Value, json};
 use testkit_support::{raw, raw_with};
@@ -491,5 +494,120 @@ async fn field_managers_default_to_the_user_agent_and_are_validated() {
         same.metadata.managed_fields,
         current.metadata.managed_fields
     );
+    server.shutdown().await;
+}
+
+fn route_crd() -> CustomResourceDefinition {
+    let schema = json!({
+        "type": "object",
+        "properties": {"spec": {"type": "object", "properties": {
+            "ports": {
+                "type": "array",
+                "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["port"],
+                "items": {"type": "object", "properties": {
+                    "port": {"type": "integer"}, "name": {"type": "string"},
+                }},
+            },
+            "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+            "hosts": {"type": "array", "items": {"type": "string"}},
+        }}},
+    });
+    serde_json::from_value(json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "routes.example.com"},
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "routes", "singular": "route", "kind": "Route"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                          "schema": {"openAPIV3Schema": schema}}],
+        },
+    }))
+    .expect("crd")
+}
+
+#[tokio::test]
+async fn custom_resources_merge_lists_by_their_schema_list_types() {
+    let server = ApiServer::start().await.expect("start");
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    crds.create(&PostParams::default(), &route_crd())
+        .await
+        .expect("crd");
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("example.com", "v1", "Route"),
+        "routes",
+    );
+    let api: Api<DynamicObject> = Api::default_namespaced_with(server.client(), &resource);
+    let apply = |manager: &'static str, spec: Value| {
+        let api = api.clone();
+        async move {
+            let config = json!({
+                "apiVersion": "example.com/v1", "kind": "Route",
+                "metadata": {"name": "r"}, "spec": spec,
+            });
+            api.patch("r", &PatchParams::apply(manager), &Patch::Apply(&config))
+                .await
+                .map(|o| serde_json::to_value(o).expect("json"))
+        }
+    };
+    apply(
+        "one",
+        json!({"ports": [{"port": 80, "name": "http"}], "tags": ["a"], "hosts": ["x"]}),
+    )
+    .await
+    .expect("one applies");
+    let both = apply(
+        "two",
+        json!({"ports": [{"port": 443, "name": "https"}], "tags": ["b"]}),
+    )
+    .await
+    .expect("two applies");
+    assert_eq!(
+        both["spec"],
+        json!({
+            "ports": [{"port": 80, "name": "http"}, {"port": 443, "name": "https"}],
+            "tags": ["a", "b"],
+            "hosts": ["x"],
+        })
+    );
+    let entries = owners(&both);
+    assert_eq!(
+        owner(&entries, "one"),
+        Some(&json!({"f:spec": {
+            "f:hosts": {},
+            "f:ports": {"k:{\"port\":80}": {".": {}, "f:name": {}, "f:port": {}}},
+            "f:tags": {"v:\"a\"": {}},
+        }}))
+    );
+    assert_eq!(
+        owner(&entries, "two"),
+        Some(&json!({"f:spec": {
+            "f:ports": {"k:{\"port\":443}": {".": {}, "f:name": {}, "f:port": {}}},
+            "f:tags": {"v:\"b\"": {}},
+        }}))
+    );
+    // An atomic list is owned as a whole: another value conflicts.
+    let conflict = apply("two", json!({"hosts": ["y"]})).await;
+    match conflict {
+        Err(kube::Error::Api(status)) => {
+            assert_eq!(status.code, 409);
+            assert_eq!(
+                status.message,
+                "Apply failed with 1 conflict: conflict with \"one\": .spec.hosts"
+            );
+        }
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    // Dropping an item removes it alone.
+    let dropped = apply("one", json!({"tags": ["a"], "hosts": ["x"]}))
+        .await
+        .expect("one drops its port");
+    assert_eq!(
+        dropped["spec"]["ports"],
+        json!([{"port": 443, "name": "https"}])
+    );
+    assert_eq!(dropped["spec"]["tags"], json!(["a", "b"]));
     server.shutdown().await;
 }

@@ -1,5 +1,5 @@
-//! PATCH: merge patch, JSON patch, server-side apply (merge semantics, create if
-//! absent, fieldManager required) and strategic merge patch (built-in kinds; 415 for
+//! PATCH: merge patch, JSON patch, server-side apply (create if absent, fieldManager
+//! required; ownership in testkit_apply.rs) and strategic merge patch (built-in kinds; 415 for
 //! custom resources, as on a real server).
 
 mod testkit_support;
