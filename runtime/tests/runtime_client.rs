@@ -246,6 +246,34 @@ async fn merge_json_and_apply_patches() {
 }
 
 #[tokio::test]
+async fn two_field_managers_apply_one_object_without_clobbering() {
+    let server = ApiServer::start().await.unwrap();
+    let cms = TypedClient::<ConfigMap>::new(server.client(), Scope::Namespace("default"), &());
+    let mut mine = configmap("shared", &[("a", "1"), ("a2", "x")]);
+    mine.metadata.namespace = Some("default".into());
+    let mut theirs = configmap("shared", &[("b", "2")]);
+    theirs.metadata.namespace = Some("default".into());
+    cms.apply(&mine, "one", false).await.unwrap();
+    cms.apply(&theirs, "two", false).await.unwrap();
+    // "one" drops a2: only its own field goes.
+    let mut fewer = configmap("shared", &[("a", "1")]);
+    fewer.metadata.namespace = Some("default".into());
+    let applied = cms.apply(&fewer, "one", false).await.unwrap();
+    assert_eq!(
+        applied.data.unwrap(),
+        BTreeMap::from([("a".into(), "1".into()), ("b".into(), "2".into())])
+    );
+    // Changing "two"'s field is a conflict until forced.
+    let mut grab = configmap("shared", &[("a", "1"), ("b", "3")]);
+    grab.metadata.namespace = Some("default".into());
+    let refused = cms.apply(&grab, "one", false).await.unwrap_err();
+    assert!(refused.is_conflict(), "{refused:?}");
+    let forced = cms.apply(&grab, "one", true).await.unwrap();
+    assert_eq!(forced.data.unwrap()["b"], "3");
+    server.shutdown().await;
+}
+
+#[tokio::test]
 async fn retry_on_conflict_converges_with_a_concurrent_writer() {
     let server = ApiServer::start().await.unwrap();
     let cms = TypedClient::<ConfigMap>::new(server.client(), Scope::Namespace("default"), &());

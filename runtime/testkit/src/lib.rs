@@ -89,7 +89,7 @@
 //!   `propagationPolicy: Orphan` removes those references instead; `Foreground` is
 //!   served like `Background`. `dryRun=All` computes and validates a write and returns
 //!   its result without storing it (no new resourceVersion, no event). `managedFields`
-//!   are not maintained.
+//!   are maintained on every write (see *Field ownership*).
 //! - **Decoding**: built-in objects are decoded through their k8s-openapi types on every
 //!   write (create, update, patch result), so a value of the wrong type is a 400
 //!   BadRequest (422 Invalid for a patch result, as on a real server) and fields the type
@@ -102,8 +102,35 @@
 //!   merge keys generated from Kubernetes' OpenAPI document; `$patch: replace|delete`,
 //!   `$setElementOrder`, `$deleteFromPrimitiveList` and `$retainKeys` honoured; 415 for
 //!   custom resources, as on a real server) and `application/apply-patch+yaml`
-//!   (server-side apply with `fieldManager` required and `force` accepted, applied with
-//!   merge-patch semantics, creating absent objects; no field ownership or conflicts).
+//!   (server-side apply with `fieldManager` required, creating absent objects; see
+//!   *Field ownership*).
+//! - **Field ownership** (`metadata.managedFields`, structured-merge-diff's semantics):
+//!   entries `{manager, operation, apiVersion, time, fieldsType: FieldsV1, fieldsV1,
+//!   subresource}`, ordered as a real server orders them. Create, update and non-apply
+//!   patches record an `Update` entry for `?fieldManager` (default: the User-Agent up to
+//!   its first `/`; over 128 bytes is 422) owning what they added or changed, defaults
+//!   included; other managers lose the fields it changed, everyone loses removed ones.
+//!   An apply records an `Apply` entry owning exactly its configuration's fields,
+//!   merges the configuration by the schema's types, removes fields its previous
+//!   configuration held that nobody owns any more, and answers 409 Conflict (causes of
+//!   type `FieldManagerConflict` naming the field and the other manager) when it would
+//!   change another manager's field, unless `force=true`, which takes the field over;
+//!   applying an equal value shares ownership. `/status` applies and updates own only
+//!   status (subresource `status`); status sent to the main resource is not owned.
+//!   Field sets use `f:` fields, `k:` keys of `x-kubernetes-list-type: map` lists (merge
+//!   keys of the built-in OpenAPI document, `x-kubernetes-list-map-keys` of CRD
+//!   schemas), `v:` values of set lists, `.` for members with children; atomic lists
+//!   (the default), `x-kubernetes-map-type: atomic` maps and untyped lists are owned as
+//!   a whole. Differences: a create is compared with Go's zero value as the schema tells
+//!   it (required fields, `metadata` and `spec` structs), so optional non-pointer
+//!   structs first set by an update (Deployment `spec.strategy`) get a `.` member a real
+//!   server does not write; list items lacking a key field are keyed by the keys they
+//!   have (a real server fills schema defaults such as a port's `TCP`); items merged
+//!   into a list keep the live order with new ones appended; maps and lists emptied by
+//!   an apply's removals are dropped; `managedFields` sent in a request body are
+//!   ignored (a real server lets clients replace or reset them); entries are never
+//!   converted between versions; unions are not handled; applies through `/scale` are
+//!   merged and recorded as `Update`s.
 //! - **List**: label selectors (`=`, `==`, `!=`, `in`, `notin`, `key`, `!key`), field
 //!   selectors (`metadata.name`, `metadata.namespace`, declared fields such as
 //!   `spec.nodeName` for pods or `type` for secrets, CRD `selectableFields`), `limit` and
@@ -175,6 +202,7 @@ mod deletion;
 mod discovery;
 mod faults;
 mod jsonpath;
+mod managed_fields;
 mod meta;
 mod metav1;
 mod negotiation;

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::builtin;
 use super::crd;
 use super::deletion;
+use super::managed_fields::{self, Record, Writer};
 use super::meta::{self, meta_str};
 use super::registry::{ResourceType, StorageKey};
 use super::schema;
@@ -266,6 +267,7 @@ pub(crate) fn create(
     cluster: &mut Cluster,
     place: &Place<'_>,
     mut object: Value,
+    record: &Record,
 ) -> ApiResult<Arc<Value>> {
     check_body(place, &object)?;
     let rt = place.rt;
@@ -365,6 +367,7 @@ pub(crate) fn create(
             _ => return Err(ApiError::already_exists(place.subject(&name))),
         }
     }
+    managed_fields::record(rt, Part::Main, None, &mut object, record);
     let stored = cluster.create(&storage, object);
     if let Some(types) = new_types {
         crd::register(cluster, types);
@@ -421,6 +424,7 @@ pub(crate) fn update(
     name: &str,
     body: Value,
     part: Part,
+    record: &Record,
 ) -> ApiResult<Arc<Value>> {
     check_body(place, &body)?;
     match meta_str(&body, "name") {
@@ -438,7 +442,7 @@ pub(crate) fn update(
         return Err(ApiError::stale(place.subject(name)));
     }
     let new = merge_into(place.rt, &old, body, part);
-    write(cluster, place, name, old, new, part)
+    write(cluster, place, name, old, new, part, record)
 }
 
 /// Builds the object an update stores from the old object and the request body.
@@ -497,8 +501,8 @@ pub(crate) fn merge_into(rt: &ResourceType, old: &Value, body: Value, part: Part
     }
 }
 
-/// Stores `new` in place of `old`: validation, generation, no-op detection and deletion
-/// once the last finalizer of a deleted object is gone.
+/// Stores `new` in place of `old`: validation, generation, field ownership (`record`),
+/// no-op detection and deletion once the last finalizer of a deleted object is gone.
 pub(crate) fn write(
     cluster: &mut Cluster,
     place: &Place<'_>,
@@ -506,6 +510,7 @@ pub(crate) fn write(
     old: Arc<Value>,
     mut new: Value,
     part: Part,
+    record: &Record,
 ) -> ApiResult<Arc<Value>> {
     let rt = place.rt;
     new["apiVersion"] = json!(rt.api_version());
@@ -523,6 +528,7 @@ pub(crate) fn write(
     if part == Part::Main {
         new["metadata"]["generation"] = json!(next_generation(rt, &old, &new));
     }
+    managed_fields::record(rt, part, Some(&old), &mut new, record);
     new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
     if new == *old {
         return Ok(old);
@@ -560,7 +566,13 @@ pub(crate) fn bootstrap(cluster: &mut Cluster) -> ApiResult<()> {
             rt: &rt,
             namespace: "",
         };
-        create(cluster, &place, json!({"metadata": {"name": name}}))?;
+        let record = Record::Update(Writer::server("kube-apiserver"));
+        create(
+            cluster,
+            &place,
+            json!({"metadata": {"name": name}}),
+            &record,
+        )?;
     }
     Ok(())
 }

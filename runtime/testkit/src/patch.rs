@@ -1,5 +1,6 @@
 //! PATCH bodies: JSON merge patch, JSON patch, strategic merge patch (built-in kinds
-//! only, as on a real server) and server-side apply (with merge semantics).
+//! only, as on a real server) and server-side apply (merged by field ownership in
+//! [`crate::managed_fields`]; with merge semantics here, for the scale subresource).
 
 use serde_json::Value;
 
@@ -13,7 +14,8 @@ pub(crate) enum PatchKind {
     Merge,
     /// `application/json-patch+json` (RFC 6902).
     Json,
-    /// `application/apply-patch+yaml`: server-side apply, here with merge semantics.
+    /// `application/apply-patch+yaml`: server-side apply ([`crate::managed_fields`]);
+    /// [`apply`] gives it merge semantics (used for the scale subresource).
     Apply,
     /// `application/strategic-merge-patch+json`: built-in kinds only.
     Strategic,

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::collection::{self, Query, WatchDefaults};
 use super::deletion::{self, DeleteOptions};
 use super::discovery;
+use super::managed_fields::{self, Record, Writer};
 use super::negotiation::Representation;
 use super::objects::{self, Part, Place};
 use super::openapi;
@@ -416,8 +417,9 @@ async fn resource(
             }
         }
         Verb::Create => {
+            let record = Record::Update(writer(query, headers, None, "CreateOptions")?);
             let object = decode_object(headers, &body, !rt.custom)?;
-            let created = objects::create(&mut shared.write(dry_run), &place, object)?;
+            let created = objects::create(&mut shared.write(dry_run), &place, object, &record)?;
             Ok(object_response(
                 headers,
                 representation,
@@ -426,16 +428,19 @@ async fn resource(
             ))
         }
         Verb::Update => {
+            let subresource = request.subresource.as_deref();
+            let record = Record::Update(writer(query, headers, subresource, "UpdateOptions")?);
             let object = decode_object(headers, &body, !rt.custom)?;
             let mut cluster = shared.write(dry_run);
             if scale {
                 let old = objects::existing(&cluster, &place, name)?;
                 check_scale_rv(&place, name, &old, &object)?;
                 let new = scale::apply_scale(&rt, &old, &object)?;
-                let stored = objects::write(&mut cluster, &place, name, old, new, Part::Main)?;
+                let stored =
+                    objects::write(&mut cluster, &place, name, old, new, Part::Main, &record)?;
                 return Ok(ok(&scale::to_scale(&rt, &stored)?));
             }
-            let updated = objects::update(&mut cluster, &place, name, object, part)?;
+            let updated = objects::update(&mut cluster, &place, name, object, part, &record)?;
             Ok(object_response(
                 headers,
                 representation,
@@ -450,6 +455,12 @@ async fn resource(
                 part,
                 scale,
                 representation,
+                writer: writer(
+                    query,
+                    headers,
+                    request.subresource.as_deref(),
+                    "PatchOptions",
+                )?,
             };
             patch_object(shared, headers, query, &target, &body)
         }
@@ -484,6 +495,23 @@ async fn resource(
     }
 }
 
+/// The field manager of a write request (`?fieldManager`, else from the User-Agent).
+fn writer(
+    query: &Query,
+    headers: &HeaderMap,
+    subresource: Option<&str>,
+    options_kind: &str,
+) -> ApiResult<Writer> {
+    Writer::from_request(
+        query.get("fieldManager").map(String::as_str),
+        headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok()),
+        subresource,
+        options_kind,
+    )
+}
+
 fn check_scale_rv(place: &Place<'_>, name: &str, old: &Value, scale: &Value) -> ApiResult<()> {
     let wanted = scale
         .pointer("/metadata/resourceVersion")
@@ -509,6 +537,7 @@ struct PatchTarget<'a> {
     part: Part,
     scale: bool,
     representation: Representation,
+    writer: Writer,
 }
 
 fn patch_object(
@@ -524,6 +553,7 @@ fn patch_object(
         part,
         scale,
         representation,
+        ref writer,
     } = *target;
     let rt: &ResourceType = place.rt;
     let kind = PatchKind::from_content_type(content_type(headers), !rt.custom)?;
@@ -567,15 +597,19 @@ fn patch_object(
             )));
         }
     }
+    let force = query.get("force").is_some_and(|f| f == "true");
     // `dryRun` was validated by the caller: only "All" gets here.
     let dry_run = query.get("dryRun").is_some_and(|v| v == "All");
     let mut cluster = shared.write(dry_run);
     let old = match objects::existing(&cluster, place, name) {
         Ok(old) => old,
         Err(_) if kind == PatchKind::Apply && part == Part::Main && !scale => {
-            let mut object = patch;
-            object["metadata"]["name"] = Value::String(name.to_owned());
-            let created = objects::create(&mut cluster, place, object)?;
+            let mut config = patch;
+            config["metadata"]["name"] = Value::String(name.to_owned());
+            let (object, entries) =
+                managed_fields::apply(rt, Part::Main, None, &config, writer, force)?;
+            let record = Record::Applied(entries);
+            let created = objects::create(&mut cluster, place, object, &record)?;
             return Ok(object_response(
                 headers,
                 representation,
@@ -590,12 +624,21 @@ fn patch_object(
         patch::apply(&kind, &mut target, &patch, None)?;
         check_scale_rv(place, name, &old, &target)?;
         let new = scale::apply_scale(rt, &old, &target)?;
-        let stored = objects::write(&mut cluster, place, name, old, new, Part::Main)?;
+        let record = Record::Update(writer.clone());
+        let stored = objects::write(&mut cluster, place, name, old, new, Part::Main, &record)?;
         return Ok(ok(&scale::to_scale(rt, &stored)?));
     }
     let mut target = objects::render(&old, rt);
-    let schema = strategic::root(&rt.group, &rt.version, &rt.kind);
-    patch::apply(&kind, &mut target, &patch, schema)?;
+    let record = if kind == PatchKind::Apply {
+        let (merged, entries) =
+            managed_fields::apply(rt, part, Some(&target), &patch, writer, force)?;
+        target = merged;
+        Record::Applied(entries)
+    } else {
+        let schema = strategic::root(&rt.group, &rt.version, &rt.kind);
+        patch::apply(&kind, &mut target, &patch, schema)?;
+        Record::Update(writer.clone())
+    };
     let stale = target.pointer("/metadata/resourceVersion")
         != old.pointer("/metadata/resourceVersion")
         && target
@@ -627,7 +670,7 @@ fn patch_object(
         ApiError::invalid(&rt.group, &rt.kind, name, vec![cause])
     })?;
     let new = objects::merge_into(rt, &old, target, part);
-    let stored = objects::write(&mut cluster, place, name, old, new, part)?;
+    let stored = objects::write(&mut cluster, place, name, old, new, part, &record)?;
     Ok(object_response(
         headers,
         representation,

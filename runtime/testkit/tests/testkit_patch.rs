@@ -1,5 +1,5 @@
-//! PATCH: merge patch, JSON patch, server-side apply (merge semantics, create if
-//! absent, fieldManager required) and strategic merge patch (built-in kinds; 415 for
+//! PATCH: merge patch, JSON patch, server-side apply (create if absent, fieldManager
+//! required; ownership in testkit_apply.rs) and strategic merge patch (built-in kinds; 415 for
 //! custom resources, as on a real server).
 
 mod testkit_support;
@@ -75,7 +75,7 @@ async fn json_patch_applies_operations_and_fails_tests_with_422() {
 }
 
 #[tokio::test]
-async fn server_side_apply_creates_then_merges() {
+async fn server_side_apply_creates_merges_and_removes() {
     let server = ApiServer::start().await.expect("start");
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     let params = PatchParams::apply("kubegen-test").force();
@@ -85,13 +85,25 @@ async fn server_side_apply_creates_then_merges() {
         .await
         .expect("apply creates");
     assert_eq!(created.metadata.generation, Some(1));
+    // Another manager's configuration is merged in...
     let again = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied"}, "data": {"b": "2"}});
     let merged = api
-        .patch("applied", &params, &Patch::Apply(&again))
+        .patch(
+            "applied",
+            &PatchParams::apply("other"),
+            &Patch::Apply(&again),
+        )
         .await
         .expect("apply merges");
     let data = merged.data.expect("data");
     assert_eq!((data["a"].as_str(), data["b"].as_str()), ("1", "2"));
+    // ...while a manager re-applying without a field it owned alone removes it.
+    let dropped = api
+        .patch("applied", &params, &Patch::Apply(&again))
+        .await
+        .expect("apply drops");
+    let data = dropped.data.expect("data");
+    assert_eq!((data.get("a"), data["b"].as_str()), (None, "2"));
     // An apply without a field manager is invalid, as on a real server.
     let no_manager = raw(
         &server,

@@ -147,9 +147,22 @@ async fn apply_twice_patches_with_strategic_merge() {
         "b, dropped from the file, is removed"
     );
 
+    // Server-side apply of another value conflicts with the client-side apply's
+    // field manager until forced, which takes the field over.
+    let changed = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  a: '4'\n";
+    let path = kubectl.file("cm.yaml", changed);
+    let refused = kubectl
+        .fails(&["apply", "--server-side", "-f", &path])
+        .await;
+    assert!(
+        refused.contains(r#"conflict with "kubectl-client-side-apply" using v1"#)
+            && refused.contains(".data.a"),
+        "{refused}"
+    );
     kubectl
         .ok(&["apply", "--server-side", "-f", &path, "--force-conflicts"])
         .await;
+    assert_eq!(data(&kubectl, "applied").await["a"], "4");
     let ssa = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  k: v\n";
     let path = kubectl.file("ssa.yaml", ssa);
     kubectl.ok(&["apply", "--server-side", "-f", &path]).await;
