@@ -146,24 +146,33 @@
 //!   and count bounds; failures are 422 Invalid listing every field path.
 //! - **Discovery**: legacy documents, and aggregated discovery (`apidiscovery.k8s.io/v2`)
 //!   when the Accept header asks for it.
-//! - **Content negotiation**: the Accept header's clauses are tried by preference, as a
-//!   real server does: `as=PartialObjectMetadata` / `as=PartialObjectMetadataList` with
-//!   `g=meta.k8s.io;v=v1` (or `v1beta1`) get metadata only (kube's `Api<PartialObjectMeta<K>>`
-//!   and `*_metadata` calls, client-go's metadata client) on get, list, watch (events and
-//!   bookmarks) and write responses, and `as=Table` gets a Table (below); clauses asking
-//!   for what is not served (YAML, protobuf metadata or Tables) are skipped, and a header
-//!   with nothing servable is 406 NotAcceptable, as is the list form on one object or the
-//!   object form on a list (a watch sends whole objects instead). Served over HTTP/1.1
-//!   without TLS or authentication.
+//! - **Content negotiation**: what a response carries and how it is encoded are decided
+//!   together, once per request, by one rule: the Accept header's clauses are tried by
+//!   preference (`q`, then specificity, then order), as a real server does, and the first
+//!   one the server can answer is taken. `as=PartialObjectMetadata` /
+//!   `as=PartialObjectMetadataList` with `g=meta.k8s.io;v=v1` (or `v1beta1`) get metadata
+//!   only (kube's `Api<PartialObjectMeta<K>>` and `*_metadata` calls, client-go's metadata
+//!   client) on get, list, watch (events and bookmarks) and write responses, and
+//!   `as=Table` gets a Table (below). JSON is always served (`*/*` and `application/*`
+//!   mean JSON); protobuf only for one whole object of a built-in kind (below). Clauses
+//!   asking for what is not served (YAML; protobuf lists, watches, Tables, metadata,
+//!   Scales or custom resources) are skipped, so `protobuf, application/json` gets JSON
+//!   there, and a header with nothing servable is 406 NotAcceptable (a protobuf-only
+//!   Accept on a list, for one), as is the list form on one object or the object form on
+//!   a list (a watch sends whole objects instead). Served over HTTP/1.1 without TLS or
+//!   authentication.
 //! - **Protobuf**: `application/vnd.kubernetes.protobuf` request bodies of built-in
 //!   kinds (kubectl's typed `create` commands send them) are decoded into the object the
-//!   same JSON body gives, and single objects of built-in kinds are answered in protobuf
-//!   when the Accept header lists it first; lists, watches, Tables and Status errors are
-//!   always JSON (clients decode by the response's Content-Type), and custom resources
-//!   get 415. Go's protobuf cannot tell an unset field from its zero value: a zero number
-//!   is kept only where the field's documentation shows a pointer (`replicas: 0` is
-//!   kept, a protobuf `runAsUser: 0` or `tolerationSeconds: 0` is lost), and an explicit
-//!   `false` is always dropped.
+//!   same JSON body gives, and single whole objects of built-in kinds (get, create,
+//!   update, patch, delete, `/status`) are answered in protobuf when negotiation prefers
+//!   it. Unlike a real server, lists, watch streams, Tables, metadata and Scales have no
+//!   protobuf form here (a protobuf-only Accept for them is 406 where a real server
+//!   answers in protobuf), and Status errors are always JSON (clients decode by the
+//!   response's Content-Type); custom resources get 415 for protobuf bodies and 406 for
+//!   a protobuf-only Accept, as on a real server. Go's protobuf cannot tell an unset
+//!   field from its zero value: a zero number is kept only where the field's
+//!   documentation shows a pointer (`replicas: 0` is kept, a protobuf `runAsUser: 0` or
+//!   `tolerationSeconds: 0` is lost), and an explicit `false` is always dropped.
 //! - **OpenAPI**: `/openapi/v2` (JSON only: a protobuf-only Accept gets 406) and
 //!   `/openapi/v3` with one document per group version, for the built-in kinds (schemas
 //!   generated from Kubernetes' OpenAPI, patch strategies included) and every CRD

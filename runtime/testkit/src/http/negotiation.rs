@@ -2,19 +2,24 @@
 //! `NegotiateOutputMediaType` and `transformObject` do it: the Accept header asks for the
 //! object as stored, for its `meta.k8s.io` PartialObjectMetadata (kube's `get_metadata`,
 //! `list_metadata` and `watch_metadata`, client-go's metadata client), or for a
-//! `meta.k8s.io` Table (`kubectl get`). Every response body of a resource verb (object,
-//! list, watch event) is rendered here, one way per representation.
+//! `meta.k8s.io` Table (`kubectl get`), in JSON or protobuf. Both are decided here, once
+//! per request, by one rule ([`Negotiated::negotiate`]), and every response body of a
+//! resource verb (object, list, watch event) is rendered and encoded here.
 //!
-//! Clauses are tried in order of preference (`q`, then specificity). A clause is taken
-//! when its media range covers `application/json` (the only encoding served) and its
-//! `as`/`g`/`v` parameters, if any, name `PartialObjectMetadata`,
-//! `PartialObjectMetadataList` or `Table` in `meta.k8s.io/v1` or `v1beta1`. Anything else
-//! (protobuf, YAML, unknown kinds or versions) is skipped, so `...;as=Table;...,
-//! application/json` falls back to the whole object when the Table clause cannot be
-//! served; a header with no acceptable clause is answered 406 NotAcceptable. As on a real
-//! server, the single-object form on a list (or the list form on an object) is 406 too,
-//! except in a watch, whose events fall back to the whole object when they cannot be
-//! transformed.
+//! Clauses are tried in order of preference (`q`, then specificity, then the order
+//! written). A clause is taken when the server can answer it: its media range covers
+//! `application/json` (`*/*` and `application/*` mean JSON), or it is
+//! `application/vnd.kubernetes.protobuf` and the response is one whole object of a
+//! built-in kind ([`Offer::JsonOrProtobuf`]; lists, watches, Tables, metadata, Scales and
+//! custom resources have no protobuf form here); and its `as`/`g`/`v` parameters, if any,
+//! name `PartialObjectMetadata`, `PartialObjectMetadataList` or `Table` in
+//! `meta.k8s.io/v1` or `v1beta1`. Anything else (YAML, unknown kinds or versions) is
+//! skipped, so `...;as=Table;..., application/json` falls back to the whole object when
+//! the Table clause cannot be served; a header with no acceptable clause is answered 406
+//! NotAcceptable, as a real server answers when it offers none of the types asked for.
+//! As on a real server, the single-object form on a list (or the list form on an object)
+//! is 406 too, except in a watch, whose events fall back to the whole object when they
+//! cannot be transformed.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -24,6 +29,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::http::metav1::{self, MetaVersion};
+use crate::http::protobuf;
 use crate::http::table::{self, TableOptions};
 use crate::store::page::Page;
 use crate::store::registry::ResourceType;
@@ -32,8 +38,46 @@ use crate::store::subscription::Subscription;
 use crate::store::watch::WatchItem;
 use crate::verbs::place::render;
 
-/// The media type the testkit serves.
+/// The media type of every JSON response.
 const JSON: &str = "application/json";
+
+/// How a response body is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    /// `application/json`.
+    Json,
+    /// `application/vnd.kubernetes.protobuf`: the `k8s\0` envelope around the object's
+    /// protobuf message.
+    Protobuf,
+}
+
+/// The encodings a response can have, by what it carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Offer {
+    /// Lists, watches, Scales and custom resources: JSON only.
+    Json,
+    /// One object of a built-in kind (get, create, update, patch, delete, `/status`).
+    JsonOrProtobuf,
+}
+
+/// The outcome of negotiating one request's Accept header: what the response carries
+/// and how it is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Negotiated {
+    /// What the response carries.
+    pub(crate) representation: Representation,
+    /// How its body is encoded.
+    pub(crate) encoding: Encoding,
+}
+
+/// A response body and its Content-Type.
+#[derive(Debug)]
+pub(crate) struct Encoded {
+    /// The Content-Type header.
+    pub(crate) content_type: &'static str,
+    /// The body.
+    pub(crate) body: Bytes,
+}
 
 /// What a response carries, as negotiated from the Accept header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,47 +142,64 @@ impl<'a> Clause<'a> {
         )
     }
 
+    /// The encoding this clause can be answered in, given what the server offers.
+    fn encoding(&self, offer: Offer) -> Option<Encoding> {
+        if self.covers_json() {
+            Some(Encoding::Json)
+        } else if offer == Offer::JsonOrProtobuf
+            && format!("{}/{}", self.kind, self.subkind) == protobuf::MEDIA_TYPE
+        {
+            Some(Encoding::Protobuf)
+        } else {
+            None
+        }
+    }
+
     fn param(&self, key: &str) -> Option<&'a str> {
         self.params.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
     }
 
-    /// What this clause asks for, if the testkit can serve it.
-    fn asked(&self) -> Option<Asked> {
-        if !self.covers_json() || self.param("stream").is_some_and(|s| s != "watch") {
+    /// What this clause asks for and in which encoding, if the testkit can serve it.
+    fn asked(&self, offer: Offer) -> Option<(Asked, Encoding)> {
+        let encoding = self.encoding(offer)?;
+        if self.param("stream").is_some_and(|s| s != "watch") {
             return None;
         }
         let (kind, group, version) = (self.param("as"), self.param("g"), self.param("v"));
         if kind.is_none() && group.is_none() && version.is_none() {
-            return Some(Asked::Full);
+            return Some((Asked::Full, encoding));
         }
-        if group != Some("meta.k8s.io") {
+        // Metadata and Tables are served in JSON only.
+        if group != Some("meta.k8s.io") || encoding != Encoding::Json {
             return None;
         }
         let version = MetaVersion::parse(version?)?;
-        match kind? {
-            "PartialObjectMetadata" => Some(Asked::Partial(version)),
-            "PartialObjectMetadataList" => Some(Asked::PartialList(version)),
-            "Table" => Some(Asked::Table(version)),
-            _ => None,
-        }
+        let asked = match kind? {
+            "PartialObjectMetadata" => Asked::Partial(version),
+            "PartialObjectMetadataList" => Asked::PartialList(version),
+            "Table" => Asked::Table(version),
+            _ => return None,
+        };
+        Some((asked, encoding))
     }
 }
 
-fn not_acceptable(message: impl Into<String>) -> ApiError {
-    ApiError::new(406, "NotAcceptable", message)
-}
-
-impl Representation {
-    /// Negotiates an Accept header; 406 when no clause can be served. An absent or
-    /// empty header gets the whole object. A Table's options come from the query
-    /// parameters `includeObject` and `noHeaders`.
+impl Negotiated {
+    /// Negotiates an Accept header for a response that can be encoded as `offer` says;
+    /// 406 when no clause can be served. An absent or empty header gets the whole object
+    /// in JSON. A Table's options come from the query parameters `includeObject` and
+    /// `noHeaders`.
     pub(crate) fn negotiate(
         accept: &str,
+        offer: Offer,
         include_object: Option<&str>,
         no_headers: Option<&str>,
     ) -> ApiResult<Self> {
         if accept.trim().is_empty() {
-            return Ok(Self::Full);
+            return Ok(Self {
+                representation: Representation::Full,
+                encoding: Encoding::Json,
+            });
         }
         let mut clauses: Vec<Clause<'_>> = accept
             .split(',')
@@ -151,28 +212,63 @@ impl Representation {
                 .then((a.kind == "*").cmp(&(b.kind == "*")))
                 .then((a.subkind == "*").cmp(&(b.subkind == "*")))
         });
-        let asked = clauses.iter().find_map(Clause::asked).ok_or_else(|| {
-            not_acceptable(format!(
-                "only the following media types are accepted: {JSON}"
-            ))
-        })?;
-        Ok(match asked {
-            Asked::Full => Self::Full,
-            Asked::Partial(version) => Self::Partial(version),
-            Asked::PartialList(version) => Self::PartialList(version),
+        let (asked, encoding) = clauses
+            .iter()
+            .find_map(|clause| clause.asked(offer))
+            .ok_or_else(|| {
+                let offered = match offer {
+                    Offer::Json => JSON.to_owned(),
+                    Offer::JsonOrProtobuf => format!("{JSON}, {}", protobuf::MEDIA_TYPE),
+                };
+                ApiError::not_acceptable(format!(
+                    "only the following media types are accepted: {offered}"
+                ))
+            })?;
+        let representation = match asked {
+            Asked::Full => Representation::Full,
+            Asked::Partial(version) => Representation::Partial(version),
+            Asked::PartialList(version) => Representation::PartialList(version),
             Asked::Table(version) => {
-                Self::Table(TableOptions::new(version, include_object, no_headers)?)
+                Representation::Table(TableOptions::new(version, include_object, no_headers)?)
             }
+        };
+        Ok(Self {
+            representation,
+            encoding,
         })
     }
 
+    /// One object (get, create, update, patch, delete) as negotiated, encoded. An object
+    /// of a built-in kind was decoded through its type when it was written, so its
+    /// protobuf form exists: failing to encode it is a 500, as a server bug would be.
+    pub(crate) fn object(self, object: &Value, rt: &ResourceType) -> ApiResult<Encoded> {
+        let object = self.representation.object(object, rt)?;
+        match self.encoding {
+            Encoding::Json => Ok(Encoded {
+                content_type: JSON,
+                body: to_bytes(&object),
+            }),
+            Encoding::Protobuf => {
+                let body = protobuf::encode(&object).map_err(|e| {
+                    ApiError::internal(format!("encoding {} as protobuf: {e}", rt.kind))
+                })?;
+                Ok(Encoded {
+                    content_type: protobuf::MEDIA_TYPE,
+                    body: Bytes::from(body),
+                })
+            }
+        }
+    }
+}
+
+impl Representation {
     /// One object (get, create, update, patch, delete) in this representation.
-    pub(crate) fn object(self, object: &Value, rt: &ResourceType) -> ApiResult<Value> {
+    fn object(self, object: &Value, rt: &ResourceType) -> ApiResult<Value> {
         match self {
             Self::Full => Ok(render(object, rt)),
             Self::Partial(version) => Ok(metav1::partial(object, version)),
             Self::Table(options) => Ok(table::object(rt, object, options)),
-            Self::PartialList(_) => Err(not_acceptable(format!(
+            Self::PartialList(_) => Err(ApiError::not_acceptable(format!(
                 "you requested PartialObjectMetadataList, but the requested object is not a list ({})",
                 rt.kind
             ))),
@@ -182,7 +278,7 @@ impl Representation {
     /// A list (list, deletecollection) in this representation, serialized. The whole
     /// list is serialized straight from the stored objects: a page costs its
     /// serialization, not a copy of every item.
-    pub(crate) fn list(self, page: &Page, rt: &ResourceType) -> ApiResult<Bytes> {
+    fn list(self, page: &Page, rt: &ResourceType) -> ApiResult<Bytes> {
         let version = match self {
             Self::Full => return Ok(to_bytes(page)),
             Self::Table(options) => {
@@ -196,7 +292,7 @@ impl Representation {
             }
             Self::PartialList(version) => version,
             Self::Partial(_) => {
-                return Err(not_acceptable(format!(
+                return Err(ApiError::not_acceptable(format!(
                     "you requested PartialObjectMetadata, but the requested object is a list ({})",
                     rt.list_kind
                 )));
@@ -220,7 +316,7 @@ impl Representation {
     /// transformed (the list form asked of single objects) is sent whole, as a real
     /// server's watch does. A Table watch sends its column definitions with the first
     /// event only: this representation drops them once that event is rendered.
-    pub(crate) fn watch_line(&mut self, item: &WatchItem, rt: &ResourceType) -> Bytes {
+    fn watch_line(&mut self, item: &WatchItem, rt: &ResourceType) -> Bytes {
         let api_version = rt.api_version();
         match item {
             WatchItem::Event(kind, object) => match *self {
@@ -256,18 +352,41 @@ impl Representation {
     }
 }
 
-impl Representation {
-    /// The HTTP body of a watch: one line per event, in this representation, until the
-    /// subscription ends.
-    pub(crate) fn watch_body(self, subscription: Subscription, rt: Arc<ResourceType>) -> Body {
-        let state = (subscription, rt, self);
+impl Negotiated {
+    /// A list (list, deletecollection) as negotiated: JSON, serialized straight from the
+    /// stored objects.
+    pub(crate) fn list(self, page: &Page, rt: &ResourceType) -> ApiResult<Encoded> {
+        debug_assert_eq!(
+            self.encoding,
+            Encoding::Json,
+            "lists are offered in JSON only"
+        );
+        Ok(Encoded {
+            content_type: JSON,
+            body: self.representation.list(page, rt)?,
+        })
+    }
+
+    /// The JSON body of a watch: one line per event, as negotiated, until the
+    /// subscription ends; and its Content-Type.
+    pub(crate) fn watch(
+        self,
+        subscription: Subscription,
+        rt: Arc<ResourceType>,
+    ) -> (&'static str, Body) {
+        debug_assert_eq!(
+            self.encoding,
+            Encoding::Json,
+            "watches are offered in JSON only"
+        );
+        let state = (subscription, rt, self.representation);
         let lines =
             futures::stream::unfold(state, |(mut subscription, rt, mut shape)| async move {
                 let item = subscription.next().await?;
                 let line = shape.watch_line(&item, &rt);
                 Some((Ok::<_, Infallible>(line), (subscription, rt, shape)))
             });
-        Body::from_stream(lines)
+        (JSON, Body::from_stream(lines))
     }
 }
 
@@ -294,7 +413,25 @@ mod tests {
     use super::*;
 
     fn negotiated(accept: &str) -> Result<Representation, u16> {
-        Representation::negotiate(accept, None, None).map_err(|e| e.code)
+        Negotiated::negotiate(accept, Offer::Json, None, None)
+            .map(|n| n.representation)
+            .map_err(|e| e.code)
+    }
+
+    /// The encoding chosen for a whole built-in object (`JsonOrProtobuf`) and for what
+    /// has no protobuf form (`Json`).
+    fn encodings(accept: &str) -> [Result<(Representation, Encoding), u16>; 2] {
+        [Offer::JsonOrProtobuf, Offer::Json].map(|offer| {
+            Negotiated::negotiate(accept, offer, None, None)
+                .map(|n| (n.representation, n.encoding))
+                .map_err(|e| e.code)
+        })
+    }
+
+    fn negotiated_with(accept: &str, include_object: Option<&str>) -> Result<Representation, u16> {
+        Negotiated::negotiate(accept, Offer::Json, include_object, None)
+            .map(|n| n.representation)
+            .map_err(|e| e.code)
     }
 
     const KUBECTL: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
@@ -385,21 +522,114 @@ mod tests {
         );
         let protobuf_first = "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;g=meta.k8s.io";
         assert_eq!(negotiated(protobuf_first), Ok(table(MetaVersion::V1)));
-        let options =
-            Representation::negotiate(KUBECTL, Some("None"), Some("true")).expect("valid");
+        let options = Negotiated::negotiate(KUBECTL, Offer::Json, Some("None"), Some("true"))
+            .expect("valid")
+            .representation;
         let Table(options) = options else {
             panic!("not a table: {options:?}");
         };
         assert!(!options.headers && options.include == table::IncludeObject::None);
-        assert_eq!(
-            Representation::negotiate(KUBECTL, Some("Everything"), None).map_err(|e| e.code),
-            Err(400)
-        );
+        assert_eq!(negotiated_with(KUBECTL, Some("Everything")), Err(400));
         // Only a Table reads the query's options.
         assert_eq!(
-            Representation::negotiate("application/json", Some("Everything"), None)
-                .map_err(|e| e.code),
+            negotiated_with("application/json", Some("Everything")),
             Ok(Full)
+        );
+    }
+
+    const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+
+    #[test]
+    fn protobuf_is_chosen_by_the_same_rule_as_everything_else() {
+        use Encoding::*;
+        use Representation::*;
+        // kubectl and client-go's protobuf clients: protobuf first, JSON as the fallback.
+        assert_eq!(
+            encodings("application/vnd.kubernetes.protobuf,application/json"),
+            [Ok((Full, Protobuf)), Ok((Full, Json))]
+        );
+        assert_eq!(
+            encodings("application/vnd.kubernetes.protobuf, */*"),
+            [Ok((Full, Protobuf)), Ok((Full, Json))]
+        );
+        // Protobuf alone: a whole built-in object is served; a list, watch, Scale or
+        // custom resource (no protobuf form) is 406, as a real server answers when it
+        // offers none of the types asked for.
+        assert_eq!(encodings(PROTOBUF), [Ok((Full, Protobuf)), Err(406)]);
+        assert_eq!(
+            encodings("application/vnd.kubernetes.protobuf;stream=watch"),
+            [Ok((Full, Protobuf)), Err(406)]
+        );
+        // Preference decides, not position alone.
+        assert_eq!(
+            encodings("application/json, application/vnd.kubernetes.protobuf"),
+            [Ok((Full, Json)), Ok((Full, Json))]
+        );
+        assert_eq!(
+            encodings("application/json;q=0.5, application/vnd.kubernetes.protobuf"),
+            [Ok((Full, Protobuf)), Ok((Full, Json))]
+        );
+        assert_eq!(
+            encodings("*/*, application/vnd.kubernetes.protobuf"),
+            [Ok((Full, Protobuf)), Ok((Full, Json))],
+            "a wildcard is less specific"
+        );
+        assert_eq!(
+            encodings("application/vnd.kubernetes.protobuf;q=0"),
+            [Err(406), Err(406)]
+        );
+    }
+
+    #[test]
+    fn tables_and_metadata_are_never_protobuf() {
+        use Encoding::*;
+        use Representation::*;
+        let table_protobuf = "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io";
+        assert_eq!(encodings(table_protobuf), [Err(406), Err(406)]);
+        // kubectl get with protobuf: the JSON Table clause after it is taken.
+        let kubectl = format!(
+            "{table_protobuf},application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+        );
+        assert_eq!(
+            encodings(&kubectl),
+            [
+                Ok((table(MetaVersion::V1), Json)),
+                Ok((table(MetaVersion::V1), Json))
+            ]
+        );
+        let metadata =
+            "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+        assert_eq!(encodings(metadata), [Err(406), Err(406)]);
+        assert_eq!(
+            encodings(&format!("{metadata},{PROTOBUF}")),
+            [Ok((Full, Protobuf)), Err(406)],
+            "the whole object in protobuf is the next servable clause"
+        );
+        assert_eq!(
+            encodings(&format!(
+                "{metadata},application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+            )),
+            [
+                Ok((Partial(MetaVersion::V1), Json)),
+                Ok((Partial(MetaVersion::V1), Json))
+            ]
+        );
+    }
+
+    #[test]
+    fn the_406_names_what_is_offered() {
+        let message = |offer| {
+            Negotiated::negotiate("application/yaml", offer, None, None)
+                .expect_err("406")
+                .message
+        };
+        assert_eq!(
+            message(Offer::Json),
+            "only the following media types are accepted: application/json"
+        );
+        assert_eq!(
+            message(Offer::JsonOrProtobuf),
+            "only the following media types are accepted: application/json, application/vnd.kubernetes.protobuf"
         );
     }
 }

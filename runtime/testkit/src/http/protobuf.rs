@@ -1,6 +1,6 @@
 //! `application/vnd.kubernetes.protobuf` for built-in kinds: request bodies (what
 //! kubectl's typed clients send for `kubectl create configmap|deployment|namespace|...`)
-//! and responses to clients whose Accept header lists protobuf first. A body is the
+//! and responses where content negotiation chose protobuf. A body is the
 //! `k8s\0` magic and a `runtime.Unknown` whose `raw` bytes are the object's message; it
 //! is decoded with the generated field table ([`crate::builtin::message`]) into the JSON
 //! object the same request in JSON would have produced, and [`encode`] writes the
@@ -50,7 +50,7 @@ pub(crate) enum Error {
     /// A string field is not UTF-8.
     #[error("a protobuf string field is not UTF-8")]
     Utf8,
-    /// A stored value does not fit its protobuf field (the response falls back to JSON).
+    /// A stored value does not fit its protobuf field.
     #[error("cannot encode as protobuf: {0}")]
     Unencodable(String),
 }
@@ -400,7 +400,7 @@ pub(crate) fn decode(body: &[u8]) -> Result<Value> {
 
 mod encode;
 
-pub(crate) use encode::{encode, wanted};
+pub(crate) use encode::encode;
 
 #[cfg(test)]
 mod tests;

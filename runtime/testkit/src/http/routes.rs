@@ -10,7 +10,7 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use crate::http::discovery;
-use crate::http::negotiation::Representation;
+use crate::http::negotiation::{Encoded, Negotiated, Offer};
 use crate::http::openapi;
 use crate::http::protobuf;
 use crate::store::page::Page;
@@ -101,16 +101,6 @@ fn json(code: StatusCode, value: &Value) -> Response {
 
 fn ok(value: &Value) -> Response {
     json(StatusCode::OK, value)
-}
-
-/// 200 with a body already serialized as JSON.
-fn ok_bytes(body: Bytes) -> Response {
-    let mut response = Response::new(Body::from(body));
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("application/json"),
-    );
-    response
 }
 
 /// The largest request body accepted, as on a real server (3 MiB: large CRDs need it).
@@ -255,24 +245,10 @@ fn content_type(headers: &HeaderMap) -> &str {
         .unwrap_or("application/json")
 }
 
-/// A single object's response: protobuf when the client lists it first in Accept and the
-/// object has a protobuf form, JSON otherwise.
-fn object_response(
-    headers: &HeaderMap,
-    representation: Representation,
-    code: StatusCode,
-    object: &Value,
-) -> Response {
-    if representation == Representation::Full && protobuf::wanted(accept(headers)) {
-        match protobuf::encode(object) {
-            Ok(bytes) => {
-                let content_type = header::HeaderValue::from_static(protobuf::MEDIA_TYPE);
-                return (code, [(header::CONTENT_TYPE, content_type)], bytes).into_response();
-            }
-            Err(e) => tracing::debug!(error = %e, "answering in JSON"),
-        }
-    }
-    json(code, object)
+/// A response with a negotiated and encoded body.
+fn encoded(code: StatusCode, encoded: Encoded) -> Response {
+    let content_type = header::HeaderValue::from_static(encoded.content_type);
+    (code, [(header::CONTENT_TYPE, content_type)], encoded.body).into_response()
 }
 
 /// Decodes a create/update body (JSON, YAML for `application/yaml`, or protobuf for a
@@ -357,8 +333,15 @@ async fn resource(
     let place = Place { rt: &rt, namespace };
     let name = request.name.as_deref().unwrap_or_default();
     let scale = request.subresource.as_deref() == Some("scale");
-    let representation = Representation::negotiate(
+    // Only one whole object of a built-in kind has a protobuf form here.
+    let offer = match verb {
+        Verb::List | Verb::Watch | Verb::DeleteCollection => Offer::Json,
+        _ if scale || rt.custom => Offer::Json,
+        _ => Offer::JsonOrProtobuf,
+    };
+    let negotiated = Negotiated::negotiate(
         accept(headers),
+        offer,
         query.get("includeObject").map(String::as_str),
         query.get("noHeaders").map(String::as_str),
     )?;
@@ -366,7 +349,7 @@ async fn resource(
         Verb::List => {
             let page = collection::list(&shared.lock(), &rt, request.namespace.as_deref(), query)?;
             // Serialized from the stored objects, outside the lock.
-            Ok(ok_bytes(representation.list(&page, &rt)?))
+            Ok(encoded(StatusCode::OK, negotiated.list(&page, &rt)?))
         }
         Verb::Watch => {
             let defaults = WatchDefaults {
@@ -375,10 +358,11 @@ async fn resource(
             };
             let subscription =
                 collection::watch(shared, &rt, request.namespace.as_deref(), query, defaults)?;
-            let mut response = Response::new(representation.watch_body(subscription, rt.clone()));
+            let (content_type, body) = negotiated.watch(subscription, rt.clone());
+            let mut response = Response::new(body);
             response.headers_mut().insert(
                 header::CONTENT_TYPE,
-                header::HeaderValue::from_static("application/json"),
+                header::HeaderValue::from_static(content_type),
             );
             Ok(response)
         }
@@ -388,22 +372,15 @@ async fn resource(
             if scale {
                 Ok(ok(&scale::to_scale(&rt, &object)?))
             } else {
-                Ok(object_response(
-                    headers,
-                    representation,
-                    StatusCode::OK,
-                    &representation.object(&object, &rt)?,
-                ))
+                Ok(encoded(StatusCode::OK, negotiated.object(&object, &rt)?))
             }
         }
         Verb::Create => {
             let object = decode_object(headers, &body, !rt.custom)?;
             let created = objects::create(&mut shared.write(dry_run), &place, object)?;
-            Ok(object_response(
-                headers,
-                representation,
+            Ok(encoded(
                 StatusCode::CREATED,
-                &representation.object(&created, &rt)?,
+                negotiated.object(&created, &rt)?,
             ))
         }
         Verb::Update => {
@@ -417,12 +394,7 @@ async fn resource(
                 return Ok(ok(&scale::to_scale(&rt, &stored)?));
             }
             let updated = objects::update(&mut cluster, &place, name, object, part)?;
-            Ok(object_response(
-                headers,
-                representation,
-                StatusCode::OK,
-                &representation.object(&updated, &rt)?,
-            ))
+            Ok(encoded(StatusCode::OK, negotiated.object(&updated, &rt)?))
         }
         Verb::Patch => {
             let target = PatchTarget {
@@ -430,7 +402,7 @@ async fn resource(
                 name,
                 part,
                 scale,
-                representation,
+                negotiated,
             };
             patch_object(shared, headers, query, &target, &body)
         }
@@ -439,12 +411,7 @@ async fn resource(
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let mut cluster = shared.write(dry_run || options.dry_run);
             let deleted = deletion::delete(&mut cluster, &place, name, &options)?;
-            Ok(object_response(
-                headers,
-                representation,
-                StatusCode::OK,
-                &representation.object(&deleted, &rt)?,
-            ))
+            Ok(encoded(StatusCode::OK, negotiated.object(&deleted, &rt)?))
         }
         Verb::DeleteCollection => {
             let options =
@@ -460,7 +427,7 @@ async fn resource(
             let metadata = serde_json::json!({"resourceVersion": cluster.current_rv().to_string()});
             drop(cluster);
             let page = Page::new(&rt, metadata, deleted);
-            Ok(ok_bytes(representation.list(&page, &rt)?))
+            Ok(encoded(StatusCode::OK, negotiated.list(&page, &rt)?))
         }
     }
 }
@@ -489,7 +456,7 @@ struct PatchTarget<'a> {
     name: &'a str,
     part: Part,
     scale: bool,
-    representation: Representation,
+    negotiated: Negotiated,
 }
 
 fn patch_object(
@@ -504,7 +471,7 @@ fn patch_object(
         name,
         part,
         scale,
-        representation,
+        negotiated,
     } = *target;
     let rt: &ResourceType = place.rt;
     let kind = PatchKind::from_content_type(content_type(headers), !rt.custom)?;
@@ -545,11 +512,9 @@ fn patch_object(
             let mut object = patch;
             object["metadata"]["name"] = Value::String(name.to_owned());
             let created = objects::create(&mut cluster, place, object)?;
-            return Ok(object_response(
-                headers,
-                representation,
+            return Ok(encoded(
                 StatusCode::CREATED,
-                &representation.object(&created, rt)?,
+                negotiated.object(&created, rt)?,
             ));
         }
         Err(not_found) => return Err(not_found),
@@ -582,12 +547,7 @@ fn patch_object(
     })?;
     let new = objects::merge_into(rt, &old, target, part);
     let stored = objects::write(&mut cluster, place, name, old, new, part)?;
-    Ok(object_response(
-        headers,
-        representation,
-        StatusCode::OK,
-        &representation.object(&stored, rt)?,
-    ))
+    Ok(encoded(StatusCode::OK, negotiated.object(&stored, rt)?))
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! Stored JSON objects to `k8s\0`-enveloped protobuf, for responses to clients whose
-//! Accept header asks for `application/vnd.kubernetes.protobuf` first. The same
+//! Stored JSON objects to `k8s\0`-enveloped protobuf, for responses whose encoding
+//! content negotiation decided is `application/vnd.kubernetes.protobuf`. The same
 //! generated field table as the decoder drives it, so what it writes decodes back into
 //! the object it came from.
 
@@ -188,13 +188,4 @@ pub(crate) fn encode(object: &Value) -> Result<Vec<u8>> {
     delimited(&mut out, 3, b"");
     delimited(&mut out, 4, b"");
     Ok(out)
-}
-
-/// Whether an Accept header lists protobuf before any other media type.
-pub(crate) fn wanted(accept: &str) -> bool {
-    accept
-        .split(',')
-        .next()
-        .and_then(|media| media.split(';').next())
-        .is_some_and(|media| media.trim() == super::MEDIA_TYPE)
 }

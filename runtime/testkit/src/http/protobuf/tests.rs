@@ -284,17 +284,3 @@ fn only_built_in_kinds_encode() {
     let wrong = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": 1}});
     assert!(matches!(encode(&wrong), Err(Error::Unencodable(_))));
 }
-
-#[test]
-fn protobuf_is_wanted_only_when_listed_first() {
-    assert!(wanted(
-        "application/vnd.kubernetes.protobuf,application/json"
-    ));
-    assert!(wanted(
-        "application/vnd.kubernetes.protobuf;q=1, application/json"
-    ));
-    assert!(!wanted(
-        "application/json, application/vnd.kubernetes.protobuf"
-    ));
-    assert!(!wanted(""));
-}
