@@ -743,7 +743,10 @@ pub use self::foo::*;
             }
         };
         let printed = print(tokens.clone());
-        assert!(printed.contains("        ..Default::default()\n    }"), "{printed}");
+        assert!(
+            printed.contains("        ..Default::default()\n    }"),
+            "{printed}"
+        );
         super::reads_back(tokens, &printed).expect("the printed file reads back");
     }
 

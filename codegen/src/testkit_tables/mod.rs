@@ -107,7 +107,7 @@ const fn kind(group: &'static str, version: &'static str, kind: &'static str) ->
     }
 }
 
-/// The built-in kinds the testkit serves (its `registry.rs` table; a runtime test checks
+/// The built-in kinds the testkit serves (its `store/registry.rs` table; a testkit test checks
 /// that the two agree). Their lists (`{Kind}List`) are included with them.
 pub const SERVED: &[ServedKind] = &[
     kind("", "v1", "ConfigMap"),

@@ -69,8 +69,26 @@
 //! | coordination.k8s.io    | v1      | Lease                    | leases                    | yes        |               |             |
 //! | apiextensions.k8s.io   | v1      | CustomResourceDefinition | customresourcedefinitions | no         | status        | crd, crds   |
 //!
-//! The table lives in `registry.rs`; adding a type is one line there. Namespaces
+//! The table lives in `store/registry.rs`; adding a type is one line there. Namespaces
 //! `default`, `kube-system`, `kube-public` and `kube-node-lease` exist at start.
+//!
+//! # Layout
+//!
+//! The server reads top-down in layers: a request enters through HTTP routing and
+//! content negotiation, which call the verbs, which read and write storage and watch.
+//! Every file imports only from its own layer or one below it, and no two files import
+//! each other, directly or around a circle; a submodule may use its parent module
+//! (`http/table/printers/` uses the column types of `http/table/`), as Rust lets it see
+//! the parent's private items. `tests/testkit_layers.rs` reads this table and checks
+//! every path of the source that starts at the crate, a parent, the module itself or one
+//! of its submodules against it.
+//!
+//! | layer             | directory  | what it holds                                                                                                                  | may import                          |
+//! |-------------------|------------|--------------------------------------------------------------------------------------------------------------------------------|-------------------------------------|
+//! | HTTP              | `http/`    | routing, content negotiation, the JSON, protobuf and Table encodings, discovery, OpenAPI, the [`ApiServer`] and [`Faults`] handles | `http`, `verbs`, `store`, `builtin` |
+//! | verbs             | `verbs/`   | what each verb and subresource does: validation, defaulting, CRD schemas, patches (merge, JSON, strategic, apply), field ownership (managedFields), deletion cascades | `verbs`, `store`, `builtin`         |
+//! | storage and watch | `store/`   | objects by revision, the type registry, resourceVersions and history, watch delivery, selectors, fault rules, `Status` errors | `store`, `builtin`                  |
+//! | Kubernetes facts  | `builtin/` | tables generated from Kubernetes' OpenAPI (patch strategies, protobuf fields, definitions), typed decoding of built-in kinds  | `builtin`                           |
 //!
 //! # Semantics, and where they differ from a real server
 //!
@@ -155,24 +173,33 @@
 //!   and count bounds; failures are 422 Invalid listing every field path.
 //! - **Discovery**: legacy documents, and aggregated discovery (`apidiscovery.k8s.io/v2`)
 //!   when the Accept header asks for it.
-//! - **Content negotiation**: the Accept header's clauses are tried by preference, as a
-//!   real server does: `as=PartialObjectMetadata` / `as=PartialObjectMetadataList` with
-//!   `g=meta.k8s.io;v=v1` (or `v1beta1`) get metadata only (kube's `Api<PartialObjectMeta<K>>`
-//!   and `*_metadata` calls, client-go's metadata client) on get, list, watch (events and
-//!   bookmarks) and write responses, and `as=Table` gets a Table (below); clauses asking
-//!   for what is not served (YAML, protobuf metadata or Tables) are skipped, and a header
-//!   with nothing servable is 406 NotAcceptable, as is the list form on one object or the
-//!   object form on a list (a watch sends whole objects instead). Served over HTTP/1.1
-//!   without TLS or authentication.
+//! - **Content negotiation**: what a response carries and how it is encoded are decided
+//!   together, once per request, by one rule: the Accept header's clauses are tried by
+//!   preference (`q`, then specificity, then order), as a real server does, and the first
+//!   one the server can answer is taken. `as=PartialObjectMetadata` /
+//!   `as=PartialObjectMetadataList` with `g=meta.k8s.io;v=v1` (or `v1beta1`) get metadata
+//!   only (kube's `Api<PartialObjectMeta<K>>` and `*_metadata` calls, client-go's metadata
+//!   client) on get, list, watch (events and bookmarks) and write responses, and
+//!   `as=Table` gets a Table (below). JSON is always served (`*/*` and `application/*`
+//!   mean JSON); protobuf only for one whole object of a built-in kind (below). Clauses
+//!   asking for what is not served (YAML; protobuf lists, watches, Tables, metadata,
+//!   Scales or custom resources) are skipped, so `protobuf, application/json` gets JSON
+//!   there, and a header with nothing servable is 406 NotAcceptable (a protobuf-only
+//!   Accept on a list, for one), as is the list form on one object or the object form on
+//!   a list (a watch sends whole objects instead). Served over HTTP/1.1 without TLS or
+//!   authentication.
 //! - **Protobuf**: `application/vnd.kubernetes.protobuf` request bodies of built-in
 //!   kinds (kubectl's typed `create` commands send them) are decoded into the object the
-//!   same JSON body gives, and single objects of built-in kinds are answered in protobuf
-//!   when the Accept header lists it first; lists, watches, Tables and Status errors are
-//!   always JSON (clients decode by the response's Content-Type), and custom resources
-//!   get 415. Go's protobuf cannot tell an unset field from its zero value: a zero number
-//!   is kept only where the field's documentation shows a pointer (`replicas: 0` is
-//!   kept, a protobuf `runAsUser: 0` or `tolerationSeconds: 0` is lost), and an explicit
-//!   `false` is always dropped.
+//!   same JSON body gives, and single whole objects of built-in kinds (get, create,
+//!   update, patch, delete, `/status`) are answered in protobuf when negotiation prefers
+//!   it. Unlike a real server, lists, watch streams, Tables, metadata and Scales have no
+//!   protobuf form here (a protobuf-only Accept for them is 406 where a real server
+//!   answers in protobuf), and Status errors are always JSON (clients decode by the
+//!   response's Content-Type); custom resources get 415 for protobuf bodies and 406 for
+//!   a protobuf-only Accept, as on a real server. Go's protobuf cannot tell an unset
+//!   field from its zero value: a zero number is kept only where the field's
+//!   documentation shows a pointer (`replicas: 0` is kept, a protobuf `runAsUser: 0` or
+//!   `tolerationSeconds: 0` is lost), and an explicit `false` is always dropped.
 //! - **OpenAPI**: `/openapi/v2` (JSON only: a protobuf-only Accept gets 406) and
 //!   `/openapi/v3` with one document per group version, for the built-in kinds (schemas
 //!   generated from Kubernetes' OpenAPI, patch strategies included) and every CRD
@@ -196,34 +223,12 @@
 //!   off so tests see every answer; [`ApiServer::kube_config`] gives kube's defaults.
 
 mod builtin;
-mod collection;
-mod crd;
-mod deletion;
-mod discovery;
-mod faults;
-mod jsonpath;
-mod managed_fields;
-mod meta;
-mod metav1;
-mod negotiation;
-mod objects;
-mod openapi;
-mod page;
-mod patch;
-mod protobuf;
-mod registry;
-mod routes;
-mod scale;
-mod schema;
-mod selectors;
-mod server;
-mod status;
-mod storage;
-mod strategic;
-mod table;
-mod watch;
+mod http;
+mod store;
+mod verbs;
 
-pub use faults::{Delay, Failure, Faults, Matcher};
+pub use http::server::{ApiServer, Error, Faults, Result};
 /// The request verb faults match on: the runtime's one [`Verb`](kubegen_runtime::error::Verb).
 pub use kubegen_runtime::error::Verb;
-pub use server::{ApiServer, ApiServerConfig, Error, Result};
+pub use store::faults::{Delay, Failure, Matcher};
+pub use store::shared::ApiServerConfig;

@@ -3,31 +3,13 @@
 
 mod testkit_support;
 
-use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, PodSpec, Secret, Service};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams};
 use kubegen_testkit::ApiServer;
 use serde_json::json;
-use testkit_support::{api_error, configmap, create_namespace, meta};
-
-fn deployment(name: &str, replicas: i32) -> Deployment {
-    let labels = [("app".to_owned(), name.to_owned())];
-    Deployment {
-        metadata: meta(name),
-        spec: DeploymentSpec {
-            replicas: Some(replicas),
-            selector: LabelSelector {
-                match_labels: Some(labels.clone().into()),
-                ..Default::default()
-            },
-            template: Default::default(),
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-}
+use testkit_support::{api_error, configmap, create_namespace, deployment, meta};
 
 #[tokio::test]
 async fn create_sets_identity_and_get_returns_it() {

@@ -1,7 +1,9 @@
 //! Protobuf over HTTP: built-in objects created with `application/vnd.kubernetes.protobuf`
 //! bodies (encoded by k8s-pb the way Go writes them, empty value fields included) are
 //! stored exactly as the same objects sent as Go's JSON; malformed bodies are a 400
-//! Status; a protobuf-first Accept header gets a protobuf answer that decodes back.
+//! Status; a protobuf-first Accept header gets a protobuf answer that decodes back, and
+//! what has no protobuf form here (lists, watches, Tables, Scales, custom resources) is
+//! JSON when the Accept header also allows JSON and 406 NotAcceptable when it does not.
 
 mod testkit_support;
 
@@ -14,7 +16,7 @@ use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
 use kubegen_testkit::ApiServer;
 use prost::Message as _;
 use serde_json::{Value, json};
-use testkit_support::{raw_bytes, raw_with};
+use testkit_support::{deployment, raw_bytes, raw_with};
 
 const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 
@@ -329,6 +331,22 @@ async fn a_protobuf_first_accept_gets_protobuf_that_decodes_back() {
 #[tokio::test]
 async fn custom_resources_have_no_protobuf_form() {
     let server = ApiServer::start().await.expect("start");
+    create_foo_crd(&server).await;
+    let foo = core::ConfigMap {
+        metadata: Some(meta("f", &[])),
+        ..Default::default()
+    };
+    let body = envelope("example.com/v1", "Foo", &foo);
+    let foos = "/apis/example.com/v1/namespaces/default/foos";
+    let (status, _, body) =
+        raw_bytes(&server, "POST", foos, &[("Content-Type", PROTOBUF)], &body).await;
+    assert_eq!(status, 415, "{}", String::from_utf8_lossy(&body));
+    let status: Value = serde_json::from_slice(&body).expect("a Status");
+    assert_eq!(status["reason"], "UnsupportedMediaType");
+}
+
+/// Registers the namespaced custom resource `foos.example.com/v1`.
+async fn create_foo_crd(server: &ApiServer) {
     let crd = json!({
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -344,17 +362,99 @@ async fn custom_resources_have_no_protobuf_form() {
     });
     let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
     let headers = [("Content-Type", "application/json")];
-    let created = raw_with(&server, "POST", path, &headers, &crd.to_string()).await;
+    let created = raw_with(server, "POST", path, &headers, &crd.to_string()).await;
     assert_eq!(created.status, 201, "{}", created.body);
-    let foo = core::ConfigMap {
-        metadata: Some(meta("f", &[])),
-        ..Default::default()
-    };
-    let body = envelope("example.com/v1", "Foo", &foo);
+}
+
+/// Status and Content-Type of a GET with this Accept header; a 406 must be a Status.
+async fn answer(server: &ApiServer, path: &str, accept: &str) -> (u16, String) {
+    let (status, headers, body) = raw_bytes(server, "GET", path, &[("Accept", accept)], b"").await;
+    let content_type = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    if status == 406 {
+        let status: Value = serde_json::from_slice(&body).expect("a Status");
+        assert_eq!(status["reason"], "NotAcceptable", "{path} {accept}");
+    }
+    if status == 200 && accept.contains("as=Table") {
+        let table: Value = serde_json::from_slice(&body).expect("a Table");
+        assert_eq!(table["kind"], "Table", "{path} {accept}");
+    }
+    (status, content_type)
+}
+
+#[tokio::test]
+async fn one_negotiation_decides_protobuf_json_or_406_for_every_response() {
+    let server = ApiServer::start().await.expect("start");
+    let client = server.client();
+    let configmaps: kube::Api<k8s_openapi::api::core::v1::ConfigMap> =
+        kube::Api::default_namespaced(client.clone());
+    configmaps
+        .create(&Default::default(), &testkit_support::configmap("c1", "v"))
+        .await
+        .expect("create configmap");
+    let deployments: kube::Api<k8s_openapi::api::apps::v1::Deployment> =
+        kube::Api::default_namespaced(client);
+    deployments
+        .create(&Default::default(), &deployment("d1", 1))
+        .await
+        .expect("create deployment");
+    create_foo_crd(&server).await;
+    let foo = json!({"apiVersion": "example.com/v1", "kind": "Foo", "metadata": {"name": "f1"}});
     let foos = "/apis/example.com/v1/namespaces/default/foos";
-    let (status, _, body) =
-        raw_bytes(&server, "POST", foos, &[("Content-Type", PROTOBUF)], &body).await;
-    assert_eq!(status, 415, "{}", String::from_utf8_lossy(&body));
-    let status: Value = serde_json::from_slice(&body).expect("a Status");
-    assert_eq!(status["reason"], "UnsupportedMediaType");
+    let created = raw_with(
+        &server,
+        "POST",
+        foos,
+        &[("Content-Type", "application/json")],
+        &foo.to_string(),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+
+    const JSON: &str = "application/json";
+    let or_json = "application/vnd.kubernetes.protobuf, application/json";
+    let or_anything = "application/vnd.kubernetes.protobuf, */*";
+    let watch_pb = "application/vnd.kubernetes.protobuf;stream=watch";
+    let watch_or_json =
+        "application/vnd.kubernetes.protobuf;stream=watch, application/json;stream=watch";
+    let table_pb = "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io";
+    let table_or_json = "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io, application/json;as=Table;v=v1;g=meta.k8s.io, application/json";
+    let cms = "/api/v1/namespaces/default/configmaps";
+    let cm = "/api/v1/namespaces/default/configmaps/c1";
+    let watch = "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1";
+    let deploy = "/apis/apps/v1/namespaces/default/deployments/d1";
+    let scale = "/apis/apps/v1/namespaces/default/deployments/d1/scale";
+    let status = "/apis/apps/v1/namespaces/default/deployments/d1/status";
+    let foo = "/apis/example.com/v1/namespaces/default/foos/f1";
+    let cases = [
+        // One whole built-in object: protobuf whenever the client prefers it.
+        (cm, PROTOBUF, 200, PROTOBUF),
+        (cm, or_json, 200, PROTOBUF),
+        (deploy, or_anything, 200, PROTOBUF),
+        (status, PROTOBUF, 200, PROTOBUF),
+        // No protobuf form: JSON when the header allows it, 406 when it does not.
+        (cms, PROTOBUF, 406, JSON),
+        (cms, or_json, 200, JSON),
+        (watch, watch_pb, 406, JSON),
+        (watch, watch_or_json, 200, JSON),
+        (cm, table_pb, 406, JSON),
+        (cm, table_or_json, 200, JSON),
+        (cms, table_or_json, 200, JSON),
+        (scale, PROTOBUF, 406, JSON),
+        (scale, or_json, 200, JSON),
+        (foo, PROTOBUF, 406, JSON),
+        (foo, or_anything, 200, JSON),
+        (foos, or_json, 200, JSON),
+    ];
+    let mut expected = Vec::new();
+    let mut got = Vec::new();
+    for (path, accept, code, content_type) in cases {
+        expected.push((path.to_owned(), accept, code, content_type.to_owned()));
+        let (code, content_type) = answer(&server, path, accept).await;
+        got.push((path.to_owned(), accept, code, content_type));
+    }
+    assert_eq!(got, expected);
 }

@@ -2,30 +2,12 @@
 
 mod testkit_support;
 
-use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kubegen_testkit::ApiServer;
 use serde_json::json;
-use testkit_support::{api_error, configmap, meta};
-
-fn deployment(name: &str, replicas: i32) -> Deployment {
-    let labels = [("app".to_owned(), name.to_owned())];
-    Deployment {
-        metadata: meta(name),
-        spec: DeploymentSpec {
-            replicas: Some(replicas),
-            selector: LabelSelector {
-                match_labels: Some(labels.clone().into()),
-                ..Default::default()
-            },
-            template: Default::default(),
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-}
+use testkit_support::{api_error, configmap, deployment};
 
 #[tokio::test]
 async fn status_subresource_separates_spec_and_status() {

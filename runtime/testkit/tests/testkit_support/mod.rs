@@ -2,7 +2,9 @@
 //! status codes, headers and bodies exactly as sent) and object builders.
 #![allow(dead_code, unreachable_pub, missing_docs)]
 
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::api::{Api, ObjectMeta, PostParams};
 use kubegen_testkit::ApiServer;
 use serde_json::Value;
@@ -151,6 +153,24 @@ pub fn configmap(name: &str, value: &str) -> ConfigMap {
     ConfigMap {
         metadata: meta(name),
         data: Some([("value".to_owned(), value.to_owned())].into()),
+        ..Default::default()
+    }
+}
+
+/// A deployment in `default` selecting `app: NAME`, with no pod template.
+pub fn deployment(name: &str, replicas: i32) -> Deployment {
+    let labels = [("app".to_owned(), name.to_owned())];
+    Deployment {
+        metadata: meta(name),
+        spec: DeploymentSpec {
+            replicas: Some(replicas),
+            selector: LabelSelector {
+                match_labels: Some(labels.into()),
+                ..Default::default()
+            },
+            template: Default::default(),
+            ..Default::default()
+        },
         ..Default::default()
     }
 }

@@ -1,0 +1,694 @@
+//! HTTP routing: Kubernetes API paths to discovery documents and resource verbs.
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Query as QueryExtractor, State};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde_json::Value;
+
+use crate::http::discovery;
+use crate::http::negotiation::{Encoded, Negotiated, Offer};
+use crate::http::openapi;
+use crate::http::protobuf;
+use crate::store::page::Page;
+use crate::store::registry::ResourceType;
+use crate::store::shared::Shared;
+use crate::store::status::{ApiError, ApiResult, Cause};
+use crate::verbs::collection::{self, Query, WatchDefaults};
+use crate::verbs::deletion::{self, DeleteOptions};
+use crate::verbs::managed_fields::{self, Record, Writer};
+use crate::verbs::objects;
+use crate::verbs::patch::{self, PatchKind};
+use crate::verbs::place::{self, Part, Place};
+use crate::verbs::scale;
+use crate::verbs::strategic;
+use kubegen_runtime::error::Verb;
+
+/// A parsed API path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Route {
+    Version,
+    Health,
+    CoreVersions,
+    GroupList,
+    Group(String),
+    OpenApi(openapi::Document),
+    ResourceList(String, String),
+    Resource(ResourceRequest),
+}
+
+/// A request for a resource, a named object or one of its subresources.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ResourceRequest {
+    group: String,
+    version: String,
+    namespace: Option<String>,
+    plural: String,
+    name: Option<String>,
+    subresource: Option<String>,
+}
+
+fn parse_resource(group: &str, version: &str, rest: &[&str]) -> Option<Route> {
+    let namespaced_path = rest.first() == Some(&"namespaces")
+        && rest.len() >= 3
+        && !(rest.len() == 3 && matches!(rest[2], "status" | "finalize"));
+    let (namespace, rest) = if namespaced_path {
+        (Some(rest[1].to_owned()), &rest[2..])
+    } else {
+        (None, rest)
+    };
+    let (plural, name, subresource) = match rest {
+        [plural] => (*plural, None, None),
+        [plural, name] => (*plural, Some(*name), None),
+        [plural, name, sub] => (*plural, Some(*name), Some(*sub)),
+        _ => return None,
+    };
+    Some(Route::Resource(ResourceRequest {
+        group: group.to_owned(),
+        version: version.to_owned(),
+        namespace,
+        plural: plural.to_owned(),
+        name: name.map(str::to_owned),
+        subresource: subresource.map(str::to_owned),
+    }))
+}
+
+fn parse_path(path: &str) -> Option<Route> {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    match segments.as_slice() {
+        ["version"] => Some(Route::Version),
+        ["healthz" | "readyz" | "livez"] => Some(Route::Health),
+        ["api"] => Some(Route::CoreVersions),
+        ["api", version] => Some(Route::ResourceList(String::new(), (*version).to_owned())),
+        ["api", version, rest @ ..] => parse_resource("", version, rest),
+        ["apis"] => Some(Route::GroupList),
+        ["apis", group] => Some(Route::Group((*group).to_owned())),
+        ["apis", group, version] => Some(Route::ResourceList(
+            (*group).to_owned(),
+            (*version).to_owned(),
+        )),
+        ["apis", group, version, rest @ ..] => parse_resource(group, version, rest),
+        ["openapi", ..] => openapi::Document::parse(&segments).map(Route::OpenApi),
+        _ => None,
+    }
+}
+
+fn json(code: StatusCode, value: &Value) -> Response {
+    (code, axum::Json(value)).into_response()
+}
+
+fn ok(value: &Value) -> Response {
+    json(StatusCode::OK, value)
+}
+
+/// The largest request body accepted, as on a real server (3 MiB: large CRDs need it).
+pub(crate) const MAX_BODY: usize = 3 * 1024 * 1024;
+
+/// How much of an oversized body is read and discarded before answering 413, so that a
+/// client still writing it (kubectl) reads the Status instead of a broken pipe.
+const MAX_DISCARDED: usize = 128 * 1024 * 1024;
+
+/// Reads a request body of at most [`MAX_BODY`] bytes; beyond that, 413 as a Status.
+async fn read_body(headers: &HeaderMap, body: Body) -> ApiResult<Bytes> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    let mut stream = body.into_data_stream();
+    let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(MAX_BODY));
+    let mut read = 0usize;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk
+            .map_err(|e| ApiError::bad_request(format!("failed to read the request body: {e}")))?;
+        read += chunk.len();
+        if read > MAX_DISCARDED {
+            break;
+        }
+        if read <= MAX_BODY && declared.is_none_or(|length| length <= MAX_BODY) {
+            bytes.extend_from_slice(&chunk);
+        }
+    }
+    if read > MAX_BODY || declared.is_some_and(|length| length > MAX_BODY) {
+        return Err(ApiError::request_entity_too_large(MAX_BODY));
+    }
+    Ok(Bytes::from(bytes))
+}
+
+/// The single handler behind every path; every failure is answered with a Status.
+pub(crate) async fn handle(
+    State(shared): State<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    tracing::debug!(%method, %uri, "request");
+    let body = match read_body(&headers, body).await {
+        Ok(body) => body,
+        Err(error) => return error.into_response(),
+    };
+    match dispatch(&shared, &method, &uri, &headers, body).await {
+        Ok(response) => response,
+        Err(error) => {
+            tracing::debug!(%method, %uri, code = error.code, reason = error.reason, "request failed");
+            error.into_response()
+        }
+    }
+}
+
+async fn dispatch(
+    shared: &Arc<Shared>,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Bytes,
+) -> ApiResult<Response> {
+    let route = parse_path(uri.path()).ok_or_else(ApiError::no_route)?;
+    let discovery_only = !matches!(route, Route::Resource(_));
+    if discovery_only && method != Method::GET {
+        // A group or version that does not exist is 404 whatever the method.
+        let registry = &shared.lock().registry;
+        let exists = match &route {
+            Route::Group(group) => discovery::group(registry, group).is_some(),
+            Route::ResourceList(group, version) => {
+                discovery::resource_list(registry, group, version).is_some()
+            }
+            Route::OpenApi(document) => openapi::document(registry, document).is_ok(),
+            _ => true,
+        };
+        return Err(if exists {
+            ApiError::method_not_allowed()
+        } else {
+            ApiError::no_route()
+        });
+    }
+    match route {
+        Route::Version => Ok(ok(&discovery::version())),
+        Route::Health => Ok((StatusCode::OK, "ok").into_response()),
+        Route::CoreVersions | Route::GroupList if discovery::wants_aggregated(accept(headers)) => {
+            let document =
+                discovery::aggregated(&shared.lock().registry, route == Route::CoreVersions);
+            let mut response = ok(&document);
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                header::HeaderValue::from_static(discovery::AGGREGATED_CONTENT_TYPE),
+            );
+            Ok(response)
+        }
+        Route::CoreVersions => Ok(ok(&discovery::core_versions(&shared.address.to_string()))),
+        Route::GroupList => Ok(ok(&discovery::group_list(&shared.lock().registry))),
+        Route::Group(group) => discovery::group(&shared.lock().registry, &group)
+            .map(|d| ok(&d))
+            .ok_or_else(ApiError::no_route),
+        Route::ResourceList(group, version) => {
+            discovery::resource_list(&shared.lock().registry, &group, &version)
+                .map(|d| ok(&d))
+                .ok_or_else(ApiError::no_route)
+        }
+        Route::OpenApi(document) => {
+            // client-go asks for /openapi/v2 as protobuf first; this server speaks JSON.
+            if !openapi::accepts_json(accept(headers)) {
+                return Err(ApiError::not_acceptable(
+                    "only application/json is served for OpenAPI documents",
+                ));
+            }
+            openapi::document(&shared.lock().registry, &document).map(|d| ok(&d))
+        }
+        Route::Resource(request) => {
+            let query: Query = QueryExtractor::try_from_uri(uri)
+                .map(|q| q.0)
+                .unwrap_or_default();
+            resource(shared, method, headers, &query, request, body).await
+        }
+    }
+}
+
+fn verb_of(method: &Method, request: &ResourceRequest, query: &Query) -> ApiResult<Verb> {
+    let named = request.name.is_some();
+    let watch = matches!(query.get("watch").map(String::as_str), Some("true" | "1"));
+    let verb = match (method.as_str(), named) {
+        ("GET", true) => Verb::Get,
+        ("GET", false) if watch => Verb::Watch,
+        ("GET", false) => Verb::List,
+        ("POST", false) => Verb::Create,
+        ("PUT", true) => Verb::Update,
+        ("PATCH", true) => Verb::Patch,
+        ("DELETE", true) => Verb::Delete,
+        ("DELETE", false) => Verb::DeleteCollection,
+        _ => return Err(ApiError::method_not_allowed()),
+    };
+    if request.subresource.is_some() && !matches!(verb, Verb::Get | Verb::Update | Verb::Patch) {
+        return Err(ApiError::method_not_allowed());
+    }
+    Ok(verb)
+}
+
+fn accept(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+}
+
+fn content_type(headers: &HeaderMap) -> &str {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/json")
+}
+
+/// A response with a negotiated and encoded body.
+fn encoded(code: StatusCode, encoded: Encoded) -> Response {
+    let content_type = header::HeaderValue::from_static(encoded.content_type);
+    (code, [(header::CONTENT_TYPE, content_type)], encoded.body).into_response()
+}
+
+/// Decodes a create/update body (JSON, YAML for `application/yaml`, or protobuf for a
+/// built-in kind).
+fn decode_object(headers: &HeaderMap, body: &[u8], builtin: bool) -> ApiResult<Value> {
+    let content_type = content_type(headers);
+    let media = content_type.split(';').next().unwrap_or_default().trim();
+    match media {
+        "application/json" | "" | "*/*" => serde_json::from_slice(body).map_err(|e| {
+            ApiError::bad_request(format!("error decoding request body as JSON: {e}"))
+        }),
+        "application/yaml" => {
+            let text = std::str::from_utf8(body)
+                .map_err(|e| ApiError::bad_request(format!("request body is not UTF-8: {e}")))?;
+            serde_saphyr::from_str(text).map_err(|e| {
+                ApiError::bad_request(format!("error decoding request body as YAML: {e}"))
+            })
+        }
+        protobuf::MEDIA_TYPE if builtin => protobuf::decode(body).map_err(|e| {
+            ApiError::bad_request(format!("error decoding request body as protobuf: {e}"))
+        }),
+        _ => Err(ApiError::unsupported_media_type(content_type)),
+    }
+}
+
+async fn resource(
+    shared: &Arc<Shared>,
+    method: &Method,
+    headers: &HeaderMap,
+    query: &Query,
+    request: ResourceRequest,
+    body: Bytes,
+) -> ApiResult<Response> {
+    let rt = shared
+        .lock()
+        .registry
+        .get(&request.group, &request.version, &request.plural)
+        .ok_or_else(ApiError::no_route)?;
+    let verb = verb_of(method, &request, query)?;
+    match (&request.namespace, rt.namespaced) {
+        (Some(_), false) => return Err(ApiError::no_route()),
+        (None, true) if !matches!(verb, Verb::List | Verb::Watch) => {
+            return Err(ApiError::no_route());
+        }
+        _ => {}
+    }
+    let part = match request.subresource.as_deref() {
+        None => Part::Main,
+        Some("status") if rt.status => Part::Status,
+        Some("scale") if rt.scale.is_some() => Part::Main,
+        Some(_) => return Err(ApiError::no_route()),
+    };
+    let (delay, failure) =
+        shared
+            .faults()
+            .on_request(verb, &rt.plural, request.subresource.as_deref());
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
+    if let Some(failure) = failure {
+        return Err(failure);
+    }
+    let dry_run = match query.get("dryRun").map(String::as_str) {
+        None | Some("") => false,
+        Some("All") => true,
+        Some(other) => {
+            let cause = Cause::new(
+                "FieldValueNotSupported",
+                "dryRun",
+                format!("Unsupported value: {other:?}: supported values: \"All\""),
+            );
+            return Err(ApiError::invalid(
+                "meta.k8s.io",
+                "CreateOptions",
+                "",
+                vec![cause],
+            ));
+        }
+    };
+
+    let namespace = request.namespace.as_deref().unwrap_or_default();
+    let place = Place { rt: &rt, namespace };
+    let name = request.name.as_deref().unwrap_or_default();
+    let scale = request.subresource.as_deref() == Some("scale");
+    // Only one whole object of a built-in kind has a protobuf form here.
+    let offer = match verb {
+        Verb::List | Verb::Watch | Verb::DeleteCollection => Offer::Json,
+        _ if scale || rt.custom => Offer::Json,
+        _ => Offer::JsonOrProtobuf,
+    };
+    let negotiated = Negotiated::negotiate(
+        accept(headers),
+        offer,
+        query.get("includeObject").map(String::as_str),
+        query.get("noHeaders").map(String::as_str),
+    )?;
+    match verb {
+        Verb::List => {
+            let page = collection::list(&shared.lock(), &rt, request.namespace.as_deref(), query)?;
+            // Serialized from the stored objects, outside the lock.
+            Ok(encoded(StatusCode::OK, negotiated.list(&page, &rt)?))
+        }
+        Verb::Watch => {
+            let defaults = WatchDefaults {
+                bookmark_interval: shared.config.bookmark_interval,
+                timeout: shared.config.watch_timeout,
+            };
+            let subscription =
+                collection::watch(shared, &rt, request.namespace.as_deref(), query, defaults)?;
+            let (content_type, body) = negotiated.watch(subscription, rt.clone());
+            let mut response = Response::new(body);
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                header::HeaderValue::from_static(content_type),
+            );
+            Ok(response)
+        }
+        Verb::Get => {
+            let cluster = shared.lock();
+            let object = place::existing(&cluster, &place, name)?;
+            if scale {
+                Ok(ok(&scale::to_scale(&rt, &object)?))
+            } else {
+                Ok(encoded(StatusCode::OK, negotiated.object(&object, &rt)?))
+            }
+        }
+        Verb::Create => {
+            let record = Record::Update(writer(query, headers, None, "CreateOptions")?);
+            let object = decode_object(headers, &body, !rt.custom)?;
+            let created = objects::create(&mut shared.write(dry_run), &place, object, &record)?;
+            Ok(encoded(
+                StatusCode::CREATED,
+                negotiated.object(&created, &rt)?,
+            ))
+        }
+        Verb::Update => {
+            let subresource = request.subresource.as_deref();
+            let record = Record::Update(writer(query, headers, subresource, "UpdateOptions")?);
+            let object = decode_object(headers, &body, !rt.custom)?;
+            let mut cluster = shared.write(dry_run);
+            if scale {
+                let old = place::existing(&cluster, &place, name)?;
+                check_scale_rv(&place, name, &old, &object)?;
+                let new = scale::apply_scale(&rt, &old, &object)?;
+                let stored =
+                    objects::write(&mut cluster, &place, name, old, new, Part::Main, &record)?;
+                return Ok(ok(&scale::to_scale(&rt, &stored)?));
+            }
+            let updated = objects::update(&mut cluster, &place, name, object, part, &record)?;
+            Ok(encoded(StatusCode::OK, negotiated.object(&updated, &rt)?))
+        }
+        Verb::Patch => {
+            let target = PatchTarget {
+                place: &place,
+                name,
+                part,
+                scale,
+                negotiated,
+                writer: writer(
+                    query,
+                    headers,
+                    request.subresource.as_deref(),
+                    "PatchOptions",
+                )?,
+            };
+            patch_object(shared, headers, query, &target, &body)
+        }
+        Verb::Delete => {
+            let options =
+                DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
+            let mut cluster = shared.write(dry_run || options.dry_run);
+            let deleted = deletion::delete(&mut cluster, &place, name, &options)?;
+            Ok(encoded(StatusCode::OK, negotiated.object(&deleted, &rt)?))
+        }
+        Verb::DeleteCollection => {
+            let options =
+                DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
+            let filter = collection::filter(&rt, request.namespace.as_deref(), query)?;
+            let mut cluster = shared.write(dry_run || options.dry_run);
+            let deleted = deletion::delete_collection(
+                &mut cluster,
+                &rt,
+                |o| filter.matches(o),
+                options.propagation,
+            )?;
+            let metadata = serde_json::json!({"resourceVersion": cluster.current_rv().to_string()});
+            drop(cluster);
+            let page = Page::new(&rt, metadata, deleted);
+            Ok(encoded(StatusCode::OK, negotiated.list(&page, &rt)?))
+        }
+    }
+}
+
+/// The field manager of a write request (`?fieldManager`, else from the User-Agent).
+fn writer(
+    query: &Query,
+    headers: &HeaderMap,
+    subresource: Option<&str>,
+    options_kind: &str,
+) -> ApiResult<Writer> {
+    Writer::from_request(
+        query.get("fieldManager").map(String::as_str),
+        headers
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok()),
+        subresource,
+        options_kind,
+    )
+}
+
+fn check_scale_rv(place: &Place<'_>, name: &str, old: &Value, scale: &Value) -> ApiResult<()> {
+    let wanted = scale
+        .pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .filter(|rv| !rv.is_empty());
+    match wanted {
+        Some(rv)
+            if Some(rv)
+                != old
+                    .pointer("/metadata/resourceVersion")
+                    .and_then(Value::as_str) =>
+        {
+            Err(ApiError::stale(place.subject(name)))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The object a PATCH is for, and how to answer it.
+struct PatchTarget<'a> {
+    place: &'a Place<'a>,
+    name: &'a str,
+    part: Part,
+    scale: bool,
+    negotiated: Negotiated,
+    writer: Writer,
+}
+
+fn patch_object(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    query: &Query,
+    target: &PatchTarget<'_>,
+    body: &[u8],
+) -> ApiResult<Response> {
+    let PatchTarget {
+        place,
+        name,
+        part,
+        scale,
+        negotiated,
+        ref writer,
+    } = *target;
+    let rt: &ResourceType = place.rt;
+    let kind = PatchKind::from_content_type(content_type(headers), !rt.custom)?;
+    let patch = patch::parse_body(&kind, body)?;
+    if kind == PatchKind::Apply {
+        // An apply patch is a whole (partial) object: it may create one below.
+        if !patch.is_object() {
+            return Err(ApiError::bad_request(
+                "an apply patch must be an object, not a list or a scalar",
+            ));
+        }
+        if patch
+            .get("metadata")
+            .is_some_and(|m| !m.is_object() && !m.is_null())
+        {
+            return Err(ApiError::bad_request("metadata must be an object"));
+        }
+        if query.get("fieldManager").is_none_or(String::is_empty) {
+            let cause = Cause::new(
+                "FieldValueRequired",
+                "fieldManager",
+                "Required value: is required for apply patch",
+            );
+            return Err(ApiError::invalid(
+                "meta.k8s.io",
+                "PatchOptions",
+                "",
+                vec![cause],
+            ));
+        }
+        if let Some(force) = query.get("force")
+            && !matches!(force.as_str(), "true" | "false")
+        {
+            return Err(ApiError::bad_request(format!("invalid force {force:?}")));
+        }
+        if let Some(patched_name) = patch.pointer("/metadata/name").and_then(Value::as_str)
+            && patched_name != name
+        {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({patched_name}) does not match the name on the URL ({name})"
+            )));
+        }
+    }
+    let force = query.get("force").is_some_and(|f| f == "true");
+    // `dryRun` was validated by the caller: only "All" gets here.
+    let dry_run = query.get("dryRun").is_some_and(|v| v == "All");
+    let mut cluster = shared.write(dry_run);
+    let old = match place::existing(&cluster, place, name) {
+        Ok(old) => old,
+        Err(_) if kind == PatchKind::Apply && part == Part::Main && !scale => {
+            let mut config = patch;
+            config["metadata"]["name"] = Value::String(name.to_owned());
+            let (object, entries) =
+                managed_fields::apply(rt, Part::Main, None, &config, writer, force)?;
+            let record = Record::Applied(entries);
+            let created = objects::create(&mut cluster, place, object, &record)?;
+            return Ok(encoded(
+                StatusCode::CREATED,
+                negotiated.object(&created, rt)?,
+            ));
+        }
+        Err(not_found) => return Err(not_found),
+    };
+    if scale {
+        let mut target = scale::to_scale(rt, &old)?;
+        patch::apply(&kind, &mut target, &patch, None)?;
+        check_scale_rv(place, name, &old, &target)?;
+        let new = scale::apply_scale(rt, &old, &target)?;
+        let record = Record::Update(writer.clone());
+        let stored = objects::write(&mut cluster, place, name, old, new, Part::Main, &record)?;
+        return Ok(ok(&scale::to_scale(rt, &stored)?));
+    }
+    let mut target = place::render(&old, rt);
+    let record = if kind == PatchKind::Apply {
+        let (merged, entries) =
+            managed_fields::apply(rt, part, Some(&target), &patch, writer, force)?;
+        target = merged;
+        Record::Applied(entries)
+    } else {
+        let schema = strategic::root(&rt.group, &rt.version, &rt.kind);
+        patch::apply(&kind, &mut target, &patch, schema)?;
+        Record::Update(writer.clone())
+    };
+    let stale = target.pointer("/metadata/resourceVersion")
+        != old.pointer("/metadata/resourceVersion")
+        && target
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+            .is_some_and(|rv| !rv.is_empty());
+    if stale {
+        return Err(ApiError::stale(place.subject(name)));
+    }
+    // A patch producing a value of the wrong type is 422 Invalid on a real server (a
+    // body of the wrong type is 400). Custom resources are not typed: their shape is
+    // checked here.
+    let shape_error = if !target.is_object() {
+        Some("the patched object is not a JSON object")
+    } else if target
+        .get("metadata")
+        .is_some_and(|m| !m.is_object() && !m.is_null())
+    {
+        Some("metadata must be an object")
+    } else {
+        None
+    };
+    if let Some(why) = shape_error {
+        let cause = Cause::invalid("patch", &patch, why);
+        return Err(ApiError::invalid(&rt.group, &rt.kind, name, vec![cause]));
+    }
+    let target = objects::typed(rt, target).map_err(|e| {
+        let cause = Cause::invalid("patch", &patch, e.to_string());
+        ApiError::invalid(&rt.group, &rt.kind, name, vec![cause])
+    })?;
+    let new = objects::merge_into(rt, &old, target, part);
+    let stored = objects::write(&mut cluster, place, name, old, new, part, &record)?;
+    Ok(encoded(StatusCode::OK, negotiated.object(&stored, rt)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resource(
+        namespace: Option<&str>,
+        plural: &str,
+        name: Option<&str>,
+        sub: Option<&str>,
+    ) -> Route {
+        Route::Resource(ResourceRequest {
+            group: String::new(),
+            version: "v1".to_owned(),
+            namespace: namespace.map(str::to_owned),
+            plural: plural.to_owned(),
+            name: name.map(str::to_owned),
+            subresource: sub.map(str::to_owned),
+        })
+    }
+
+    #[test]
+    fn paths_parse_like_the_apiserver() {
+        assert_eq!(
+            parse_path("/api/v1/namespaces"),
+            Some(resource(None, "namespaces", None, None))
+        );
+        assert_eq!(
+            parse_path("/api/v1/namespaces/ns"),
+            Some(resource(None, "namespaces", Some("ns"), None))
+        );
+        assert_eq!(
+            parse_path("/api/v1/namespaces/ns/status"),
+            Some(resource(None, "namespaces", Some("ns"), Some("status")))
+        );
+        assert_eq!(
+            parse_path("/api/v1/namespaces/ns/pods"),
+            Some(resource(Some("ns"), "pods", None, None))
+        );
+        assert_eq!(
+            parse_path("/api/v1/namespaces/ns/pods/p/status"),
+            Some(resource(Some("ns"), "pods", Some("p"), Some("status")))
+        );
+        assert_eq!(
+            parse_path("/apis/apps/v1"),
+            Some(Route::ResourceList("apps".to_owned(), "v1".to_owned()))
+        );
+        assert_eq!(parse_path("/apis"), Some(Route::GroupList));
+        assert_eq!(
+            parse_path("/openapi/v3/apis/apps/v1"),
+            Some(Route::OpenApi(openapi::Document::V3 {
+                group: "apps".to_owned(),
+                version: "v1".to_owned()
+            }))
+        );
+        assert_eq!(parse_path("/openapi/v4"), None);
+        assert_eq!(parse_path("/nope"), None);
+    }
+}

@@ -1,0 +1,141 @@
+//! The state shared by the HTTP handlers, the watch streams and the fault handle: the
+//! cluster behind its lock, the injected faults, the switch that ends every watch, and
+//! the settings the server was started with.
+
+use std::net::SocketAddr;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::store::faults::FaultState;
+use crate::store::storage::Cluster;
+
+/// Server settings, with [`Default`] and consuming setters.
+///
+/// ```
+/// use std::time::Duration;
+/// use kubegen_testkit::ApiServerConfig;
+///
+/// let config = ApiServerConfig::default()
+///     .history_window(100)
+///     .bookmark_interval(Duration::from_secs(5));
+/// # let _ = config;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiServerConfig {
+    pub(crate) port: u16,
+    pub(crate) history_window: usize,
+    pub(crate) bookmark_interval: Duration,
+    pub(crate) watch_timeout: Duration,
+}
+
+impl Default for ApiServerConfig {
+    fn default() -> Self {
+        Self {
+            port: 0,
+            history_window: 10_000,
+            bookmark_interval: Duration::from_secs(60),
+            watch_timeout: Duration::from_secs(1800),
+        }
+    }
+}
+
+impl ApiServerConfig {
+    /// The loopback port to listen on (default 0: a free port).
+    pub fn port(mut self, port: u16) -> Self {
+        self.port = port;
+        self
+    }
+
+    /// How many events of history to keep for watches and exact-version lists (default
+    /// 10 000); older resourceVersions get 410 Expired.
+    pub fn history_window(mut self, events: usize) -> Self {
+        self.history_window = events.max(1);
+        self
+    }
+
+    /// How often watches with `allowWatchBookmarks=true` get a BOOKMARK (default 60 s,
+    /// about what a real server does).
+    pub fn bookmark_interval(mut self, interval: Duration) -> Self {
+        self.bookmark_interval = interval;
+        self
+    }
+
+    /// How long a watch without `timeoutSeconds` stays open (default 30 min).
+    pub fn watch_timeout(mut self, timeout: Duration) -> Self {
+        self.watch_timeout = timeout;
+        self
+    }
+}
+
+/// State shared by the HTTP handlers, the watch streams and the fault handle.
+pub(crate) struct Shared {
+    cluster: Mutex<Cluster>,
+    faults: Mutex<FaultState>,
+    kill: watch::Sender<u64>,
+    pub(crate) config: ApiServerConfig,
+    pub(crate) address: SocketAddr,
+}
+
+impl Shared {
+    /// The state of a server about to listen on `address`.
+    pub(crate) fn new(cluster: Cluster, config: ApiServerConfig, address: SocketAddr) -> Self {
+        let (kill, _) = watch::channel(0);
+        Self {
+            cluster: Mutex::new(cluster),
+            faults: Mutex::new(FaultState::default()),
+            kill,
+            config,
+            address,
+        }
+    }
+
+    /// The cluster state (a poisoned lock is recovered: state stays consistent per write).
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Cluster> {
+        self.cluster.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The cluster state for a write; with `dry_run` the write is computed, not stored.
+    pub(crate) fn write(&self, dry_run: bool) -> WriteGuard<'_> {
+        let mut guard = self.lock();
+        guard.set_dry_run(dry_run);
+        WriteGuard(guard)
+    }
+
+    pub(crate) fn faults(&self) -> MutexGuard<'_, FaultState> {
+        self.faults.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Ends every open watch stream immediately.
+    pub(crate) fn kill_watches(&self) {
+        self.kill.send_modify(|epoch| *epoch += 1);
+    }
+
+    pub(crate) fn kill_receiver(&self) -> watch::Receiver<u64> {
+        self.kill.subscribe()
+    }
+}
+
+/// The locked cluster during one write; leaves dry-run mode when dropped.
+pub(crate) struct WriteGuard<'a>(MutexGuard<'a, Cluster>);
+
+impl std::ops::Deref for WriteGuard<'_> {
+    type Target = Cluster;
+
+    fn deref(&self) -> &Cluster {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for WriteGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Cluster {
+        &mut self.0
+    }
+}
+
+impl Drop for WriteGuard<'_> {
+    fn drop(&mut self) {
+        self.0.set_dry_run(false);
+    }
+}
