@@ -11,14 +11,15 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use kubegen_codegen::emit::{self, GeneratedFile};
 use kubegen_codegen::frontend::rust;
-use kubegen_codegen::{diff, model::Model};
+use kubegen_codegen::model::Model;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubegen");
+use support::{kubegen, stderr};
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust");
@@ -49,30 +50,11 @@ fn golden_dir(fixture: &Path) -> PathBuf {
 
 #[test]
 fn manifests_match_goldens() {
-    let bless = std::env::var_os("KUBEGEN_BLESS").is_some();
     let mut report = String::new();
     for fixture in fixtures() {
         let files = manifests(&fixture);
         let dir = golden_dir(&fixture);
-        if bless {
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
-            for file in &files {
-                std::fs::write(dir.join(&file.path), &file.contents).unwrap();
-            }
-            continue;
-        }
-        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        on_disk.sort();
-        let generated: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
-        assert_eq!(on_disk, generated, "{}", fixture.display());
-        for file in &files {
-            let golden = std::fs::read_to_string(dir.join(&file.path)).unwrap();
-            report.push_str(&diff::unified(&file.path, &golden, &file.contents));
-        }
+        report.push_str(&support::golden_report(&fixture, &dir, &files));
     }
     assert!(
         report.is_empty(),
@@ -88,19 +70,9 @@ fn manifests_are_deterministic() {
     }
 }
 
+/// A fresh scratch directory for one of this file's tests.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kubegen-crd-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn kubegen(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
+    support::scratch("crd", name)
 }
 
 #[test]

@@ -10,11 +10,13 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use kubegen_codegen::emit::{GeneratedFile, Options};
 use kubegen_codegen::frontend::Source;
-use kubegen_codegen::{diff, generate_from_crds};
+use kubegen_codegen::generate_from_crds;
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -42,52 +44,13 @@ fn golden_dir(fixture: &Path) -> PathBuf {
         .join(stem)
 }
 
-fn files_under(dir: &Path, base: &Path, out: &mut Vec<String>) {
-    for entry in std::fs::read_dir(dir).into_iter().flatten() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files_under(&path, base, out);
-        } else {
-            out.push(
-                path.strip_prefix(base)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/"),
-            );
-        }
-    }
-}
-
 #[test]
 fn generated_code_matches_goldens() {
-    let bless = std::env::var_os("KUBEGEN_BLESS").is_some();
     let mut report = String::new();
     for fixture in fixtures() {
         let files = generate(&fixture);
         let dir = golden_dir(&fixture);
-        if bless {
-            let _ = std::fs::remove_dir_all(&dir);
-            for file in &files {
-                let path = dir.join(&file.path);
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(path, &file.contents).unwrap();
-            }
-            continue;
-        }
-        let mut on_disk = Vec::new();
-        files_under(&dir, &dir, &mut on_disk);
-        on_disk.sort();
-        let generated: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
-        if on_disk != generated {
-            report.push_str(&format!(
-                "{}: file set differs\n  golden:    {on_disk:?}\n  generated: {generated:?}\n",
-                fixture.display()
-            ));
-        }
-        for file in &files {
-            let golden = std::fs::read_to_string(dir.join(&file.path)).unwrap_or_default();
-            report.push_str(&diff::unified(&file.path, &golden, &file.contents));
-        }
+        report.push_str(&support::golden_report(&fixture, &dir, &files));
     }
     assert!(
         report.is_empty(),

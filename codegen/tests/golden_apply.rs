@@ -10,9 +10,10 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
-use kubegen_codegen::diff;
 use kubegen_codegen::emit::GeneratedFile;
 use kubegen_codegen::emit::apply::{ApplyOptions, generate_apply};
 use kubegen_codegen::frontend::{Source, crd};
@@ -43,21 +44,8 @@ fn generate(fixture: &Path) -> Vec<GeneratedFile> {
         .unwrap_or_else(|e| panic!("{}: {e}", fixture.display()))
 }
 
-fn files_under(dir: &Path, base: &Path, out: &mut Vec<String>) {
-    for entry in std::fs::read_dir(dir).into_iter().flatten() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files_under(&path, base, out);
-        } else {
-            let relative = path.strip_prefix(base).unwrap();
-            out.push(relative.to_string_lossy().replace('\\', "/"));
-        }
-    }
-}
-
 #[test]
 fn apply_configurations_match_goldens() {
-    let bless = std::env::var_os("KUBEGEN_BLESS").is_some();
     let mut report = String::new();
     for fixture in fixtures() {
         let files = generate(&fixture);
@@ -65,29 +53,7 @@ fn apply_configurations_match_goldens() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/golden_apply")
             .join(stem);
-        if bless {
-            let _ = std::fs::remove_dir_all(&dir);
-            for file in &files {
-                let path = dir.join(&file.path);
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(path, &file.contents).unwrap();
-            }
-            continue;
-        }
-        let mut on_disk = Vec::new();
-        files_under(&dir, &dir, &mut on_disk);
-        on_disk.sort();
-        let generated: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
-        if on_disk != generated {
-            report.push_str(&format!(
-                "{}: file set differs\n  golden:    {on_disk:?}\n  generated: {generated:?}\n",
-                fixture.display()
-            ));
-        }
-        for file in &files {
-            let golden = std::fs::read_to_string(dir.join(&file.path)).unwrap_or_default();
-            report.push_str(&diff::unified(&file.path, &golden, &file.contents));
-        }
+        report.push_str(&support::golden_report(&fixture, &dir, &files));
     }
     assert!(
         report.is_empty(),

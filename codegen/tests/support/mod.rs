@@ -1,9 +1,13 @@
-//! Helpers shared by the CLI tests: running the binary, scratch directories, fixtures.
+//! Helpers shared by the CLI and golden tests: running the binary, scratch directories,
+//! fixtures, and comparing generated files with the committed goldens.
 
 #![allow(dead_code, clippy::unwrap_used)] // Each test file uses a subset; a panic is the report.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use kubegen_codegen::diff;
+use kubegen_codegen::emit::GeneratedFile;
 
 /// Runs `kubegen` with `args`.
 pub(crate) fn kubegen<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
@@ -67,4 +71,33 @@ pub(crate) fn rust_apis(dir: &Path) -> PathBuf {
     )
     .unwrap();
     apis
+}
+
+/// What differs between `files` (generated from `fixture`) and the goldens in `dir`: a
+/// different file set, then a unified diff per file; empty when they match. With
+/// `KUBEGEN_BLESS` set, `dir` is replaced by `files` instead and the report is empty.
+pub(crate) fn golden_report(fixture: &Path, dir: &Path, files: &[GeneratedFile]) -> String {
+    if std::env::var_os("KUBEGEN_BLESS").is_some() {
+        let _ = std::fs::remove_dir_all(dir);
+        for file in files {
+            let path = dir.join(&file.path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, &file.contents).unwrap();
+        }
+        return String::new();
+    }
+    let mut report = String::new();
+    let on_disk = tree(dir);
+    let generated: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+    if on_disk != generated {
+        report.push_str(&format!(
+            "{}: file set differs\n  golden:    {on_disk:?}\n  generated: {generated:?}\n",
+            fixture.display()
+        ));
+    }
+    for file in files {
+        let golden = std::fs::read_to_string(dir.join(&file.path)).unwrap_or_default();
+        report.push_str(&diff::unified(&file.path, &golden, &file.contents));
+    }
+    report
 }
