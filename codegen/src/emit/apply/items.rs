@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::emit::common::{Error, Paths, ident, type_path};
+use crate::emit::common::{Error, NamedType, Paths, ident, rust_type, type_path};
 use crate::emit::docs::doc_attrs;
 use crate::model::{Field, Group, Kind, RootType, Scope, StructDef, TypeDef, TypeRef, Version};
 use crate::naming::{self, UniqueNames};
@@ -340,50 +340,25 @@ fn unwrap_option(ty: &TypeRef) -> &TypeRef {
     }
 }
 
-/// The apply configuration type of a field (without the field's own `Option`).
+/// The apply configuration type of a field (without the field's own `Option`): a struct
+/// the model defines is mirrored (`FooSpecApply`), enums and unions are the generated
+/// types, and types the model only names are used as they are.
 fn field_type(ctx: &Context<'_>, mirror: &Mirror<'_>, ty: &TypeRef) -> Result<TokenStream, Error> {
     let k8s = &ctx.paths.k8s_openapi;
-    let json = &ctx.paths.serde_json;
-    Ok(match ty {
-        TypeRef::String => quote! { String },
-        TypeRef::Bool => quote! { bool },
-        TypeRef::I32 => quote! { i32 },
-        TypeRef::I64 => quote! { i64 },
-        TypeRef::F64 => quote! { #json::Number },
-        TypeRef::Bytes => quote! { #k8s::ByteString },
-        TypeRef::DateTime => quote! { #k8s::apimachinery::pkg::apis::meta::v1::Time },
-        TypeRef::Quantity => quote! { #k8s::apimachinery::pkg::api::resource::Quantity },
-        TypeRef::IntOrString => quote! { #k8s::apimachinery::pkg::util::intstr::IntOrString },
-        TypeRef::Json => quote! { #json::Value },
-        TypeRef::Vec(inner) => {
-            let inner = field_type(ctx, mirror, inner)?;
-            quote! { Vec<#inner> }
-        }
-        TypeRef::Map(inner) => {
-            let inner = field_type(ctx, mirror, inner)?;
-            quote! { ::std::collections::BTreeMap<String, #inner> }
-        }
-        TypeRef::Option(inner) => {
-            let inner = field_type(ctx, mirror, inner)?;
-            quote! { Option<#inner> }
-        }
-        TypeRef::Boxed(inner) => {
-            let inner = field_type(ctx, mirror, inner)?;
-            quote! { Box<#inner> }
-        }
-        TypeRef::Named(name) => match ctx.mirrors.get(name.as_str()) {
+    rust_type(ctx.paths, ty, &|named| match named {
+        NamedType::Model(name) => match ctx.mirrors.get(name) {
             Some(target) => {
                 let apply = format_ident!("{}", apply_name(name));
-                if target.module == mirror.module {
+                Ok(if target.module == mirror.module {
                     quote! { #apply }
                 } else {
                     quote! { super::#apply }
-                }
+                })
             }
             // Enums and unions: the generated type itself.
-            None => type_path(&generated_path(ctx, name), k8s)?,
+            None => type_path(&generated_path(ctx, name), k8s),
         },
-        TypeRef::External(external) => type_path(&external_path(mirror, &external.path), k8s)?,
+        NamedType::External(external) => type_path(&external_path(mirror, &external.path), k8s),
     })
 }
 

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::emit::common::{Error, Paths, ident, type_path};
+use crate::emit::common::{Error, NamedType, Paths, ident, rust_type, type_path};
 use crate::emit::docs::{doc_attrs, validation_docs};
 use crate::emit::{deepcopy, resource};
 use crate::model::{
@@ -268,50 +268,19 @@ fn union_item(ctx: &Context<'_>, ty: &TypeDef, u: &UnionDef) -> Result<TokenStre
     })
 }
 
-/// The Rust type for a reference.
+/// The Rust type for a reference: a named type is a sibling in this module or in
+/// another version module (`super::`).
 fn type_tokens(ctx: &Context<'_>, ty: &TypeRef) -> Result<TokenStream, Error> {
-    let k8s = &ctx.paths.k8s_openapi;
-    let json = &ctx.paths.serde_json;
-    Ok(match ty {
-        TypeRef::String => quote! { String },
-        TypeRef::Bool => quote! { bool },
-        TypeRef::I32 => quote! { i32 },
-        TypeRef::I64 => quote! { i64 },
-        // `serde_json::Number`, not `f64`: `100` must not come back as `100.0`.
-        TypeRef::F64 => quote! { #json::Number },
-        TypeRef::Bytes => quote! { #k8s::ByteString },
-        TypeRef::DateTime => quote! { #k8s::apimachinery::pkg::apis::meta::v1::Time },
-        TypeRef::Quantity => quote! { #k8s::apimachinery::pkg::api::resource::Quantity },
-        TypeRef::IntOrString => quote! { #k8s::apimachinery::pkg::util::intstr::IntOrString },
-        TypeRef::Json => quote! { #json::Value },
-        TypeRef::Vec(inner) => {
-            let inner = type_tokens(ctx, inner)?;
-            quote! { Vec<#inner> }
-        }
-        TypeRef::Map(inner) => {
-            let inner = type_tokens(ctx, inner)?;
-            quote! { ::std::collections::BTreeMap<String, #inner> }
-        }
-        TypeRef::Option(inner) => {
-            let inner = type_tokens(ctx, inner)?;
-            quote! { Option<#inner> }
-        }
-        TypeRef::Boxed(inner) => {
-            let inner = type_tokens(ctx, inner)?;
-            quote! { Box<#inner> }
-        }
-        TypeRef::Named(name) => {
-            let same_module = ctx
-                .type_modules
-                .get(name.as_str())
-                .is_none_or(|m| *m == ctx.module);
+    rust_type(ctx.paths, ty, &|named| match named {
+        NamedType::Model(name) => {
+            let same_module = ctx.type_modules.get(name).is_none_or(|m| *m == ctx.module);
             let name = ident(name);
-            if same_module {
+            Ok(if same_module {
                 quote! { #name }
             } else {
                 quote! { super::#name }
-            }
+            })
         }
-        TypeRef::External(external) => type_path(&external.path, k8s)?,
+        NamedType::External(external) => type_path(&external.path, &ctx.paths.k8s_openapi),
     })
 }
