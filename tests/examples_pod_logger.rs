@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DeleteParams, PostParams};
+use kubegen_runtime::reflector::DEFAULT_BACKOFF;
 use kubegen_testkit::ApiServer;
 use pod_logger::{Counts, Options, PodLogger, demo};
 
@@ -29,6 +30,7 @@ async fn logs_adds_updates_deletes_and_tombstones() {
         Options {
             namespace: None,
             resync: Duration::ZERO,
+            reflector_backoff: DEFAULT_BACKOFF,
         },
         None,
     );
@@ -91,6 +93,7 @@ async fn resyncs_redeliver_every_cached_pod() {
         Options {
             namespace: Some(demo::DEMO_NAMESPACE.into()),
             resync: Duration::from_millis(100),
+            reflector_backoff: DEFAULT_BACKOFF,
         },
         None,
     );

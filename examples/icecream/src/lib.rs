@@ -34,9 +34,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kubegen_example_support::RunningController;
+use kubegen_runtime::backoff::Backoff;
 use kubegen_runtime::events::{EventRecorder, EventRecorderConfig};
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::leaderelection::LeaderElector;
+use kubegen_runtime::reflector::DEFAULT_BACKOFF;
 
 use controller::{CONTROLLER_NAME, Controller, Error};
 use demo::Report;
@@ -48,6 +50,9 @@ pub struct Options {
     pub workers: usize,
     /// How often informers re-deliver every cached object.
     pub resync: Duration,
+    /// How the informers' reflectors back off after a failed list or watch (default
+    /// client-go's: 800 ms doubling to a 30 s cap).
+    pub reflector_backoff: Backoff,
 }
 
 impl Default for Options {
@@ -55,6 +60,7 @@ impl Default for Options {
         Self {
             workers: 2,
             resync: Duration::from_secs(30),
+            reflector_backoff: DEFAULT_BACKOFF,
         }
     }
 }
@@ -83,7 +89,9 @@ impl App {
     pub fn start(client: kube::Client, options: Options, elector: Option<LeaderElector>) -> Self {
         let recorder =
             EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
-        let factory = SharedInformerFactory::new(client.clone()).default_resync(options.resync);
+        let factory = SharedInformerFactory::new(client.clone())
+            .default_resync(options.resync)
+            .reflector_backoff(options.reflector_backoff);
         let controller =
             Controller::new(client.clone(), &factory, recorder.clone(), options.workers);
         factory.start();

@@ -73,6 +73,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let options = Options {
         workers: usize::from(args.run.workers),
         resync: Duration::from_secs(args.resync_seconds),
+        ..Options::default()
     };
     let elector = args.election.elector(&client, env!("CARGO_BIN_NAME"))?;
     let app = App::start(client.clone(), options, elector);

@@ -35,11 +35,14 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::ListParams;
 use kubegen_example_support::RunningController;
+use kubegen_runtime::backoff::Backoff;
 use kubegen_runtime::client::{Scope, TypedClient};
 use kubegen_runtime::controller::{Controller, ControllerConfig, EnqueueObject};
 use kubegen_runtime::informer::{InformerConfig, SharedInformer};
 use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::leaderelection::LeaderElector;
+use kubegen_runtime::reflector::ReflectorConfig;
+
 use tokio::sync::watch;
 
 use handler::PodHandler;
@@ -67,6 +70,9 @@ pub struct Options {
     pub namespace: Option<String>,
     /// How often every cached pod is re-delivered (zero: never).
     pub resync: Duration,
+    /// How the informer's reflector backs off after a failed list or watch
+    /// (`kubegen_runtime::reflector::DEFAULT_BACKOFF` is client-go's: 800 ms doubling to a 30 s cap).
+    pub reflector_backoff: Backoff,
 }
 
 /// How many notifications of each kind the handler has logged.
@@ -122,7 +128,10 @@ impl PodLogger {
             Some(ns) => kube::Api::<Pod>::namespaced(client, ns),
             None => kube::Api::<Pod>::all(client),
         };
-        let informer = SharedInformer::new(api, InformerConfig::default().resync(options.resync));
+        let config = InformerConfig::default()
+            .resync(options.resync)
+            .reflector(ReflectorConfig::default().backoff(options.reflector_backoff));
+        let informer = SharedInformer::new(api, config);
         let seen = Arc::new(Mutex::new(Seen::default()));
         let changes = Arc::new(watch::Sender::new(0));
         let receiver = changes.subscribe();

@@ -10,6 +10,7 @@ use kubegen_example_support::{
     Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, ctrl_c, init_logging,
 };
 use kubegen_runtime::controller::ErrorChain;
+use kubegen_runtime::reflector::DEFAULT_BACKOFF;
 use pod_logger::{Options, PodLogger, demo};
 
 /// The minimal informer: logs Pod adds, updates, resyncs and deletes.
@@ -68,6 +69,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Options {
             namespace: args.namespace.clone(),
             resync,
+            reflector_backoff: DEFAULT_BACKOFF,
         },
         elector,
     );

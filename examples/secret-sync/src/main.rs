@@ -66,9 +66,9 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let mut scope = Scope::new(args.source_namespace.clone());
     scope.excluded = args.excluded.iter().cloned().collect();
     let options = Options {
-        scope,
         workers: usize::from(args.run.workers),
         resync: Duration::from_secs(args.resync_seconds),
+        ..Options::new(scope)
     };
     let elector = args.election.elector(&client, env!("CARGO_BIN_NAME"))?;
     let app = App::start(client.clone(), options, elector);
