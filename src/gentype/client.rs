@@ -16,6 +16,32 @@ pub use kubegen_runtime::client::{subresources, verbs};
 /// only for kinds that declare those subresources, and `V` (one of [`verbs`]) keeping
 /// only the verbs the kind serves (every one by default). A verb is added once, on
 /// [`TypedClient`].
+///
+/// A generated alias of a read-only kind reads but cannot write:
+///
+/// ```no_run
+/// use kubegen::__private::k8s_openapi::api::core::v1::ConfigMap;
+/// use kubegen::gentype::{ResourceClient, subresources, verbs};
+///
+/// pub type ConfigMapClient = ResourceClient<ConfigMap, subresources::None, verbs::ReadOnly>;
+///
+/// async fn demo(client: kubegen::__private::kube::Client) {
+///     let configmaps: ConfigMapClient = kubegen::gentype::namespaced(client, "default");
+///     let _ = configmaps.get("settings").await;
+/// }
+/// ```
+///
+/// ```compile_fail
+/// use kubegen::__private::k8s_openapi::api::core::v1::ConfigMap;
+/// use kubegen::gentype::{ResourceClient, subresources, verbs};
+///
+/// pub type ConfigMapClient = ResourceClient<ConfigMap, subresources::None, verbs::ReadOnly>;
+///
+/// async fn demo(client: kubegen::__private::kube::Client, configmap: ConfigMap) {
+///     let configmaps: ConfigMapClient = kubegen::gentype::namespaced(client, "default");
+///     let _ = configmaps.create(&configmap).await; // no `create` on a read-only client
+/// }
+/// ```
 pub type ResourceClient<K, S = subresources::None, V = verbs::AllVerbs> = TypedClient<K, S, V>;
 
 /// A client of `K` in `namespace`; `""` means all namespaces (list and watch only), as

@@ -16,5 +16,5 @@
 mod client;
 mod informers;
 
-pub use client::{ResourceClient, cluster, namespaced, subresources};
+pub use client::{ResourceClient, cluster, namespaced, subresources, verbs};
 pub use informers::{Informer, InformerFactory};
