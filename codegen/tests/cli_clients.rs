@@ -213,3 +213,35 @@ fn bad_verb_options_exit_2() {
         assert!(stderr.contains(message), "{extra:?}: {stderr}");
     }
 }
+
+#[test]
+fn no_status_verbs_on_a_kind_without_status_is_an_input_error() {
+    let dir = scratch("no-status-verbs");
+    let crd = dir.join("zone.yaml");
+    let without_status =
+        kubegen_codegen::SAMPLE_CRD.replace("      subresources:\n        status: {}\n", "");
+    assert_ne!(without_status, kubegen_codegen::SAMPLE_CRD);
+    std::fs::write(&crd, &without_status).unwrap();
+    let clients = dir.join("clients");
+    let output = kubegen(&[
+        "generate",
+        "--crd",
+        crd.to_str().unwrap(),
+        "--out",
+        dir.join("types").to_str().unwrap(),
+        "--clients-out",
+        clients.to_str().unwrap(),
+        "--no-status-verbs",
+        "Foo",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("zone.yaml:")
+            && stderr.contains(
+                "kind `Foo`: status verbs are left out, but the kind has no status subresource"
+            ),
+        "{stderr}"
+    );
+    assert!(!clients.exists(), "nothing is written");
+}
