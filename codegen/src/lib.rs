@@ -124,7 +124,10 @@ pub struct Generated {
 /// # Ok::<(), kubegen_codegen::Error>(())
 /// ```
 pub fn generate(inputs: &[Input<'_>], outputs: &Outputs) -> Result<Generated, Error> {
-    let model = frontend::load(inputs)?;
+    let mut model = frontend::load(inputs)?;
+    if let Some(options) = &outputs.clients {
+        frontend::set_client_verbs(&mut model, &options.kind_verbs)?;
+    }
     let types = match &outputs.types {
         Some(options) => emit::generate(&model, options)?,
         None => Vec::new(),

@@ -134,3 +134,114 @@ fn kubernetes_clients() {
     assert!(clientset.contains("::kubegen::__private::k8s_openapi::api::apps::v1::Deployment"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs `generate` on the sample CRD (Foo, with status) writing clients, with `extra`.
+fn sample_with(name: &str, extra: &[&str]) -> (Output, PathBuf) {
+    let dir = scratch(name);
+    let crd = dir.join("foo.yaml");
+    std::fs::write(&crd, kubegen_codegen::SAMPLE_CRD).unwrap();
+    let (types, clients) = (dir.join("types"), dir.join("clients"));
+    let mut args = vec![
+        "generate".to_owned(),
+        "--crd".to_owned(),
+        crd.display().to_string(),
+        "--out".to_owned(),
+        types.display().to_string(),
+        "--clients-out".to_owned(),
+        clients.display().to_string(),
+    ];
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    let output = kubegen(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    (output, clients)
+}
+
+fn foo_alias(clients: &Path) -> String {
+    let clientset = std::fs::read_to_string(clients.join("clientset.rs")).unwrap();
+    let flat = clientset.split_whitespace().collect::<Vec<_>>().join(" ");
+    let start = flat.find("pub type FooClient").expect("a FooClient alias");
+    flat[start..].split(';').next().unwrap().to_owned()
+}
+
+#[test]
+fn verb_options_shape_crd_kinds_clients() {
+    let (output, clients) = sample_with("readonly", &["--readonly-kind", "Foo"]);
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        foo_alias(&clients).ends_with(
+            "::kubegen::gentype::subresources::Status, ::kubegen::gentype::verbs::ReadOnly, >"
+        ),
+        "{}",
+        foo_alias(&clients)
+    );
+
+    let (output, clients) = sample_with(
+        "verbs",
+        &["--verbs", "Foo=get,patch", "--no-status-verbs", "Foo"],
+    );
+    assert!(output.status.success(), "{output:?}");
+    let alias = foo_alias(&clients);
+    assert!(
+        alias.contains("::kubegen::gentype::subresources::None,"),
+        "{alias}"
+    );
+    let slots: Vec<&str> = alias
+        .split("::kubegen::gentype::verbs::")
+        .skip(2)
+        .map(|slot| slot.trim_end_matches([',', ' ', '>']))
+        .collect();
+    assert_eq!(slots, ["Yes", "No", "No", "No", "No", "Yes", "No", "No"]);
+}
+
+#[test]
+fn bad_verb_options_exit_2() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["--verbs", "Foo=get,lsit"], "unknown verb \"lsit\""),
+        (&["--verbs", "get,list"], "expected KIND=VERB,VERB"),
+        (
+            &["--readonly-kind", "Foo", "--verbs", "Foo=get"],
+            "kind `Foo` is given two verb sets",
+        ),
+        (
+            &["--readonly-kind", "Bar"],
+            "no input has a kind `Bar` to set the client verbs of (kinds: Foo)",
+        ),
+    ];
+    for (i, (extra, message)) in cases.into_iter().enumerate() {
+        let (output, _) = sample_with(&format!("bad-verbs-{i}"), extra);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains(message), "{extra:?}: {stderr}");
+    }
+}
+
+#[test]
+fn no_status_verbs_on_a_kind_without_status_is_an_input_error() {
+    let dir = scratch("no-status-verbs");
+    let crd = dir.join("zone.yaml");
+    let without_status =
+        kubegen_codegen::SAMPLE_CRD.replace("      subresources:\n        status: {}\n", "");
+    assert_ne!(without_status, kubegen_codegen::SAMPLE_CRD);
+    std::fs::write(&crd, &without_status).unwrap();
+    let clients = dir.join("clients");
+    let output = kubegen(&[
+        "generate",
+        "--crd",
+        crd.to_str().unwrap(),
+        "--out",
+        dir.join("types").to_str().unwrap(),
+        "--clients-out",
+        clients.to_str().unwrap(),
+        "--no-status-verbs",
+        "Foo",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("zone.yaml:")
+            && stderr.contains(
+                "kind `Foo`: status verbs are left out, but the kind has no status subresource"
+            ),
+        "{stderr}"
+    );
+    assert!(!clients.exists(), "nothing is written");
+}

@@ -183,3 +183,46 @@ fn flat(code: &str) -> String {
         .replace(" )", ")")
         .replace(" >", ">")
 }
+
+/// Kinds restricting their clients' verbs (client-gen's `+genclient:readonly`,
+/// `+genclient:onlyVerbs`, `+genclient:noStatus`).
+const VERBS_RS: &str = r#"
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+#[derive(kubegen::Resource)]
+#[resource(group = "verbs.example.com", version = "v1", status, readonly)]
+pub struct Report { pub metadata: ObjectMeta, pub spec: ReportSpec, pub status: Option<ReportStatus> }
+
+#[derive(kubegen::Resource)]
+#[resource(group = "verbs.example.com", version = "v1", verbs(get, list, create, delete))]
+pub struct Ticket { pub metadata: ObjectMeta, pub spec: TicketSpec }
+
+#[derive(kubegen::Resource)]
+#[resource(group = "verbs.example.com", version = "v1", status, no_status_verbs,
+           scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas"))]
+pub struct Pool { pub metadata: ObjectMeta, pub spec: PoolSpec, pub status: Option<PoolStatus> }
+"#;
+
+#[test]
+fn client_aliases_carry_the_verb_sets() {
+    let mut model = Model::default();
+    let source = Source::new("verbs_example_com/v1/mod.rs", VERBS_RS);
+    let rust_options = rust::Options::default().module("crate::types");
+    rust::load(&mut model, &[source], &rust_options).expect("valid Rust APIs");
+    model.validate().expect("a valid model");
+    let files = generate_clients(&model, &options()).unwrap();
+    let clientset = flat(&files[0].contents);
+    let aliases: Vec<&str> = clientset
+        .split("pub type ")
+        .skip(1)
+        .map(|rest| rest.split(';').next().unwrap())
+        .collect();
+    assert_eq!(
+        aliases,
+        [
+            "PoolClient = ::kubegen::gentype::ResourceClient<crate::types::verbs_example_com::v1::Pool, ::kubegen::gentype::subresources::Scale>",
+            "ReportClient = ::kubegen::gentype::ResourceClient<crate::types::verbs_example_com::v1::Report, ::kubegen::gentype::subresources::Status, ::kubegen::gentype::verbs::ReadOnly>",
+            "TicketClient = ::kubegen::gentype::ResourceClient<crate::types::verbs_example_com::v1::Ticket, ::kubegen::gentype::subresources::None, ::kubegen::gentype::verbs::Verbs<::kubegen::gentype::verbs::Yes, ::kubegen::gentype::verbs::Yes, ::kubegen::gentype::verbs::No, ::kubegen::gentype::verbs::Yes, ::kubegen::gentype::verbs::No, ::kubegen::gentype::verbs::No, ::kubegen::gentype::verbs::Yes, ::kubegen::gentype::verbs::No>>",
+        ]
+    );
+}

@@ -64,6 +64,11 @@ pub fn derive_deep_copy(input: TokenStream) -> TokenStream {
 ///     validation(rule = "self.spec.replicas <= 10", message = "...",  // repeatable: CEL
 ///                message_expression = "...", reason = "FieldValueInvalid",
 ///                field_path = ".spec.replicas", optional_old_self = true),
+///     readonly | verbs(get, list, watch, create, update, patch, delete, deletecollection),
+///                                                                 // the client's verbs
+///                                                                 // (default: all)
+///     no_status_verbs,                                            // no status verbs in the
+///                                                                 // client (needs `status`)
 ///     crate = "::kubegen",                                        // the facade's path
 /// )]
 /// ```
@@ -80,6 +85,12 @@ pub fn derive_deep_copy(input: TokenStream) -> TokenStream {
 /// `#[schemars(extend("x-kubernetes-validations" = [{"rule": "...", "message": "..."}]))]`,
 /// `#[schemars(extend("x-kubernetes-list-type" = "set"))]`. `kubegen crd` reads the same
 /// attributes (and these `#[resource]` ones) to write the manifest `crd()` builds.
+///
+/// The client verbs (client-gen's `+genclient:readonly`, `+genclient:onlyVerbs`,
+/// `+genclient:noStatus`) shape the kind's generated client (`kubegen generate --rust`):
+/// `FooClient` offers only those verbs, server-side apply counting as `patch` and the
+/// status and scale verbs following `update`, `patch` and `get`; calling another one is a
+/// compile error.
 ///
 /// Mistakes are reported together, each at its span, with "did you mean" help.
 #[proc_macro_derive(Resource, attributes(resource))]

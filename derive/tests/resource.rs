@@ -89,14 +89,16 @@ struct Foo {
     status: Option<FooStatus>,
 }
 
-/// A cluster-scoped kind with a custom kind name and a renamed field.
+/// A cluster-scoped kind with a custom kind name, a renamed field and a client with a few
+/// verbs (which shape only generated clients, not the CRD).
 #[derive(Debug, PartialEq, Resource)]
 #[resource(
     group = "example.com",
     version = "v1",
     kind = "Zone",
     plural = "zones",
-    cluster
+    cluster,
+    verbs(get, list, watch, patch)
 )]
 struct ZoneObject {
     metadata: ObjectMeta,
@@ -240,6 +242,16 @@ fn crd_names_scope_and_subresources() {
     assert_eq!(zone["spec"]["scope"], "Cluster");
     assert_eq!(zone["spec"]["names"]["kind"], "Zone");
     assert!(zone["spec"]["versions"][0].get("subresources").is_none());
+    let keys: Vec<&String> = zone["spec"]["versions"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(
+        keys,
+        ["name", "schema", "served", "storage"],
+        "client verbs are not in the CRD"
+    );
 }
 
 /// Checks the structural rules the API server enforces on every node.

@@ -4,8 +4,9 @@
 //! `factory.samplecontroller().v1alpha1().foos()`).
 //!
 //! - [`ResourceClient`]: a [`TypedClient`](kubegen_runtime::client::TypedClient) whose
-//!   status and scale verbs exist only for kinds that serve those subresources, made by
-//!   [`namespaced`] or [`cluster`].
+//!   status and scale verbs exist only for kinds that serve those subresources, and whose
+//!   verbs are only those the kind offers ([`verbs`]), made by [`namespaced`] or
+//!   [`cluster`].
 //! - [`InformerFactory`]: a shared informer factory with namespace, selectors and a
 //!   tweak hook applied to every informer it hands out; [`Informer`] is one kind's.
 //! - Listers are the runtime's [`Lister`](kubegen_runtime::lister::Lister) itself.
@@ -16,5 +17,5 @@
 mod client;
 mod informers;
 
-pub use client::{ResourceClient, cluster, namespaced, subresources};
+pub use client::{ResourceClient, cluster, namespaced, subresources, verbs};
 pub use informers::{Informer, InformerFactory};

@@ -5,6 +5,7 @@
 //! clientset, listers and informers). Combinations that cannot work are refused before
 //! anything is read, with the reason.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
@@ -14,6 +15,7 @@ use kubegen_codegen::emit::apply::ApplyOptions;
 use kubegen_codegen::emit::clients::ClientOptions;
 use kubegen_codegen::emit::{self, GeneratedFile};
 use kubegen_codegen::frontend::{self, Input, Source, Versions, builtin, crd, openapi, rust};
+use kubegen_codegen::model::{ClientVerb, ClientVerbs};
 use kubegen_codegen::{Outputs, SAMPLE_CRD, output};
 
 /// Exit code for invalid input (as clap uses for usage errors).
@@ -91,6 +93,8 @@ kubegen generates) per kind, for server-side apply with the clients' apply/apply
 verbs; FooApply::extract(&live, manager) reads back what a manager owns. Kinds of \
 --kubernetes have no field model here and get none.
 
+Each kind's client offers every verb by default. --readonly-kind Foo (get, list, watch), --verbs Foo=get,list,create and --no-status-verbs Foo (client-gen's +genclient:readonly, +genclient:onlyVerbs, +genclient:noStatus; #[resource(readonly)], #[resource(verbs(...))] and #[resource(no_status_verbs)] on --rust structs) narrow it: FooClient then has only those verbs (apply counts as patch), and calling another is a compile error.
+
 --versions picks the versions of each kind: `served` (the default), `storage`, or a list \
 (v1,v1beta1). OpenAPI documents do not say which version is stored.
 
@@ -114,6 +118,7 @@ Examples:
   kubegen generate --rust src/apis --rust-module crate::apis --clients-out src/generated
   kubegen generate --kubernetes --clients-out src/kubernetes
   kubegen generate --rust src/apis --clients-out src/generated --apply-out src/applyconfigurations
+  kubegen generate --crd deploy/crds/ --out src/generated --clients-out src/clients --readonly-kind Foo
   kubegen generate --crd deploy/crds/ --out src/generated --verify";
 
 const CRD_HELP: &str = "\
@@ -239,6 +244,35 @@ struct GenerateArgs {
         help_heading = "Output options"
     )]
     facade_path: String,
+    /// Give the client of every kind named KIND get, list and watch only (client-gen's
+    /// `+genclient:readonly`; `#[resource(readonly)]` for --rust). Repeatable.
+    #[arg(
+        long,
+        value_name = "KIND",
+        requires = "clients_out",
+        help_heading = "Output options"
+    )]
+    readonly_kind: Vec<String>,
+    /// Give the client of every kind named KIND these verbs only (get, list, watch,
+    /// create, update, patch, delete, deletecollection; client-gen's
+    /// `+genclient:onlyVerbs`). Repeatable.
+    #[arg(
+        long,
+        value_name = "KIND=VERB,VERB",
+        value_parser = parse_kind_verbs,
+        requires = "clients_out",
+        help_heading = "Output options"
+    )]
+    verbs: Vec<(String, BTreeSet<ClientVerb>)>,
+    /// Leave the status verbs out of the client of every kind named KIND, which must
+    /// serve /status (client-gen's `+genclient:noStatus`). Repeatable.
+    #[arg(
+        long,
+        value_name = "KIND",
+        requires = "clients_out",
+        help_heading = "Output options"
+    )]
+    no_status_verbs: Vec<String>,
     /// Path of the k8s-openapi crate in generated types.
     #[arg(
         long,
@@ -254,6 +288,29 @@ fn parse_versions(text: &str) -> Result<Versions, String> {
     text.parse()
 }
 
+/// `KIND=VERB,VERB`: a kind name and at least one known verb, each once.
+fn parse_kind_verbs(text: &str) -> Result<(String, BTreeSet<ClientVerb>), String> {
+    let (kind, list) = text
+        .split_once('=')
+        .filter(|(kind, _)| !kind.is_empty())
+        .ok_or_else(|| {
+            format!("expected KIND=VERB,VERB (e.g. Foo=get,list,watch), got {text:?}")
+        })?;
+    let mut verbs = BTreeSet::new();
+    for name in list.split(',') {
+        let verb = ClientVerb::from_name(name).ok_or_else(|| {
+            format!(
+                "unknown verb {name:?}; expected one of: {}",
+                ClientVerb::names()
+            )
+        })?;
+        if !verbs.insert(verb) {
+            return Err(format!("verb {name:?} is given twice"));
+        }
+    }
+    Ok((kind.to_owned(), verbs))
+}
+
 impl GenerateArgs {
     /// Whether an input whose kinds' types kubegen generates is given.
     fn generates_types(&self) -> bool {
@@ -265,10 +322,43 @@ impl GenerateArgs {
         self.rust.is_some() || self.kubernetes
     }
 
+    /// The client verb sets of --readonly-kind, --verbs and --no-status-verbs by kind, or
+    /// why they contradict each other (a kind given two sets).
+    fn kind_verbs(&self) -> Result<BTreeMap<String, ClientVerbs>, String> {
+        let mut sets = BTreeMap::new();
+        let readonly = self
+            .readonly_kind
+            .iter()
+            .map(|k| (k, ClientVerbs::read_only()));
+        let listed = self.verbs.iter().map(|(k, verbs)| {
+            let set = ClientVerbs {
+                verbs: verbs.clone(),
+                no_status: false,
+            };
+            (k, set)
+        });
+        for (kind, set) in readonly.chain(listed) {
+            if sets.insert(kind.clone(), set).is_some() {
+                return Err(format!(
+                    "kind `{kind}` is given two verb sets (--readonly-kind, --verbs): give one"
+                ));
+            }
+        }
+        for kind in &self.no_status_verbs {
+            sets.entry(kind.clone())
+                .or_insert_with(ClientVerbs::default)
+                .no_status = true;
+        }
+        Ok(sets)
+    }
+
     /// Why this combination of arguments cannot work, if it cannot.
     fn refusal(&self) -> Option<(ErrorKind, String)> {
         let missing = ErrorKind::MissingRequiredArgument;
         let conflict = ErrorKind::ArgumentConflict;
+        if let Err(message) = self.kind_verbs() {
+            return Some((conflict, message));
+        }
         if !self.generates_types() && !self.has_existing_types() {
             return Some((
                 missing,
@@ -448,10 +538,11 @@ fn generate(args: &GenerateArgs) -> ExitCode {
             k8s_openapi: args.k8s_openapi_path.clone(),
             ..emit::Options::default()
         }),
-        clients: args.clients_out.as_ref().map(|_| {
-            ClientOptions::default()
-                .facade(args.facade_path.clone())
-                .types_module(args.types_module.clone())
+        clients: args.clients_out.as_ref().map(|_| ClientOptions {
+            facade: args.facade_path.clone(),
+            types_module: args.types_module.clone(),
+            // `refusal` has rejected contradictory sets before generation.
+            kind_verbs: args.kind_verbs().unwrap_or_default(),
         }),
         apply: args.apply_out.as_ref().map(|_| {
             ApplyOptions::default()

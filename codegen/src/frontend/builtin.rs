@@ -26,7 +26,7 @@
 
 use super::{Error, Result, Versions};
 use crate::model::{
-    ExternalType, Kind, KindNames, Model, Origin, RootType, Scale, Scope, Subresources,
+    ClientVerbs, ExternalType, Kind, KindNames, Model, Origin, RootType, Scale, Scope, Subresources,
 };
 use crate::naming;
 
@@ -172,6 +172,7 @@ pub fn load(model: &mut Model, options: &Options) -> Result<()> {
             served: true,
             storage: true,
             deprecated: None,
+            client_verbs: ClientVerbs::default(),
             subresources: Subresources {
                 status: !matches!(sub, Plain),
                 scale,

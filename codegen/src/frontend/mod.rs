@@ -39,7 +39,7 @@ mod versions;
 
 pub use versions::Versions;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::model::{self, Location, Model};
@@ -73,6 +73,14 @@ pub enum Error {
         at: Location,
         /// What was expected.
         message: String,
+    },
+    /// A kind named by a client verb option (`--verbs Foo=get`) is in no input.
+    #[error("no input has a kind `{kind}` to set the client verbs of (kinds: {found})")]
+    NoSuchKind {
+        /// The name given.
+        kind: String,
+        /// The kinds of the inputs, comma-separated.
+        found: String,
     },
     /// A file or directory could not be read.
     #[error("failed to read {}: {reason}", path.display())]
@@ -216,6 +224,38 @@ pub fn load(inputs: &[Input<'_>]) -> Result<Model> {
         model.validate()?;
     }
     Ok(model)
+}
+
+/// Gives every kind named in `verbs` that verb set (the CLI's `--verbs`, `--readonly-kind`,
+/// `--no-status-verbs`) and checks the model again; a name matching no kind is an error.
+pub fn set_client_verbs(
+    model: &mut Model,
+    verbs: &BTreeMap<String, crate::model::ClientVerbs>,
+) -> Result<()> {
+    if verbs.is_empty() {
+        return Ok(());
+    }
+    let mut used = BTreeSet::new();
+    let mut found = BTreeSet::new();
+    for group in model.groups.values_mut() {
+        for version in group.versions.values_mut() {
+            for kind in version.kinds.values_mut() {
+                found.insert(kind.name.clone());
+                if let Some(set) = verbs.get(&kind.name) {
+                    kind.client_verbs = set.clone();
+                    used.insert(kind.name.clone());
+                }
+            }
+        }
+    }
+    if let Some(kind) = verbs.keys().find(|k| !used.contains(*k)) {
+        return Err(Error::NoSuchKind {
+            kind: kind.clone(),
+            found: found.into_iter().collect::<Vec<_>>().join(", "),
+        });
+    }
+    model.validate()?;
+    Ok(())
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {

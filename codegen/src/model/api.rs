@@ -1,6 +1,6 @@
 //! The API surface: groups, versions and kinds.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::origin::Origin;
 use super::types::{ExternalType, StructDef, TypeDef, TypeDefKind};
@@ -114,6 +114,107 @@ pub struct Subresources {
     pub scale: Option<Scale>,
 }
 
+/// A verb of a kind's client (client-gen's `+genclient:onlyVerbs` names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ClientVerb {
+    /// `get`.
+    Get,
+    /// `list`.
+    List,
+    /// `watch`.
+    Watch,
+    /// `create`.
+    Create,
+    /// `update` (and `update_status`, `update_scale`).
+    Update,
+    /// `patch` (and server-side apply, `patch_status`, `apply_status`).
+    Patch,
+    /// `delete`.
+    Delete,
+    /// `deletecollection`.
+    DeleteCollection,
+}
+
+impl ClientVerb {
+    /// Every verb, in the order of the runtime's `Verbs<...>` slots.
+    pub const ALL: [ClientVerb; 8] = [
+        ClientVerb::Get,
+        ClientVerb::List,
+        ClientVerb::Watch,
+        ClientVerb::Create,
+        ClientVerb::Update,
+        ClientVerb::Patch,
+        ClientVerb::Delete,
+        ClientVerb::DeleteCollection,
+    ];
+
+    /// The verb's name as written in attributes and options (`deletecollection`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ClientVerb::Get => "get",
+            ClientVerb::List => "list",
+            ClientVerb::Watch => "watch",
+            ClientVerb::Create => "create",
+            ClientVerb::Update => "update",
+            ClientVerb::Patch => "patch",
+            ClientVerb::Delete => "delete",
+            ClientVerb::DeleteCollection => "deletecollection",
+        }
+    }
+
+    /// The verb named `name`, if any.
+    pub fn from_name(name: &str) -> Option<ClientVerb> {
+        ClientVerb::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// Every verb name, comma-separated, for error messages.
+    pub fn names() -> String {
+        ClientVerb::ALL.map(ClientVerb::name).join(", ")
+    }
+}
+
+/// The verbs a kind's generated client offers (client-gen's `+genclient:readonly`,
+/// `+genclient:onlyVerbs` and `+genclient:noStatus`): by default every verb, and the
+/// status verbs when the kind serves `/status`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientVerbs {
+    /// The verbs offered.
+    pub verbs: BTreeSet<ClientVerb>,
+    /// Whether the status verbs are left out even though the kind serves `/status`.
+    pub no_status: bool,
+}
+
+impl Default for ClientVerbs {
+    fn default() -> Self {
+        Self {
+            verbs: ClientVerb::ALL.into_iter().collect(),
+            no_status: false,
+        }
+    }
+}
+
+impl ClientVerbs {
+    /// get, list and watch only.
+    pub fn read_only() -> Self {
+        Self {
+            verbs: [ClientVerb::Get, ClientVerb::List, ClientVerb::Watch]
+                .into_iter()
+                .collect(),
+            no_status: false,
+        }
+    }
+
+    /// Whether every verb is offered.
+    pub fn is_all(&self) -> bool {
+        self.verbs.len() == ClientVerb::ALL.len()
+    }
+
+    /// Whether exactly get, list and watch are offered.
+    pub fn is_read_only(&self) -> bool {
+        self.verbs == Self::read_only().verbs
+    }
+}
+
 /// An additional printer column (`kubectl get` output).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PrinterColumn {
@@ -146,6 +247,8 @@ pub struct Kind {
     pub deprecated: Option<String>,
     /// Subresources.
     pub subresources: Subresources,
+    /// The verbs its generated client offers.
+    pub client_verbs: ClientVerbs,
     /// Printer columns.
     pub printer_columns: Vec<PrinterColumn>,
     /// Selectable fields (JSON paths usable in field selectors).

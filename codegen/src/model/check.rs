@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Location, Model, RootType, TypeDef, TypeDefKind, TypeRef, Version};
+use super::{Kind, Location, Model, RootType, TypeDef, TypeDefKind, TypeRef, Version};
 use crate::naming;
 
 /// Why a model is not valid: a name Kubernetes rejects ([`Error::InvalidName`], at the
@@ -77,6 +77,19 @@ with a required `metadata: ObjectMeta` field"
         /// The expected root type name.
         root: String,
     },
+    /// A kind's client verbs contradict each other or the kind: no verb at all, or the
+    /// status verbs left out of a kind without `/status`.
+    #[error("{}kind `{kind}`: {problem}", prefix(.at.as_deref(), .context))]
+    ClientVerbs {
+        /// Where the kind was written, when known.
+        at: Option<Box<Location>>,
+        /// The group/version it belongs to (`example.com/v1`).
+        context: String,
+        /// The kind.
+        kind: String,
+        /// What is contradictory.
+        problem: &'static str,
+    },
     /// Two groups map to the same Rust module.
     #[error(
         "failed to validate the model: groups `{first}` and `{second}` both map to module `{module}`"
@@ -131,6 +144,9 @@ impl Model {
             }
             for version in group.versions.values() {
                 validate_version(&group.name, version)?;
+                for kind in version.kinds.values() {
+                    validate_client_verbs(&group.name, &version.name, kind)?;
+                }
             }
         }
         Ok(())
@@ -144,6 +160,28 @@ impl Model {
                 box_version(version);
             }
         }
+    }
+}
+
+/// A kind's client verbs: at least one, and status verbs left out only where `/status`
+/// is served (status verbs themselves follow update and patch, so they need nothing).
+fn validate_client_verbs(group: &str, version: &str, kind: &Kind) -> Result<()> {
+    let verbs = &kind.client_verbs;
+    let problem = if verbs.verbs.is_empty() {
+        Some("a client needs at least one verb")
+    } else if verbs.no_status && !kind.subresources.status {
+        Some("status verbs are left out, but the kind has no status subresource")
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(Error::ClientVerbs {
+            at: kind.origin.kind.clone().map(Box::new),
+            context: naming::api_version(group, version),
+            kind: kind.name.clone(),
+            problem,
+        }),
+        None => Ok(()),
     }
 }
 

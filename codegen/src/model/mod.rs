@@ -34,8 +34,8 @@ mod types;
 mod validation;
 
 pub use api::{
-    Group, HandWritten, Kind, KindNames, PrinterColumn, Resource, RootType, Scale, Scope,
-    Subresources, Version,
+    ClientVerb, ClientVerbs, Group, HandWritten, Kind, KindNames, PrinterColumn, Resource,
+    RootType, Scale, Scope, Subresources, Version,
 };
 pub use check::{Error, Result};
 pub use origin::{Location, Origin};

@@ -145,7 +145,9 @@ fn first_location<'a>(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::model::{ExternalType, KindNames, Origin, RootType, Scope, Subresources};
+    use crate::model::{
+        ClientVerbs, ExternalType, KindNames, Origin, RootType, Scope, Subresources,
+    };
 
     fn kind(name: &str) -> Kind {
         Kind {
@@ -161,6 +163,7 @@ mod tests {
             served: true,
             storage: true,
             deprecated: None,
+            client_verbs: ClientVerbs::default(),
             subresources: Subresources::default(),
             printer_columns: Vec::new(),
             selectable_fields: Vec::new(),
@@ -185,6 +188,34 @@ mod tests {
 
     fn error(model: &Model) -> String {
         validate_names(model).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn validation_rejects_contradictory_client_verbs() {
+        let mut no_verbs = kind("Foo");
+        no_verbs.client_verbs.verbs.clear();
+        assert_eq!(
+            model("example.com", "v1", vec![no_verbs])
+                .validate()
+                .unwrap_err()
+                .to_string(),
+            "in.yaml:3:9: kind `Foo`: a client needs at least one verb"
+        );
+        let mut no_status = kind("Foo");
+        no_status.client_verbs.no_status = true;
+        assert_eq!(
+            model("example.com", "v1", vec![no_status.clone()])
+                .validate()
+                .unwrap_err()
+                .to_string(),
+            "in.yaml:3:9: kind `Foo`: status verbs are left out, but the kind has no status subresource"
+        );
+        no_status.subresources.status = true;
+        no_status.client_verbs = ClientVerbs::read_only();
+        no_status.client_verbs.no_status = true;
+        model("example.com", "v1", vec![no_status])
+            .validate()
+            .unwrap();
     }
 
     #[test]

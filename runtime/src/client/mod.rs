@@ -3,6 +3,7 @@
 
 mod retry;
 pub mod subresources;
+pub mod verbs;
 
 use std::fmt::Debug;
 use std::marker::PhantomData;
@@ -100,9 +101,12 @@ pub enum Deleted<T> {
 
 /// A typed client for one resource type, in one namespace or across all of them.
 ///
-/// `S` (one of [`subresources`]) decides which subresource verbs exist: by default every
-/// one; generated clients name what their kind serves (`TypedClient<Foo, Status>` has
-/// `update_status` and no `get_scale`), through [`with_subresources`](Self::with_subresources).
+/// `S` (one of [`subresources`]) decides which subresource verbs exist and `V` (one of
+/// [`verbs`]) which verbs exist at all: by default every one; generated clients name
+/// what their kind serves (`TypedClient<Foo, Status, ReadOnly>` has `get`, `list` and
+/// `watch` and nothing else; `TypedClient<Foo, Status>` has `update_status` and no
+/// `get_scale`), through [`with_subresources`](Self::with_subresources) and
+/// [`with_verbs`](Self::with_verbs).
 ///
 /// ```no_run
 /// # async fn demo(client: kube::Client) -> Result<(), kubegen_runtime::error::Error> {
@@ -117,14 +121,14 @@ pub enum Deleted<T> {
 /// }
 /// # Ok(()) }
 /// ```
-pub struct TypedClient<K: Resource, S = subresources::StatusAndScale> {
+pub struct TypedClient<K: Resource, S = subresources::StatusAndScale, V = verbs::AllVerbs> {
     api: Api<K>,
     plural: String,
     namespace: Option<String>,
-    subresources: PhantomData<fn() -> S>,
+    subresources: PhantomData<fn() -> (S, V)>,
 }
 
-impl<K: Resource + Clone, S> Clone for TypedClient<K, S> {
+impl<K: Resource + Clone, S, V> Clone for TypedClient<K, S, V> {
     fn clone(&self) -> Self {
         Self {
             api: self.api.clone(),
@@ -135,7 +139,7 @@ impl<K: Resource + Clone, S> Clone for TypedClient<K, S> {
     }
 }
 
-impl<K: Resource, S> Debug for TypedClient<K, S> {
+impl<K: Resource, S, V> Debug for TypedClient<K, S, V> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TypedClient")
             .field("resource", &self.plural)
@@ -173,12 +177,22 @@ where
     }
 }
 
-impl<K, S> TypedClient<K, S>
+impl<K, S, V> TypedClient<K, S, V>
 where
     K: Resource + Clone + DeserializeOwned + Serialize + Debug,
 {
     /// The same client with the subresource verbs of `T` (one of [`subresources`]).
-    pub fn with_subresources<T>(self) -> TypedClient<K, T> {
+    pub fn with_subresources<T>(self) -> TypedClient<K, T, V> {
+        TypedClient {
+            api: self.api,
+            plural: self.plural,
+            namespace: self.namespace,
+            subresources: PhantomData,
+        }
+    }
+
+    /// The same client with the verbs of `T` (one of [`verbs`]).
+    pub fn with_verbs<T>(self) -> TypedClient<K, S, T> {
         TypedClient {
             api: self.api,
             plural: self.plural,
@@ -221,7 +235,13 @@ where
         let operation = self.op(verb, subresource, name);
         move |source| Error::Api { operation, source }
     }
+}
 
+impl<K, S, V> TypedClient<K, S, V>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    V: verbs::CanGet,
+{
     /// Reads one object.
     pub async fn get(&self, name: &str) -> Result<K> {
         self.api
@@ -229,7 +249,13 @@ where
             .await
             .map_err(self.fail(Verb::Get, Some(name)))
     }
+}
 
+impl<K, S, V> TypedClient<K, S, V>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    V: verbs::CanList,
+{
     /// Lists every matching object, following `continue` tokens page by page
     /// (`lp.limit`, default [`DEFAULT_PAGE_SIZE`]). The returned list carries the
     /// collection's resourceVersion, to start a watch from.
@@ -255,14 +281,20 @@ where
     pub async fn list_page(&self, lp: &ListParams) -> Result<ObjectList<K>> {
         self.api.list(lp).await.map_err(self.fail(Verb::List, None))
     }
+}
 
+impl<K, S, V> TypedClient<K, S, V>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    V: verbs::CanWatch,
+{
     /// Watches from `resource_version` (`"0"`: any; `""`: most recent). Bookmarks are on
     /// unless `wp` disables them.
     pub async fn watch(
         &self,
         wp: &WatchParams,
         resource_version: &str,
-    ) -> Result<impl Stream<Item = Result<WatchEvent<K>>> + use<K, S>> {
+    ) -> Result<impl Stream<Item = Result<WatchEvent<K>>> + use<K, S, V>> {
         let stream = self
             .api
             .watch(wp, resource_version)
@@ -276,7 +308,13 @@ where
             })
         }))
     }
+}
 
+impl<K, S, V> TypedClient<K, S, V>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    V: verbs::CanCreate,
+{
     /// Creates an object.
     pub async fn create(&self, object: &K) -> Result<K> {
         self.create_with(&PostParams::default(), object).await
@@ -290,7 +328,13 @@ where
             .await
             .map_err(self.fail(Verb::Create, name.as_deref()))
     }
+}
 
+impl<K, S, V> TypedClient<K, S, V>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    V: verbs::CanUpdate,
+{
     /// Replaces an object. Its `metadata.resourceVersion` is a precondition: a stale one
     /// fails with a conflict ([`Error::is_conflict`]).
     pub async fn update(&self, object: &K) -> Result<K> {
@@ -300,7 +344,13 @@ where
             .await
             .map_err(self.fail(Verb::Update, Some(&name)))
     }
+}
 
+impl<K, S, V> TypedClient<K, S, V>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    V: verbs::CanPatch,
+{
     /// Patches an object: merge (`Patch::Merge`), strategic, JSON (`Patch::Json`) or
     /// server-side apply (`Patch::Apply` with [`PatchParams::apply`], `.force()`).
     pub async fn patch<P: Serialize + Debug>(
@@ -332,7 +382,13 @@ where
         )
         .await
     }
+}
 
+impl<K, S, V> TypedClient<K, S, V>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    V: verbs::CanDelete,
+{
     /// Deletes an object (preconditions and propagation policy in `dp`).
     pub async fn delete(&self, name: &str, dp: &DeleteParams) -> Result<Deleted<K>> {
         let response = self
@@ -342,7 +398,13 @@ where
             .map_err(self.fail(Verb::Delete, Some(name)))?;
         Ok(response.either(Deleted::Object, |status| Deleted::Status(Box::new(status))))
     }
+}
 
+impl<K, S, V> TypedClient<K, S, V>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    V: verbs::CanDeleteCollection,
+{
     /// Deletes every object matching `lp`.
     pub async fn delete_collection(
         &self,
@@ -358,10 +420,11 @@ where
     }
 }
 
-impl<K, S> TypedClient<K, S>
+impl<K, S, V> TypedClient<K, S, V>
 where
     K: Resource + Clone + DeserializeOwned + Serialize + Debug,
     S: subresources::HasStatus,
+    V: verbs::CanUpdate,
 {
     /// Replaces an object's status subresource, with the same optimistic concurrency.
     pub async fn update_status(&self, object: &K) -> Result<K> {
@@ -371,7 +434,14 @@ where
             .await
             .map_err(self.fail_on(Verb::Update, Some("status"), Some(&name)))
     }
+}
 
+impl<K, S, V> TypedClient<K, S, V>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    S: subresources::HasStatus,
+    V: verbs::CanPatch,
+{
     /// Server-side apply of `config` to the status subresource as `field_manager` (only
     /// `status` is written; see [`apply`](Self::apply)).
     pub async fn apply_status<A: ApplyConfiguration<K>>(
@@ -399,10 +469,11 @@ where
     }
 }
 
-impl<K, S> TypedClient<K, S>
+impl<K, S, V> TypedClient<K, S, V>
 where
     K: Resource + Clone + DeserializeOwned + Serialize + Debug,
     S: subresources::HasScale,
+    V: verbs::CanGet,
 {
     /// Reads the scale subresource.
     pub async fn get_scale(&self, name: &str) -> Result<Scale> {
@@ -411,7 +482,14 @@ where
             .await
             .map_err(self.fail_on(Verb::Get, Some("scale"), Some(name)))
     }
+}
 
+impl<K, S, V> TypedClient<K, S, V>
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    S: subresources::HasScale,
+    V: verbs::CanUpdate,
+{
     /// Replaces the scale subresource (optimistic concurrency on its resourceVersion).
     pub async fn update_scale(&self, name: &str, scale: &Scale) -> Result<Scale> {
         self.api

@@ -399,7 +399,7 @@ fn external_path(mirror: &Mirror<'_>, written: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{HandWritten, KindNames, Origin, Subresources, TypeDefKind};
+    use crate::model::{ClientVerbs, HandWritten, KindNames, Origin, Subresources, TypeDefKind};
 
     fn hand_written(path: &str) -> (TypeDef, Kind) {
         let def = TypeDef {
@@ -415,6 +415,7 @@ mod tests {
             served: true,
             storage: true,
             deprecated: None,
+            client_verbs: ClientVerbs::default(),
             subresources: Subresources::default(),
             printer_columns: Vec::new(),
             selectable_fields: Vec::new(),

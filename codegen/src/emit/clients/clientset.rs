@@ -5,7 +5,7 @@ use quote::quote;
 
 use super::context::{Clients, nest, version_path};
 use crate::emit::common::{Error, GeneratedFile, file};
-use crate::model::Scope;
+use crate::model::{ClientVerb, ClientVerbs, Scope};
 use crate::naming;
 
 /// The clientset file.
@@ -36,12 +36,14 @@ pub(super) fn clientset(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
                 let ty = clients.type_path(group, version, kind);
                 let client = clients.kind_ident(group, version, kind, "Client");
                 let method = clients.accessor(group, version, kind);
-                let subresources = match (&kind.subresources.status, &kind.subresources.scale) {
+                let status = kind.subresources.status && !kind.client_verbs.no_status;
+                let subresources = match (status, &kind.subresources.scale) {
                     (false, None) => quote! { None },
                     (true, None) => quote! { Status },
                     (false, Some(_)) => quote! { Scale },
                     (true, Some(_)) => quote! { StatusAndScale },
                 };
+                let verbs = verb_set(&kind.client_verbs, facade);
                 let plural = &kind.names.plural;
                 kinds.extend(match kind.scope {
                     Scope::Namespaced => {
@@ -68,7 +70,7 @@ pub(super) fn clientset(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
                 let doc = format!(" The typed client of `{plural}`.");
                 aliases.extend(quote! {
                     #[doc = #doc]
-                    pub type #client = #facade::gentype::ResourceClient<#ty, #facade::gentype::subresources::#subresources>;
+                    pub type #client = #facade::gentype::ResourceClient<#ty, #facade::gentype::subresources::#subresources #verbs>;
                 });
             }
             let doc = format!(
@@ -119,4 +121,23 @@ pub(super) fn clientset(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
         #modules
     };
     file("clientset.rs", tokens)
+}
+
+/// The verb-set argument of a kind's `ResourceClient` (after a comma), or nothing for
+/// every verb (the alias's default).
+fn verb_set(verbs: &ClientVerbs, facade: &TokenStream) -> TokenStream {
+    if verbs.is_all() {
+        TokenStream::new()
+    } else if verbs.is_read_only() {
+        quote! { , #facade::gentype::verbs::ReadOnly }
+    } else {
+        let slots = ClientVerb::ALL.map(|verb| {
+            if verbs.verbs.contains(&verb) {
+                quote! { #facade::gentype::verbs::Yes }
+            } else {
+                quote! { #facade::gentype::verbs::No }
+            }
+        });
+        quote! { , #facade::gentype::verbs::Verbs<#(#slots),*> }
+    }
 }

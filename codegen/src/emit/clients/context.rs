@@ -7,7 +7,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::emit::common::{Error, ident, path, type_path};
-use crate::model::{Group, Kind, Model, RootType, Version};
+use crate::model::{ClientVerbs, Group, Kind, Model, RootType, Version};
 use crate::naming::{self, UniqueNames};
 
 /// Options of the client emitters.
@@ -18,6 +18,9 @@ pub struct ClientOptions {
     /// The module path generated types are mounted at (`crate::generated`): a generated
     /// kind's type is `<types_module>::<group module>::<version module>::<Type>`.
     pub types_module: String,
+    /// Verb sets by kind name (`--verbs Foo=get,list`), replacing what the inputs said for
+    /// every kind of that name before anything is emitted ([`crate::generate`]).
+    pub kind_verbs: BTreeMap<String, ClientVerbs>,
 }
 
 impl Default for ClientOptions {
@@ -25,6 +28,7 @@ impl Default for ClientOptions {
         Self {
             facade: "::kubegen".to_owned(),
             types_module: "crate::generated".to_owned(),
+            kind_verbs: BTreeMap::new(),
         }
     }
 }
@@ -33,6 +37,12 @@ impl ClientOptions {
     /// Sets the facade path.
     pub fn facade(mut self, facade: impl Into<String>) -> Self {
         self.facade = facade.into();
+        self
+    }
+
+    /// Sets the verbs of every kind named `kind`.
+    pub fn kind_verbs(mut self, kind: impl Into<String>, verbs: ClientVerbs) -> Self {
+        self.kind_verbs.insert(kind.into(), verbs);
         self
     }
 

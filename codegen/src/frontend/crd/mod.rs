@@ -56,7 +56,7 @@ use serde_saphyr::Location as SourceLocation;
 use super::schema::{self, Dialect, TypeBuilder};
 use super::{Error, Result, Source, Versions};
 use crate::model::{
-    self, Kind, KindNames, Model, Origin, PrinterColumn, RootType, Scale, Subresources,
+    self, ClientVerbs, Kind, KindNames, Model, Origin, PrinterColumn, RootType, Scale, Subresources,
 };
 use crate::naming::{self, UniqueNames, kubernetes};
 use documents::Document;
@@ -309,6 +309,7 @@ fn add_crd(
             deprecated: version
                 .deprecated
                 .then(|| version.deprecation_warning.clone().unwrap_or_default()),
+            client_verbs: ClientVerbs::default(),
             subresources: version
                 .subresources
                 .as_ref()

@@ -75,7 +75,8 @@ use serde_saphyr::Spanned;
 use super::schema::{self, Dialect, GroupVersionKind, Refs, Schema, TypeBuilder};
 use super::{Error, Result, Source, Versions};
 use crate::model::{
-    ExternalType, Kind, KindNames, Model, Origin, RootType, Scale, Subresources, TypeRef,
+    ClientVerbs, ExternalType, Kind, KindNames, Model, Origin, RootType, Scale, Subresources,
+    TypeRef,
 };
 use crate::naming::{self, UniqueNames};
 use document::{Parsed, Parser};
@@ -437,6 +438,7 @@ version: {:?}, kind: {:?}}}, the kind path `{}` serves",
                 served: true,
                 storage: false,
                 deprecated: None,
+                client_verbs: ClientVerbs::default(),
                 subresources: Subresources {
                     status: resource.status,
                     // Built-in scale subresources read `.spec.replicas` and

@@ -9,7 +9,9 @@ use syn::spanned::Spanned as _;
 use syn::{Attribute, LitInt, LitStr};
 
 use super::errors::{Errors, did_you_mean};
-use crate::model::{PrinterColumn, Scale, Scope, ValidationRule};
+use std::collections::BTreeSet;
+
+use crate::model::{ClientVerb, ClientVerbs, PrinterColumn, Scale, Scope, ValidationRule};
 use crate::naming::kubernetes;
 
 /// Keys of the container attribute, for "did you mean".
@@ -29,6 +31,20 @@ const KEYS: &[&str] = &[
     "selectable",
     "validation",
     "crate",
+    "readonly",
+    "verbs",
+    "no_status_verbs",
+];
+/// Verb names of `verbs(...)`, for "did you mean".
+const VERB_NAMES: &[&str] = &[
+    "get",
+    "list",
+    "watch",
+    "create",
+    "update",
+    "patch",
+    "delete",
+    "deletecollection",
 ];
 const SCALE_KEYS: &[&str] = &[
     "spec_replicas_path",
@@ -77,6 +93,12 @@ pub(crate) struct ResourceAttrs {
     pub(crate) selectable: Vec<String>,
     /// `validation(rule = "...", ...)`: CEL rules on the whole object.
     pub(crate) rules: Vec<ValidationRule>,
+    /// `readonly`: a client with get, list and watch only.
+    pub(crate) readonly: Option<Span>,
+    /// `verbs(get, list, ...)`: a client with these verbs only.
+    pub(crate) verbs: Option<BTreeSet<ClientVerb>>,
+    /// `no_status_verbs`: a client without the status verbs though the kind has status.
+    pub(crate) no_status_verbs: Option<Span>,
     /// The path of the `kubegen` facade (`crate = "::my_reexport::kubegen"`).
     pub(crate) krate: Option<syn::Path>,
     /// Whether any `#[resource]` attribute was present.
@@ -96,7 +118,104 @@ pub(crate) fn resource_attrs(attrs: &[Attribute], errors: &mut Errors) -> Resour
             errors.push(e);
         }
     }
+    check_client_verbs(&out, errors);
     out
+}
+
+impl ResourceAttrs {
+    /// The verbs of the kind's generated client: every verb unless `readonly` or
+    /// `verbs(...)` says otherwise.
+    pub(crate) fn client_verbs(&self) -> ClientVerbs {
+        let mut verbs = match (&self.verbs, self.readonly) {
+            (Some(verbs), _) => ClientVerbs {
+                verbs: verbs.clone(),
+                no_status: false,
+            },
+            (None, Some(_)) => ClientVerbs::read_only(),
+            (None, None) => ClientVerbs::default(),
+        };
+        verbs.no_status = self.no_status_verbs.is_some();
+        verbs
+    }
+}
+
+/// Contradictions between the verb keys and the rest of the attribute.
+fn check_client_verbs(out: &ResourceAttrs, errors: &mut Errors) {
+    if let (Some(span), Some(_)) = (out.readonly, &out.verbs) {
+        errors.push(syn::Error::new(
+            span,
+            "`readonly` is `verbs(get, list, watch)`: write one or the other",
+        ));
+    }
+    if let (Some(span), None) = (out.no_status_verbs, out.status) {
+        errors.push(syn::Error::new(
+            span,
+            "`no_status_verbs` needs `status`: a kind without status has no status verbs",
+        ));
+    }
+}
+
+/// A key that takes no value (`status`, `readonly`): its span.
+fn flag(meta: &ParseNestedMeta<'_>, name: &str, errors: &mut Errors) -> Span {
+    if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+        errors.spanned(
+            &meta.path,
+            format!("`{name}` takes no value: write `{name}`"),
+        );
+        skip_value(meta);
+    }
+    meta.path.span()
+}
+
+/// `verbs(get, list, ...)`: at least one known verb, each once.
+fn verbs(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> Option<BTreeSet<ClientVerb>> {
+    if empty_parens(meta.input) {
+        errors.spanned(&meta.path, "`verbs(...)` needs at least one verb");
+        let _ = meta.input.parse::<proc_macro2::Group>();
+        return None;
+    }
+    let mut verbs = BTreeSet::new();
+    let parsed = meta.parse_nested_meta(|inner| {
+        match ClientVerb::from_name(&key_name(&inner)) {
+            Some(verb) if inner.input.is_empty() || inner.input.peek(syn::Token![,]) => {
+                if !verbs.insert(verb) {
+                    errors.spanned(&inner.path, format!("duplicate verb `{}`", verb.name()));
+                }
+            }
+            Some(verb) => {
+                errors.spanned(
+                    &inner.path,
+                    format!("verb `{}` takes no value", verb.name()),
+                );
+                skip_value(&inner);
+            }
+            None => unknown(&inner, VERB_NAMES, "verb", errors),
+        }
+        Ok(())
+    });
+    if let Err(e) = parsed {
+        errors.spanned(
+            &meta.path,
+            format!("expected `verbs({})`: {e}", ClientVerb::names()),
+        );
+        return None;
+    }
+    if verbs.is_empty() {
+        errors.spanned(&meta.path, "`verbs(...)` needs at least one verb");
+        return None;
+    }
+    Some(verbs)
+}
+
+/// Whether `input` starts with `()`.
+fn empty_parens(input: syn::parse::ParseStream<'_>) -> bool {
+    let fork = input.fork();
+    let inside = || -> syn::Result<bool> {
+        let content;
+        syn::parenthesized!(content in fork);
+        Ok(content.is_empty())
+    };
+    inside().unwrap_or(false)
 }
 
 fn key_name(meta: &ParseNestedMeta<'_>) -> String {
@@ -201,12 +320,14 @@ fn container_key(meta: &ParseNestedMeta<'_>, out: &mut ResourceAttrs, errors: &m
                 });
             }
         }
-        "status" => {
-            if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-                errors.spanned(&meta.path, "`status` takes no value: write `status`");
-                skip_value(meta);
+        "status" => out.status = Some(flag(meta, "status", errors)),
+        "readonly" => out.readonly = Some(flag(meta, "readonly", errors)),
+        "no_status_verbs" => out.no_status_verbs = Some(flag(meta, "no_status_verbs", errors)),
+        "verbs" => {
+            if out.verbs.is_some() {
+                errors.spanned(&meta.path, "duplicate `verbs`");
             }
-            out.status = Some(meta.path.span());
+            out.verbs = verbs(meta, errors);
         }
         "scale" => out.scale = scale(meta, errors),
         "shortname" | "category" | "selectable" => {

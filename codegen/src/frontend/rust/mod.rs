@@ -264,6 +264,7 @@ fn build(
         served: true,
         storage: true,
         deprecated: None,
+        client_verbs: attrs.client_verbs(),
         subresources: Subresources {
             status: attrs.status.is_some(),
             scale: attrs.scale.clone(),

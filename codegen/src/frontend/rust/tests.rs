@@ -116,6 +116,62 @@ fn resource_full_attributes() {
 }
 
 #[test]
+fn client_verbs_from_attributes() {
+    use crate::model::{ClientVerb, ClientVerbs};
+    let verbs_of = |input: DeriveInput| one(&resource(&input).unwrap()).kind.client_verbs.clone();
+    assert_eq!(
+        verbs_of(parse_quote! {
+            #[resource(group = "x.io", version = "v1")]
+            struct Foo { metadata: ObjectMeta, spec: FooSpec }
+        }),
+        ClientVerbs::default()
+    );
+    let read_only = verbs_of(parse_quote! {
+        #[resource(group = "x.io", version = "v1", readonly)]
+        struct Foo { metadata: ObjectMeta, spec: FooSpec }
+    });
+    assert!(read_only.is_read_only() && !read_only.no_status);
+    let listed = verbs_of(parse_quote! {
+        #[resource(group = "x.io", version = "v1", status, verbs(list, get, deletecollection), no_status_verbs)]
+        struct Foo { metadata: ObjectMeta, spec: FooSpec, status: Option<FooStatus> }
+    });
+    assert_eq!(
+        listed.verbs.into_iter().collect::<Vec<_>>(),
+        [
+            ClientVerb::Get,
+            ClientVerb::List,
+            ClientVerb::DeleteCollection
+        ]
+    );
+    assert!(listed.no_status);
+}
+
+#[test]
+fn client_verb_mistakes() {
+    let input: DeriveInput = parse_quote! {
+        #[resource(group = "x.io", version = "v1", readonly, verbs(get, lsit, get, watch = 1),
+                   no_status_verbs, readonly = true)]
+        struct Foo { metadata: ObjectMeta, spec: FooSpec }
+    };
+    assert_eq!(
+        messages(&input),
+        [
+            "unknown verb `lsit`; did you mean `list`?",
+            "duplicate verb `get`",
+            "verb `watch` takes no value",
+            "`readonly` takes no value: write `readonly`",
+            "`readonly` is `verbs(get, list, watch)`: write one or the other",
+            "`no_status_verbs` needs `status`: a kind without status has no status verbs",
+        ]
+    );
+    let empty: DeriveInput = parse_quote! {
+        #[resource(group = "x.io", version = "v1", verbs())]
+        struct Foo { metadata: ObjectMeta, spec: FooSpec }
+    };
+    assert_eq!(messages(&empty), ["`verbs(...)` needs at least one verb"]);
+}
+
+#[test]
 fn every_error_is_reported_at_once() {
     let input: DeriveInput = parse_quote! {
         #[resource(gruop = "x.io", version = "V1", namespaced, cluster, status, printcolumn(name = "A"),
