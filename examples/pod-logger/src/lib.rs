@@ -11,9 +11,14 @@
 //! ```no_run
 //! # async fn demo(client: kube::Client) -> Result<(), pod_logger::Error> {
 //! use std::time::Duration;
+//! use kubegen_runtime::reflector::DEFAULT_BACKOFF;
 //! use pod_logger::{Options, PodLogger};
 //!
-//! let options = Options { namespace: None, resync: Duration::from_secs(30) };
+//! let options = Options {
+//!     namespace: None,
+//!     resync: Duration::from_secs(30),
+//!     reflector_backoff: DEFAULT_BACKOFF,
+//! };
 //! let logger = PodLogger::start(client.clone(), options, None);
 //! logger.wait_for_sync().await;
 //! let counts = logger.wait_in_step(&client, 0).await?; // the handler has seen what the server holds
