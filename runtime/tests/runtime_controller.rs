@@ -134,6 +134,10 @@ async fn dependents_enqueue_their_controller_owner_even_through_a_tombstone() {
         },
     ));
     factory.start();
+    // Synced before the writes, so they arrive as watch events in write order (an
+    // initial list would deliver them in name order, the marker's first).
+    let synced = factory.wait_for_cache_sync(GUARD).await;
+    assert!(synced.values().all(|s| *s), "{synced:?}");
     let mut running = Running::start(controller);
 
     cms.create(&owned_cm("web-config", vec![deployment_owner("web", true)]))
