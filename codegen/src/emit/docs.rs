@@ -42,14 +42,7 @@ pub(crate) fn validation_docs(v: &Validation) -> Option<String> {
     if let Some(n) = &v.multiple_of {
         items.push(format!("- a multiple of `{n}`"));
     }
-    for (key, count) in [
-        ("minLength", v.min_length),
-        ("maxLength", v.max_length),
-        ("minItems", v.min_items),
-        ("maxItems", v.max_items),
-        ("minProperties", v.min_properties),
-        ("maxProperties", v.max_properties),
-    ] {
+    for (key, count) in v.count_bounds() {
         if let Some(count) = count {
             items.push(format!("- `{key}`: {count}"));
         }

@@ -63,6 +63,19 @@ impl Validation {
     pub fn is_empty(&self) -> bool {
         self == &Self::default()
     }
+
+    /// The count bounds by their schema keyword (`minLength` ... `maxProperties`), in
+    /// the order schemas and docs list them.
+    pub fn count_bounds(&self) -> [(&'static str, Option<u64>); 6] {
+        [
+            ("minLength", self.min_length),
+            ("maxLength", self.max_length),
+            ("minItems", self.min_items),
+            ("maxItems", self.max_items),
+            ("minProperties", self.min_properties),
+            ("maxProperties", self.max_properties),
+        ]
+    }
 }
 
 /// One CEL rule of `x-kubernetes-validations`.

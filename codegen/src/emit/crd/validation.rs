@@ -26,14 +26,7 @@ pub(super) fn write(validation: &Validation, schema: &mut Map<String, Value>) {
     if let Some(n) = &v.multiple_of {
         put("multipleOf", Value::Number(n.clone()));
     }
-    for (key, count) in [
-        ("minLength", v.min_length),
-        ("maxLength", v.max_length),
-        ("minItems", v.min_items),
-        ("maxItems", v.max_items),
-        ("minProperties", v.min_properties),
-        ("maxProperties", v.max_properties),
-    ] {
+    for (key, count) in v.count_bounds() {
         if let Some(count) = count {
             put(key, count.into());
         }

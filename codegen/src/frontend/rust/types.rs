@@ -106,17 +106,7 @@ pub(super) fn type_ref(ty: &Type) -> TypeRef {
     let Some(last) = path.path.segments.last() else {
         return TypeRef::Json;
     };
-    let args: Vec<&Type> = match &last.arguments {
-        syn::PathArguments::AngleBracketed(a) => a
-            .args
-            .iter()
-            .filter_map(|arg| match arg {
-                syn::GenericArgument::Type(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let args = type_args(last);
     let name = last.ident.to_string();
     match (name.as_str(), args.as_slice()) {
         ("String", []) => TypeRef::String,
@@ -140,5 +130,21 @@ pub(super) fn type_ref(ty: &Type) -> TypeRef {
                 .join("::");
             TypeRef::External(ExternalType::new(path, false))
         }
+    }
+}
+
+/// The type arguments of a path segment (`K, V` of `BTreeMap<K, V>`), lifetimes and
+/// constants left out.
+pub(super) fn type_args(segment: &syn::PathSegment) -> Vec<&Type> {
+    match &segment.arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }

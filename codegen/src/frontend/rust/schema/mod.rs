@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use syn::{Fields, Item, Type};
 
 use super::location;
-use super::types::option_inner;
+use super::types::{option_inner, type_args};
 use crate::frontend::schema::validation;
 use crate::frontend::{Error, Result};
 use crate::model::{
@@ -173,17 +173,7 @@ impl Resolver<'_, '_> {
         let Some(last) = path.path.segments.last() else {
             return Err(unsupported("this type"));
         };
-        let args: Vec<&Type> = match &last.arguments {
-            syn::PathArguments::AngleBracketed(a) => a
-                .args
-                .iter()
-                .filter_map(|arg| match arg {
-                    syn::GenericArgument::Type(t) => Some(t),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+        let args = type_args(last);
         let name = last.ident.to_string();
         let ty = match (name.as_str(), args.as_slice()) {
             ("String", []) => TypeRef::String,
