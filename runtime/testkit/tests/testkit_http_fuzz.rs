@@ -29,10 +29,8 @@ fn env_u64(name: &str, default: u64) -> u64 {
 }
 
 async fn register_crd(server: &ApiServer) {
-    let crd = serde_json::to_string(&widget_crd()).expect("CRD serializes");
     let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-    let response = testkit_support::raw(server, "POST", path, Some("application/json"), &crd).await;
-    assert_eq!(response.status, 201, "{}", response.body);
+    testkit_support::create_json(server, path, &widget_crd()).await;
 }
 
 fn fail(seed: u64, number: u64, request: Option<&FuzzRequest>, what: &str) -> ! {

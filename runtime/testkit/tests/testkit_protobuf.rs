@@ -16,7 +16,7 @@ use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
 use kubegen_testkit::ApiServer;
 use prost::Message as _;
 use serde_json::{Value, json};
-use testkit_support::{deployment, raw_bytes, raw_with};
+use testkit_support::{create_json, deployment, raw_bytes, raw_with};
 
 const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 
@@ -360,10 +360,12 @@ async fn create_foo_crd(server: &ApiServer) {
                     "x-kubernetes-preserve-unknown-fields": true}}}]
         }
     });
-    let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-    let headers = [("Content-Type", "application/json")];
-    let created = raw_with(server, "POST", path, &headers, &crd.to_string()).await;
-    assert_eq!(created.status, 201, "{}", created.body);
+    create_json(
+        server,
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        &crd,
+    )
+    .await;
 }
 
 /// Status and Content-Type of a GET with this Accept header; a 406 must be a Status.

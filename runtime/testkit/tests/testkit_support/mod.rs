@@ -208,6 +208,20 @@ pub async fn raw_bytes(
     (response.status, response.headers, response.body)
 }
 
+/// POSTs `object` as JSON to `path` and checks that it was created (201).
+pub async fn create_json(server: &ApiServer, path: &str, object: &Value) -> RawResponse {
+    let created = raw(
+        server,
+        "POST",
+        path,
+        Some("application/json"),
+        &object.to_string(),
+    )
+    .await;
+    assert_eq!(created.status, 201, "POST {path}: {}", created.body);
+    created
+}
+
 pub async fn get(server: &ApiServer, path: &str) -> RawResponse {
     raw(server, "GET", path, None, "").await
 }
