@@ -181,22 +181,22 @@ pub async fn raw_with(
     headers: &[(&str, &str)],
     body: &str,
 ) -> RawResponse {
-    let (status, headers, body) = raw_bytes(server, method, path, headers, body.as_bytes()).await;
+    let response = raw_bytes(server, method, path, headers, body.as_bytes()).await;
     RawResponse {
-        status,
-        headers,
-        body: String::from_utf8(body).expect("utf-8 body"),
+        status: response.status,
+        headers: response.headers,
+        body: String::from_utf8(response.body).expect("utf-8 body"),
     }
 }
 
-/// [`raw_with`] with a binary body, answering status, headers and body bytes.
+/// [`raw_with`] with a binary body, answering the body as bytes.
 pub async fn raw_bytes(
     server: &ApiServer,
     method: &str,
     path: &str,
     headers: &[(&str, &str)],
     body: &[u8],
-) -> (u16, Vec<(String, String)>, Vec<u8>) {
+) -> Response {
     let address = server.address();
     let headers = headers.iter().map(|(k, v)| (*k, v.as_bytes()));
     let request = request_bytes(method, path, &address.to_string(), headers, body);
@@ -204,8 +204,7 @@ pub async fn raw_bytes(
     stream.write_all(&request).await.expect("write");
     let mut bytes = Vec::new();
     stream.read_to_end(&mut bytes).await.expect("read");
-    let response = Response::parse(&bytes, false).expect("an HTTP response");
-    (response.status, response.headers, response.body)
+    Response::parse(&bytes, false).expect("an HTTP response")
 }
 
 /// POSTs `object` as JSON to `path` and checks that it was created (201).
