@@ -2,6 +2,8 @@
 //! configuration (kubegen's generated `FooApply`, every field optional) to its kind, and
 //! [`extract`], which rebuilds the apply configuration a field manager owns from a live
 //! object's `metadata.managedFields`, as client-go's `ExtractFoo(obj, fieldManager)`.
+//! [`FieldSet`] is the one reader and writer of `fieldsV1` field sets, shared with the
+//! testkit's API server, which keeps its server-side apply ownership in them.
 //!
 //! [`TypedClient::apply`](crate::client::TypedClient::apply) takes any
 //! `ApplyConfiguration<K>`: a generated `FooApply` (only what was set is sent, so only
@@ -37,6 +39,7 @@
 //! ```
 
 mod fields;
+mod fieldset;
 
 use std::fmt::Debug;
 
@@ -45,7 +48,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use fields::{FieldsError, owned_fields};
+pub use fields::owned_fields;
+pub use fieldset::{Element, FieldSet, FieldsError, Path, path_string};
 
 /// What server-side apply of a `K` sends: a generated apply configuration of `K`, or a
 /// whole `K` (blanket impl).
@@ -145,10 +149,11 @@ where
     let full = serde_json::to_value(object).map_err(convert)?;
     let empty = Value::Object(Default::default());
     let set = entry.fields_v1.as_ref().map_or(&empty, |f| &f.0);
-    let mut owned = owned_fields(&full, set).map_err(|source| ExtractError::Fields {
+    let set = FieldSet::from_json(set).map_err(|source| ExtractError::Fields {
         manager: field_manager.to_owned(),
         source,
     })?;
+    let mut owned = owned_fields(&full, &set);
     if let Value::Object(map) = &mut owned {
         for key in ["apiVersion", "kind"] {
             if let Some(value) = full.get(key) {

@@ -38,16 +38,25 @@ pub trait ApiScope: kube::core::ResourceScope {
         K: Resource<Scope = Self>;
 }
 
+/// An `Api` over `namespace`, or all namespaces: the namespaced and dynamic scopes'.
+fn api_in<K>(client: Client, namespace: Option<&str>, dyntype: &K::DynamicType) -> Api<K>
+where
+    K: Resource,
+    K::Scope: kube::core::NamespaceScope,
+{
+    let api = Api::all_with(client, dyntype);
+    match namespace {
+        Some(ns) => api.constrain(ns),
+        None => api,
+    }
+}
+
 impl ApiScope for kube::core::NamespaceResourceScope {
     fn api<K>(client: Client, namespace: Option<&str>, dyntype: &K::DynamicType) -> Api<K>
     where
         K: Resource<Scope = Self>,
     {
-        let api = Api::all_with(client, dyntype);
-        match namespace {
-            Some(ns) => api.constrain(ns),
-            None => api,
-        }
+        api_in(client, namespace, dyntype)
     }
 }
 
@@ -56,11 +65,7 @@ impl ApiScope for kube::core::DynamicResourceScope {
     where
         K: Resource<Scope = Self>,
     {
-        let api = Api::all_with(client, dyntype);
-        match namespace {
-            Some(ns) => api.constrain(ns),
-            None => api,
-        }
+        api_in(client, namespace, dyntype)
     }
 }
 

@@ -8,11 +8,12 @@
 //! `KUBEGEN_HTTP_FUZZ_TRACE=1` prints every request with its answer's code.
 
 mod http_fuzz;
+mod testkit_support;
 
 use http_fuzz::generate::Generator;
 use http_fuzz::kinds::widget_crd;
 use http_fuzz::model::Model;
-use http_fuzz::request::{FuzzRequest, Shape};
+use http_fuzz::request::FuzzRequest;
 use http_fuzz::{oracle, panics, wire};
 use kubegen_testkit::ApiServer;
 
@@ -28,22 +29,8 @@ fn env_u64(name: &str, default: u64) -> u64 {
 }
 
 async fn register_crd(server: &ApiServer) {
-    let request = FuzzRequest {
-        method: "POST".to_owned(),
-        target: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions".to_owned(),
-        headers: vec![("Content-Type".to_owned(), b"application/json".to_vec())],
-        body: serde_json::to_vec(&widget_crd()).expect("CRD serializes"),
-        kind: None,
-        shape: Shape::Collection,
-        namespace: None,
-        name: None,
-        dry_run: false,
-        watch: false,
-    };
-    let response = wire::send(server.address(), &request)
-        .await
-        .expect("register CRD");
-    assert_eq!(response.status, 201, "{}", response.text());
+    let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    testkit_support::create_json(server, path, &widget_crd()).await;
 }
 
 fn fail(seed: u64, number: u64, request: Option<&FuzzRequest>, what: &str) -> ! {
@@ -61,9 +48,7 @@ async fn random_requests_get_status_answers_and_keep_state_consistent() {
     let trace = std::env::var_os("KUBEGEN_HTTP_FUZZ_TRACE").is_some();
     eprintln!("http fuzz: KUBEGEN_HTTP_FUZZ_SEED={seed} KUBEGEN_HTTP_FUZZ_CASES={cases}");
     let server = ApiServer::start().await.expect("start");
-    for namespace in ["fuzz"] {
-        testkit_support_namespace(&server, namespace).await;
-    }
+    testkit_support::create_namespace(&server, "fuzz").await;
     register_crd(&server).await;
     let mut model = Model::default();
     if let Err(e) = model.check(server.address()).await {
@@ -121,23 +106,4 @@ async fn random_requests_get_status_answers_and_keep_state_consistent() {
         model.len()
     );
     server.shutdown().await;
-}
-
-async fn testkit_support_namespace(server: &ApiServer, name: &str) {
-    let request = FuzzRequest {
-        method: "POST".to_owned(),
-        target: "/api/v1/namespaces".to_owned(),
-        headers: vec![("Content-Type".to_owned(), b"application/json".to_vec())],
-        body: format!("{{\"metadata\":{{\"name\":\"{name}\"}}}}").into_bytes(),
-        kind: None,
-        shape: Shape::Collection,
-        namespace: None,
-        name: None,
-        dry_run: false,
-        watch: false,
-    };
-    let response = wire::send(server.address(), &request)
-        .await
-        .expect("create namespace");
-    assert_eq!(response.status, 201, "{}", response.text());
 }

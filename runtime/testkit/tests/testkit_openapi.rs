@@ -5,7 +5,7 @@ mod testkit_support;
 
 use kubegen_testkit::ApiServer;
 use serde_json::json;
-use testkit_support::{get, raw, raw_with};
+use testkit_support::{create_json, get, raw_with};
 
 #[tokio::test]
 async fn v3_index_and_group_version_documents_follow_crds() {
@@ -35,15 +35,12 @@ async fn v3_index_and_group_version_documents_follow_crds() {
                      "properties": {"spec": {"type": "object", "properties": {"size": {"type": "integer"}}}}
                  }}}]}
     });
-    let created = raw(
+    create_json(
         &server,
-        "POST",
         "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-        Some("application/json"),
-        &crd.to_string(),
+        &crd,
     )
     .await;
-    assert_eq!(created.status, 201, "{}", created.body);
     let index = get(&server, "/openapi/v3").await.json();
     let url = index["paths"]["apis/example.com/v1"]["serverRelativeURL"]
         .as_str()

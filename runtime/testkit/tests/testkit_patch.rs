@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kubegen_testkit::ApiServer;
 use serde_json::json;
-use testkit_support::{api_error, configmap, raw};
+use testkit_support::{api_error, configmap, create_json, raw};
 
 #[tokio::test]
 async fn merge_patch_adds_replaces_and_removes() {
@@ -263,26 +263,10 @@ async fn strategic_merge_patch_of_a_custom_resource_is_unsupported_media_type() 
         }
     });
     let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-    let created = raw(
-        &server,
-        "POST",
-        crds,
-        Some("application/json"),
-        &crd.to_string(),
-    )
-    .await;
-    assert_eq!(created.status, 201, "{}", created.body);
+    create_json(&server, crds, &crd).await;
     let widgets = "/apis/example.com/v1/namespaces/default/widgets";
     let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"a": 1}});
-    let created = raw(
-        &server,
-        "POST",
-        widgets,
-        Some("application/json"),
-        &widget.to_string(),
-    )
-    .await;
-    assert_eq!(created.status, 201, "{}", created.body);
+    create_json(&server, widgets, &widget).await;
     let strategic = raw(
         &server,
         "PATCH",

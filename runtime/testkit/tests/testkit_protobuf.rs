@@ -16,7 +16,7 @@ use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
 use kubegen_testkit::ApiServer;
 use prost::Message as _;
 use serde_json::{Value, json};
-use testkit_support::{deployment, raw_bytes, raw_with};
+use testkit_support::{create_json, deployment, raw_bytes, raw_with};
 
 const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 
@@ -81,9 +81,8 @@ async fn assert_stored_alike(collection: &str, name: &str, protobuf: Vec<u8>, js
         ApiServer::start().await.expect("start"),
     );
     let content_type = [("Content-Type", PROTOBUF)];
-    let (status, _, body) =
-        raw_bytes(&by_protobuf, "POST", collection, &content_type, &protobuf).await;
-    assert_eq!(status, 201, "{}", String::from_utf8_lossy(&body));
+    let created = raw_bytes(&by_protobuf, "POST", collection, &content_type, &protobuf).await;
+    assert_eq!(created.status, 201, "{}", created.text());
     let body = json.to_string();
     let content_type = [("Content-Type", "application/json")];
     let response = raw_with(&by_json, "POST", collection, &content_type, &body).await;
@@ -224,16 +223,10 @@ async fn malformed_protobuf_bodies_are_a_400_status() {
         b"k8s\0\x0a\xff".to_vec(),
         truncated,
     ] {
-        let (status, headers, body) = raw_bytes(&server, "POST", path, &headers, &body).await;
-        assert_eq!(status, 400);
-        let content_type = headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("content-type"));
-        assert_eq!(
-            content_type.map(|(_, v)| v.as_str()),
-            Some("application/json")
-        );
-        let status: Value = serde_json::from_slice(&body).expect("a Status");
+        let response = raw_bytes(&server, "POST", path, &headers, &body).await;
+        assert_eq!(response.status, 400);
+        assert_eq!(response.header("content-type"), Some("application/json"));
+        let status = response.json().expect("a Status");
         assert_eq!(
             (status["kind"].as_str(), status["code"].as_i64()),
             (Some("Status"), Some(400))
@@ -264,14 +257,10 @@ async fn a_protobuf_first_accept_gets_protobuf_that_decodes_back() {
     };
     let headers = [("Content-Type", PROTOBUF), ("Accept", accept)];
     let body = envelope("v1", "ConfigMap", &cm);
-    let (status, response_headers, body) = raw_bytes(&server, "POST", path, &headers, &body).await;
-    assert_eq!(status, 201);
-    let content_type = response_headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
-        .map(|(_, v)| v.as_str());
-    assert_eq!(content_type, Some(PROTOBUF));
-    let (type_meta, raw) = decode_response(&body);
+    let created = raw_bytes(&server, "POST", path, &headers, &body).await;
+    assert_eq!(created.status, 201);
+    assert_eq!(created.header("content-type"), Some(PROTOBUF));
+    let (type_meta, raw) = decode_response(&created.body);
     assert_eq!(
         (type_meta.api_version.as_deref(), type_meta.kind.as_deref()),
         (Some("v1"), Some("ConfigMap"))
@@ -284,9 +273,9 @@ async fn a_protobuf_first_accept_gets_protobuf_that_decodes_back() {
         .await
         .json();
     let headers = [("Accept", accept)];
-    let (status, _, body) = raw_bytes(&server, "GET", &format!("{path}/c1"), &headers, b"").await;
-    assert_eq!(status, 200);
-    let (_, raw) = decode_response(&body);
+    let read = raw_bytes(&server, "GET", &format!("{path}/c1"), &headers, b"").await;
+    assert_eq!(read.status, 200);
+    let (_, raw) = decode_response(&read.body);
     let got = core::ConfigMap::decode(raw.as_slice()).expect("ConfigMap");
     let metadata = got.metadata.expect("metadata");
     let created_at = metadata
@@ -320,12 +309,8 @@ async fn a_protobuf_first_accept_gets_protobuf_that_decodes_back() {
         "Accept",
         "application/json, application/vnd.kubernetes.protobuf",
     )];
-    let (_, headers, _) = raw_bytes(&server, "GET", &format!("{path}/c1"), &headers, b"").await;
-    assert!(
-        headers
-            .iter()
-            .any(|(k, v)| k.eq_ignore_ascii_case("content-type") && v == "application/json")
-    );
+    let read = raw_bytes(&server, "GET", &format!("{path}/c1"), &headers, b"").await;
+    assert_eq!(read.header("content-type"), Some("application/json"));
 }
 
 #[tokio::test]
@@ -338,10 +323,9 @@ async fn custom_resources_have_no_protobuf_form() {
     };
     let body = envelope("example.com/v1", "Foo", &foo);
     let foos = "/apis/example.com/v1/namespaces/default/foos";
-    let (status, _, body) =
-        raw_bytes(&server, "POST", foos, &[("Content-Type", PROTOBUF)], &body).await;
-    assert_eq!(status, 415, "{}", String::from_utf8_lossy(&body));
-    let status: Value = serde_json::from_slice(&body).expect("a Status");
+    let refused = raw_bytes(&server, "POST", foos, &[("Content-Type", PROTOBUF)], &body).await;
+    assert_eq!(refused.status, 415, "{}", refused.text());
+    let status = refused.json().expect("a Status");
     assert_eq!(status["reason"], "UnsupportedMediaType");
 }
 
@@ -360,29 +344,27 @@ async fn create_foo_crd(server: &ApiServer) {
                     "x-kubernetes-preserve-unknown-fields": true}}}]
         }
     });
-    let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-    let headers = [("Content-Type", "application/json")];
-    let created = raw_with(server, "POST", path, &headers, &crd.to_string()).await;
-    assert_eq!(created.status, 201, "{}", created.body);
+    create_json(
+        server,
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        &crd,
+    )
+    .await;
 }
 
 /// Status and Content-Type of a GET with this Accept header; a 406 must be a Status.
 async fn answer(server: &ApiServer, path: &str, accept: &str) -> (u16, String) {
-    let (status, headers, body) = raw_bytes(server, "GET", path, &[("Accept", accept)], b"").await;
-    let content_type = headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
-        .map(|(_, v)| v.clone())
-        .unwrap_or_default();
-    if status == 406 {
-        let status: Value = serde_json::from_slice(&body).expect("a Status");
+    let response = raw_bytes(server, "GET", path, &[("Accept", accept)], b"").await;
+    if response.status == 406 {
+        let status = response.json().expect("a Status");
         assert_eq!(status["reason"], "NotAcceptable", "{path} {accept}");
     }
-    if status == 200 && accept.contains("as=Table") {
-        let table: Value = serde_json::from_slice(&body).expect("a Table");
+    if response.status == 200 && accept.contains("as=Table") {
+        let table = response.json().expect("a Table");
         assert_eq!(table["kind"], "Table", "{path} {accept}");
     }
-    (status, content_type)
+    let content_type = response.header("content-type").unwrap_or_default();
+    (response.status, content_type.to_owned())
 }
 
 #[tokio::test]

@@ -8,7 +8,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, PostParams};
 use kubegen_testkit::ApiServer;
 use serde_json::{Value, json};
-use testkit_support::{RawResponse, configmap, raw, raw_with};
+use testkit_support::{RawResponse, configmap, create_json, raw, raw_with};
 
 const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
@@ -129,26 +129,10 @@ async fn custom_resources_use_additional_printer_columns() {
         }
     });
     let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-    let created = raw(
-        &server,
-        "POST",
-        crds,
-        Some("application/json"),
-        &crd.to_string(),
-    )
-    .await;
-    assert_eq!(created.status, 201, "{}", created.body);
+    create_json(&server, crds, &crd).await;
     let foos = "/apis/example.com/v1/namespaces/default/foos";
     let foo = json!({"apiVersion": "example.com/v1", "kind": "Foo", "metadata": {"name": "f"}, "spec": {"replicas": 4}});
-    let created = raw(
-        &server,
-        "POST",
-        foos,
-        Some("application/json"),
-        &foo.to_string(),
-    )
-    .await;
-    assert_eq!(created.status, 201, "{}", created.body);
+    create_json(&server, foos, &foo).await;
     let table = get_table(&server, foos).await.json();
     assert_eq!(column_names(&table), ["Name", "Replicas", "Phase", "Age"]);
     assert_eq!(table["columnDefinitions"][2]["priority"], 1);

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::testkit_support::request_bytes;
+
 /// What a request's path addresses, as the generator built it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Shape {
@@ -66,20 +68,8 @@ impl FuzzRequest {
 
     /// The request as bytes on the wire (`Connection: close`, exact Content-Length).
     pub fn to_bytes(&self, host: &str) -> Vec<u8> {
-        let mut bytes = format!(
-            "{} {} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n",
-            self.method, self.target
-        )
-        .into_bytes();
-        for (name, value) in &self.headers {
-            bytes.extend_from_slice(name.as_bytes());
-            bytes.extend_from_slice(b": ");
-            bytes.extend_from_slice(value);
-            bytes.extend_from_slice(b"\r\n");
-        }
-        bytes.extend_from_slice(format!("Content-Length: {}\r\n\r\n", self.body.len()).as_bytes());
-        bytes.extend_from_slice(&self.body);
-        bytes
+        let headers = self.headers.iter().map(|(k, v)| (k.as_str(), v.as_slice()));
+        request_bytes(&self.method, &self.target, host, headers, &self.body)
     }
 }
 

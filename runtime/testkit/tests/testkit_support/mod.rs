@@ -1,5 +1,6 @@
-//! Shared helpers of the testkit integration tests: a raw HTTP/1.1 client (to read
-//! status codes, headers and bodies exactly as sent) and object builders.
+//! Shared helpers of the testkit integration tests: the one raw HTTP/1.1 client (to read
+//! status codes, headers and bodies exactly as sent; the HTTP fuzz test sends its
+//! generated requests through it too) and object builders.
 #![allow(dead_code, unreachable_pub, missing_docs)]
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
@@ -11,7 +12,69 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// A response read off the wire.
+/// A response read off the wire, its chunked body decoded.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// The body was cut short by the client (an open watch, read for a moment).
+    pub streaming: bool,
+}
+
+impl Response {
+    /// Parses the bytes received for one request; a body cut short (an open watch) keeps
+    /// what arrived.
+    pub fn parse(received: &[u8], streaming: bool) -> Result<Self, String> {
+        let Some(split) = head_end(received) else {
+            return Err(format!(
+                "connection closed without a response ({} bytes: {:?})",
+                received.len(),
+                String::from_utf8_lossy(received)
+            ));
+        };
+        let head = String::from_utf8_lossy(&received[..split]).to_string();
+        let mut lines = head.lines();
+        let status = lines
+            .next()
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|c| c.parse().ok())
+            .ok_or_else(|| format!("no status line in {head:?}"))?;
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+            .collect();
+        let raw_body = &received[split + 4..];
+        let chunked = header(&headers, "transfer-encoding").is_some_and(|v| v.contains("chunked"));
+        let body = if chunked {
+            dechunk(raw_body)?
+        } else {
+            raw_body.to_vec()
+        };
+        Ok(Self {
+            status,
+            headers,
+            body,
+            streaming,
+        })
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        header(&self.headers, name)
+    }
+
+    pub fn json(&self) -> Result<Value, String> {
+        serde_json::from_slice(&self.body).map_err(|e| format!("body is not JSON ({e})"))
+    }
+
+    /// The body as text, cut to 2000 characters.
+    pub fn text(&self) -> String {
+        let text = String::from_utf8_lossy(&self.body);
+        text.chars().take(2000).collect()
+    }
+}
+
+/// A response with a text body, for tests that read it as such.
 #[derive(Debug)]
 pub struct RawResponse {
     pub status: u16,
@@ -26,10 +89,7 @@ impl RawResponse {
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        header(&self.headers, name)
     }
 
     /// The body as watch event lines.
@@ -42,20 +102,60 @@ impl RawResponse {
     }
 }
 
-fn dechunk(mut body: &[u8]) -> Vec<u8> {
+/// The value of header `name` (any case).
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// Where a response's head ends (the blank line), once it has arrived.
+pub fn head_end(bytes: &[u8]) -> Option<usize> {
+    bytes.windows(4).position(|w| w == b"\r\n\r\n")
+}
+
+/// Decodes a chunked body; a trailing incomplete chunk (a cut-off stream) is kept.
+fn dechunk(mut body: &[u8]) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
     while let Some(end) = body.windows(2).position(|w| w == b"\r\n") {
-        let size_line = std::str::from_utf8(&body[..end]).expect("chunk size");
-        let size = usize::from_str_radix(size_line.split(';').next().unwrap_or("0").trim(), 16)
-            .expect("hex size");
+        let line = std::str::from_utf8(&body[..end]).map_err(|_| "chunk size is not text")?;
+        let size = usize::from_str_radix(line.split(';').next().unwrap_or("").trim(), 16)
+            .map_err(|_| format!("bad chunk size {line:?}"))?;
         body = &body[end + 2..];
         if size == 0 {
-            break;
+            return Ok(out);
         }
-        out.extend_from_slice(&body[..size]);
+        let take = size.min(body.len());
+        out.extend_from_slice(&body[..take]);
+        if take < size || body.len() < size + 2 {
+            return Ok(out);
+        }
         body = &body[size + 2..];
     }
-    out
+    Ok(out)
+}
+
+/// The bytes of one request: `Connection: close` and an exact Content-Length after
+/// `headers` (written as given, valid or not).
+pub fn request_bytes<'a>(
+    method: &str,
+    target: &str,
+    host: &str,
+    headers: impl IntoIterator<Item = (&'a str, &'a [u8])>,
+    body: &[u8],
+) -> Vec<u8> {
+    let mut bytes =
+        format!("{method} {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n").into_bytes();
+    for (name, value) in headers {
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.extend_from_slice(b": ");
+        bytes.extend_from_slice(value);
+        bytes.extend_from_slice(b"\r\n");
+    }
+    bytes.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+    bytes.extend_from_slice(body);
+    bytes
 }
 
 /// Sends one request with `Connection: close` and reads the whole response.
@@ -81,61 +181,44 @@ pub async fn raw_with(
     headers: &[(&str, &str)],
     body: &str,
 ) -> RawResponse {
-    let (status, headers, body) = raw_bytes(server, method, path, headers, body.as_bytes()).await;
+    let response = raw_bytes(server, method, path, headers, body.as_bytes()).await;
     RawResponse {
-        status,
-        headers,
-        body: String::from_utf8(body).expect("utf-8 body"),
+        status: response.status,
+        headers: response.headers,
+        body: String::from_utf8(response.body).expect("utf-8 body"),
     }
 }
 
-/// [`raw_with_headers`] with a binary body, answering status, headers and body bytes.
+/// [`raw_with`] with a binary body, answering the body as bytes.
 pub async fn raw_bytes(
     server: &ApiServer,
     method: &str,
     path: &str,
     headers: &[(&str, &str)],
     body: &[u8],
-) -> (u16, Vec<(String, String)>, Vec<u8>) {
-    let mut stream = TcpStream::connect(server.address()).await.expect("connect");
-    let mut request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
-        server.address()
-    );
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-    let mut bytes = request.into_bytes();
-    bytes.extend_from_slice(body);
-    stream.write_all(&bytes).await.expect("write");
+) -> Response {
+    let address = server.address();
+    let headers = headers.iter().map(|(k, v)| (*k, v.as_bytes()));
+    let request = request_bytes(method, path, &address.to_string(), headers, body);
+    let mut stream = TcpStream::connect(address).await.expect("connect");
+    stream.write_all(&request).await.expect("write");
     let mut bytes = Vec::new();
     stream.read_to_end(&mut bytes).await.expect("read");
-    let split = bytes
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("header end");
-    let head = String::from_utf8_lossy(&bytes[..split]).to_string();
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|c| c.parse().ok())
-        .expect("status");
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-        .collect();
-    let raw_body = &bytes[split + 4..];
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    let body = if chunked {
-        dechunk(raw_body)
-    } else {
-        raw_body.to_vec()
-    };
-    (status, headers, body)
+    Response::parse(&bytes, false).expect("an HTTP response")
+}
+
+/// POSTs `object` as JSON to `path` and checks that it was created (201).
+pub async fn create_json(server: &ApiServer, path: &str, object: &Value) -> RawResponse {
+    let created = raw(
+        server,
+        "POST",
+        path,
+        Some("application/json"),
+        &object.to_string(),
+    )
+    .await;
+    assert_eq!(created.status, 201, "POST {path}: {}", created.body);
+    created
 }
 
 pub async fn get(server: &ApiServer, path: &str) -> RawResponse {

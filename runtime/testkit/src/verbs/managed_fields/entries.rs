@@ -1,9 +1,9 @@
 //! `metadata.managedFields` entries: read from and written to objects.
 
+use kubegen_runtime::apply::FieldSet;
 use serde_json::{Map, Value, json};
 
 use super::Writer;
-use super::fieldset::FieldSet;
 use crate::store::meta;
 
 /// The operation an entry records.

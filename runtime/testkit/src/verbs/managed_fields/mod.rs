@@ -16,14 +16,13 @@
 //! status through `/status`.
 
 mod entries;
-mod fieldset;
 mod types;
 mod walk;
 
+use kubegen_runtime::apply::{Element, FieldSet};
 use serde_json::{Value, json};
 
 pub(crate) use entries::{Entry, Operation};
-use fieldset::{Element, FieldSet};
 use types::Type;
 
 use crate::store::registry::ResourceType;
@@ -245,7 +244,7 @@ pub(crate) fn apply(
         let taken = entry.fields.intersection(&changed);
         conflicts.extend(taken.paths().iter().map(|path| Conflict {
             manager: entry.describe(),
-            path: fieldset::path_string(path),
+            path: kubegen_runtime::apply::path_string(path),
         }));
         entry.fields = entry.fields.difference(&taken);
     }

@@ -2,9 +2,9 @@
 //! the comparison of two values, the merge of an applied configuration into a live
 //! object, and the removal of fields.
 
+use kubegen_runtime::apply::{Element, FieldSet, Path};
 use serde_json::{Map, Value};
 
-use super::fieldset::{Element, FieldSet, Path};
 use super::types::{ListType, Shape, Type};
 
 /// The field set `value` sets, as structured-merge-diff's `ToFieldSet`: scalars, atomic
@@ -45,15 +45,13 @@ fn collect(value: &Value, ty: Type<'_>, path: &mut Path, out: &mut FieldSet) {
 pub(crate) fn item_element(list_type: &ListType, item: &Value, index: usize) -> Element {
     match (list_type, item) {
         (ListType::Map(keys), Value::Object(fields)) if !keys.is_empty() => {
-            let mut keys: Vec<&String> = keys.iter().filter(|k| fields.contains_key(*k)).collect();
-            keys.sort();
-            let parts: Vec<String> = keys
+            let key_fields: Map<String, Value> = keys
                 .iter()
-                .map(|k| format!("{}:{}", Value::String((*k).clone()), fields[*k]))
+                .filter_map(|k| Some((k.clone(), fields.get(k)?.clone())))
                 .collect();
-            Element::Key(format!("{{{}}}", parts.join(",")))
+            Element::key(&key_fields)
         }
-        (ListType::Set, _) => Element::Value(item.to_string()),
+        (ListType::Set, _) => Element::value(item),
         _ => Element::Index(index),
     }
 }
@@ -281,7 +279,6 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::verbs::managed_fields::fieldset::FieldSet;
 
     fn deployment() -> Type<'static> {
         Type::built_in("apps", "v1", "Deployment")

@@ -1,48 +1,119 @@
-//! Sets of field paths, as structured-merge-diff keeps them, and their `FieldsV1` JSON
-//! form (`{"f:spec": {"f:replicas": {}}}`).
+//! Sets of field paths, as structured-merge-diff keeps them, and their `fieldsV1` JSON
+//! form (the format of `metadata.managedFields[].fieldsV1`, `{"f:spec": {"f:replicas": {}}}`).
 //!
-//! A set is a trie: each node is reached by a [`Element`] from its parent and may itself
-//! be a member of the set (a leaf, or `"."` in JSON when it also has children).
+//! A `fieldsV1` value is a JSON object whose keys name children of the node it describes:
+//!
+//! - `f:<name>`: the object field (or map key) `<name>`;
+//! - `k:<json object>`: the item of an associative list whose key fields have these values;
+//! - `v:<json value>`: the item of a set list equal to this value;
+//! - `i:<index>`: the list item at this index (lists of unknown type);
+//! - `.`: the node itself (its presence), as opposed to its children.
+//!
+//! An empty object under a key makes the child a member of the set (a leaf, or an atomic
+//! list or map); a non-empty one lists the members below it, and `"."` among them makes
+//! the child a member too.
+//!
+//! A [`FieldSet`] is the trie of those paths: each node is reached by an [`Element`] from
+//! its parent and may itself be a member of the set. The client reads one to
+//! [`extract`](super::extract) what a manager owns; the testkit's API server keeps one per
+//! `managedFields` entry for server-side apply.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use serde_json::{Map, Value};
 
+/// Why a `fieldsV1` value could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FieldsError {
+    /// A field set, or a member of one, is not a JSON object.
+    #[error("field set under `{key}` is not a JSON object")]
+    NotAnObject {
+        /// The key whose value is not an object (`""` for the whole set).
+        key: String,
+    },
+    /// A key is not one of `f:`, `k:`, `v:`, `i:`, `.`.
+    #[error("unknown field set key `{key}` (expected f:, k:, v:, i: or .)")]
+    UnknownKey {
+        /// The key.
+        key: String,
+    },
+    /// A `k:`, `v:` or `i:` key does not hold valid JSON (a JSON object for `k:`) or a
+    /// valid index.
+    #[error("field set key `{key}` does not hold a valid value")]
+    BadValue {
+        /// The key.
+        key: String,
+    },
+}
+
 /// One step of a field path.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Element {
+pub enum Element {
     /// `f:<name>`: a field of a struct or a key of a map.
     Field(String),
     /// `k:<json>`: the item of an associative list (`x-kubernetes-list-type: map`) with
-    /// these key fields, as compact JSON with sorted keys.
+    /// these key fields, as compact JSON with sorted keys (see [`Element::key`]).
     Key(String),
-    /// `v:<json>`: the item of a set list with this value, as compact JSON.
+    /// `v:<json>`: the item of a set list with this value, as compact JSON (see
+    /// [`Element::value`]).
     Value(String),
     /// `i:<n>`: an item of a list by position (only for lists of unknown type).
     Index(usize),
 }
 
 impl Element {
-    /// The `FieldsV1` key of this element.
-    fn to_key(&self) -> String {
+    /// The element of the associative-list item whose key fields are `fields`.
+    pub fn key(fields: &Map<String, Value>) -> Self {
+        let mut names: Vec<&String> = fields.keys().collect();
+        names.sort();
+        let parts: Vec<String> = names
+            .into_iter()
+            .map(|name| format!("{}:{}", Value::String(name.clone()), fields[name]))
+            .collect();
+        Self::Key(format!("{{{}}}", parts.join(",")))
+    }
+
+    /// The element of the set-list item equal to `value`.
+    pub fn value(value: &Value) -> Self {
+        Self::Value(value.to_string())
+    }
+
+    /// Parses a `fieldsV1` key (`"."` is not an element). `k:` and `v:` keys are
+    /// rewritten in the compact form [`Element::key`] and [`Element::value`] produce, so
+    /// that equal items make equal elements however the JSON was spaced.
+    pub fn parse(key: &str) -> Result<Self, FieldsError> {
+        let bad = || FieldsError::BadValue {
+            key: key.to_owned(),
+        };
+        let (kind, rest) = key
+            .split_at_checked(2)
+            .ok_or_else(|| FieldsError::UnknownKey {
+                key: key.to_owned(),
+            })?;
+        match kind {
+            "f:" => Ok(Self::Field(rest.to_owned())),
+            "k:" => match serde_json::from_str(rest) {
+                Ok(Value::Object(fields)) => Ok(Self::key(&fields)),
+                _ => Err(bad()),
+            },
+            "v:" => serde_json::from_str(rest)
+                .map(|value| Self::value(&value))
+                .map_err(|_| bad()),
+            "i:" => rest.parse().map(Self::Index).map_err(|_| bad()),
+            _ => Err(FieldsError::UnknownKey {
+                key: key.to_owned(),
+            }),
+        }
+    }
+
+    /// The `fieldsV1` key of this element.
+    pub fn to_key(&self) -> String {
         match self {
             Self::Field(name) => format!("f:{name}"),
             Self::Key(json) => format!("k:{json}"),
             Self::Value(json) => format!("v:{json}"),
             Self::Index(i) => format!("i:{i}"),
-        }
-    }
-
-    /// Parses a `FieldsV1` key (`"."` is not an element).
-    fn from_key(key: &str) -> Option<Self> {
-        let (kind, rest) = key.split_at_checked(2)?;
-        match kind {
-            "f:" => Some(Self::Field(rest.to_owned())),
-            "k:" => Some(Self::Key(rest.to_owned())),
-            "v:" => Some(Self::Value(rest.to_owned())),
-            "i:" => rest.parse().ok().map(Self::Index),
-            _ => None,
         }
     }
 }
@@ -65,27 +136,16 @@ impl fmt::Display for Element {
 }
 
 /// A path from the root of an object.
-pub(crate) type Path = Vec<Element>;
+pub type Path = Vec<Element>;
 
 /// Formats a path as apimachinery does (`.spec.replicas`).
-pub(crate) fn path_string(path: &[Element]) -> String {
+pub fn path_string(path: &[Element]) -> String {
     path.iter().map(ToString::to_string).collect()
 }
 
-/// Why a `FieldsV1` value could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum Error {
-    /// A node of the trie is not a JSON object.
-    #[error("FieldsV1 node at {0:?} is not an object")]
-    NotAnObject(String),
-    /// A key is neither `"."` nor a `f:`, `k:`, `v:` or `i:` element.
-    #[error("unknown FieldsV1 key {0:?}")]
-    BadKey(String),
-}
-
-/// A set of field paths.
+/// A set of field paths (see the module docs).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct FieldSet {
+pub struct FieldSet {
     /// Whether the path leading to this node is itself in the set.
     member: bool,
     children: BTreeMap<Element, FieldSet>,
@@ -93,24 +153,24 @@ pub(crate) struct FieldSet {
 
 impl FieldSet {
     /// The empty set.
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         Self::default()
     }
 
     /// The set holding the one-element path `element`.
-    pub(crate) fn leaf(element: Element) -> Self {
+    pub fn leaf(element: Element) -> Self {
         let mut out = Self::new();
         out.insert(&[element]);
         out
     }
 
     /// Whether the set holds no path.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         !self.member && self.children.values().all(Self::is_empty)
     }
 
     /// Adds `path` (the empty path is ignored: the root is never a member).
-    pub(crate) fn insert(&mut self, path: &[Element]) {
+    pub fn insert(&mut self, path: &[Element]) {
         let Some((first, rest)) = path.split_first() else {
             return;
         };
@@ -122,21 +182,26 @@ impl FieldSet {
         }
     }
 
-    /// Whether `path` is in the set.
-    pub(crate) fn has(&self, path: &[Element]) -> bool {
+    /// Whether `path` is in the set (`&[]`: whether this node is a member).
+    pub fn has(&self, path: &[Element]) -> bool {
         match path.split_first() {
             None => self.member,
             Some((first, rest)) => self.children.get(first).is_some_and(|c| c.has(rest)),
         }
     }
 
-    /// The node at `path`, if any path goes through it.
-    pub(crate) fn child(&self, element: &Element) -> Option<&FieldSet> {
+    /// The node below `element`, if any path goes through it.
+    pub fn child(&self, element: &Element) -> Option<&FieldSet> {
         self.children.get(element)
     }
 
+    /// The nodes below this one, in order.
+    pub fn children(&self) -> impl Iterator<Item = (&Element, &FieldSet)> {
+        self.children.iter()
+    }
+
     /// The paths in either set.
-    pub(crate) fn union(&self, other: &Self) -> Self {
+    pub fn union(&self, other: &Self) -> Self {
         let mut out = self.clone();
         out.member |= other.member;
         for (element, child) in &other.children {
@@ -150,25 +215,12 @@ impl FieldSet {
     }
 
     /// The paths of `self` that are not in `other`.
-    pub(crate) fn difference(&self, other: &Self) -> Self {
-        let mut out = Self {
-            member: self.member && !other.member,
-            children: BTreeMap::new(),
-        };
-        for (element, child) in &self.children {
-            let rest = match other.children.get(element) {
-                Some(theirs) => child.difference(theirs),
-                None => child.clone(),
-            };
-            if !rest.is_empty() {
-                out.children.insert(element.clone(), rest);
-            }
-        }
-        out
+    pub fn difference(&self, other: &Self) -> Self {
+        self.minus(other, false)
     }
 
     /// The paths in both sets.
-    pub(crate) fn intersection(&self, other: &Self) -> Self {
+    pub fn intersection(&self, other: &Self) -> Self {
         let mut out = Self {
             member: self.member && other.member,
             children: BTreeMap::new(),
@@ -185,15 +237,21 @@ impl FieldSet {
     }
 
     /// The paths of `self` that neither are in `other` nor lie below a path of `other`.
-    pub(crate) fn recursive_difference(&self, other: &Self) -> Self {
+    pub fn recursive_difference(&self, other: &Self) -> Self {
+        self.minus(other, true)
+    }
+
+    /// [`difference`](Self::difference), or with `recursive` the
+    /// [`recursive_difference`](Self::recursive_difference).
+    fn minus(&self, other: &Self, recursive: bool) -> Self {
         let mut out = Self {
             member: self.member && !other.member,
             children: BTreeMap::new(),
         };
         for (element, child) in &self.children {
             let rest = match other.children.get(element) {
-                Some(theirs) if theirs.member => continue,
-                Some(theirs) => child.recursive_difference(theirs),
+                Some(theirs) if recursive && theirs.member => continue,
+                Some(theirs) => child.minus(theirs, recursive),
                 None => child.clone(),
             };
             if !rest.is_empty() {
@@ -205,7 +263,7 @@ impl FieldSet {
 
     /// The paths of `self` below the first element `element` (the subtree there,
     /// rooted again): used to keep only what lies under `status`.
-    pub(crate) fn only_under(&self, element: &Element) -> Self {
+    pub fn only_under(&self, element: &Element) -> Self {
         let mut out = Self::new();
         if let Some(child) = self.children.get(element) {
             out.children.insert(element.clone(), child.clone());
@@ -214,7 +272,7 @@ impl FieldSet {
     }
 
     /// Every path in the set, in order.
-    pub(crate) fn paths(&self) -> Vec<Path> {
+    pub fn paths(&self) -> Vec<Path> {
         let mut out = Vec::new();
         self.collect(&mut Vec::new(), &mut out);
         out
@@ -231,8 +289,8 @@ impl FieldSet {
         }
     }
 
-    /// The `FieldsV1` JSON form.
-    pub(crate) fn to_json(&self) -> Value {
+    /// The `fieldsV1` JSON form.
+    pub fn to_json(&self) -> Value {
         let mut map = Map::new();
         if self.member && !self.children.is_empty() {
             map.insert(".".to_owned(), Value::Object(Map::new()));
@@ -245,24 +303,23 @@ impl FieldSet {
         Value::Object(map)
     }
 
-    /// Reads the `FieldsV1` JSON form.
-    pub(crate) fn from_json(value: &Value) -> Result<Self, Error> {
+    /// Reads the `fieldsV1` JSON form.
+    pub fn from_json(value: &Value) -> Result<Self, FieldsError> {
         let mut set = Self::new();
         set.read(value, "")?;
         Ok(set)
     }
 
-    fn read(&mut self, value: &Value, at: &str) -> Result<(), Error> {
+    fn read(&mut self, value: &Value, at: &str) -> Result<(), FieldsError> {
         let Value::Object(map) = value else {
-            return Err(Error::NotAnObject(at.to_owned()));
+            return Err(FieldsError::NotAnObject { key: at.to_owned() });
         };
         for (key, child) in map {
             if key == "." {
                 self.member = true;
                 continue;
             }
-            let element = Element::from_key(key).ok_or_else(|| Error::BadKey(key.clone()))?;
-            let node = self.children.entry(element).or_default();
+            let node = self.children.entry(Element::parse(key)?).or_default();
             // A node without children is a leaf, hence a member.
             if child.as_object().is_some_and(Map::is_empty) {
                 node.member = true;
@@ -274,6 +331,7 @@ impl FieldSet {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use serde_json::json;
 
@@ -297,8 +355,9 @@ mod tests {
             "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
             "f:spec": {"f:containers": {"k:{\"name\":\"web\"}": {".": {}, "f:image": {}}}},
             "f:finalizers": {"v:\"a/b\"": {}},
+            "f:args": {"i:2": {}},
         });
-        let parsed = FieldSet::from_json(&json).expect("parse");
+        let parsed = FieldSet::from_json(&json).unwrap();
         assert!(parsed.has(&[f("metadata"), f("labels")]));
         assert!(parsed.has(&[f("metadata"), f("labels"), f("app")]));
         assert!(
@@ -307,16 +366,57 @@ mod tests {
         );
         let key = Element::Key(r#"{"name":"web"}"#.to_owned());
         assert!(parsed.has(&[f("spec"), f("containers"), key.clone()]));
+        assert!(parsed.has(&[f("args"), Element::Index(2)]));
         assert_eq!(parsed.to_json(), json);
         assert_eq!(
             path_string(&[f("spec"), f("containers"), key, f("image")]),
             r#".spec.containers[name="web"].image"#
         );
+    }
+
+    #[test]
+    fn list_item_keys_are_read_in_one_compact_form() {
+        let spaced = FieldSet::from_json(&json!({
+            "k:{ \"protocol\": \"TCP\", \"port\": 80 }": {},
+            "v:[ 1, 2 ]": {},
+        }))
+        .unwrap();
+        let key = Element::key(json!({"port": 80, "protocol": "TCP"}).as_object().unwrap());
         assert_eq!(
-            FieldSet::from_json(&json!({"x": {}})),
-            Err(Error::BadKey("x".to_owned()))
+            key,
+            Element::Key(r#"{"port":80,"protocol":"TCP"}"#.to_owned())
         );
-        assert!(FieldSet::from_json(&json!({"f:a": 1})).is_err());
+        assert!(spaced.has(&[key]));
+        assert!(spaced.has(&[Element::value(&json!([1, 2]))]));
+        assert_eq!(
+            spaced.to_json(),
+            json!({"k:{\"port\":80,\"protocol\":\"TCP\"}": {}, "v:[1,2]": {}})
+        );
+    }
+
+    #[test]
+    fn malformed_field_sets_name_the_key() {
+        let error = |json: Value| FieldSet::from_json(&json).unwrap_err();
+        let key = |k: &str| k.to_owned();
+        assert_eq!(
+            error(json!({"x": {}})),
+            FieldsError::UnknownKey { key: key("x") }
+        );
+        assert_eq!(
+            error(json!({"q:x": {}})),
+            FieldsError::UnknownKey { key: key("q:x") }
+        );
+        assert_eq!(
+            error(json!({"f:a": 1})),
+            FieldsError::NotAnObject { key: key("f:a") }
+        );
+        assert_eq!(error(json!([])), FieldsError::NotAnObject { key: key("") });
+        for bad in ["k:{not json", "k:[1]", "v:{", "i:x", "i:-1"] {
+            assert_eq!(
+                error(json!({"f:a": {bad: {}}})),
+                FieldsError::BadValue { key: key(bad) }
+            );
+        }
     }
 
     #[test]
@@ -342,5 +442,12 @@ mod tests {
             a.paths(),
             vec![vec![f("a"), f("x")], vec![f("a"), f("y")], vec![f("b")]]
         );
+        let below_a: Vec<&Element> = a
+            .child(&f("a"))
+            .unwrap()
+            .children()
+            .map(|(e, _)| e)
+            .collect();
+        assert_eq!(below_a, [&f("x"), &f("y")]);
     }
 }
