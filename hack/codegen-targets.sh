@@ -1,6 +1,6 @@
 # Sourced by update-codegen.sh and verify-codegen.sh: the generated trees of this repository.
 # Each entry names one generated tree; update_target / verify_target know how to build it.
-KUBEGEN_TARGETS=(kubernetes e2e-api e2e-api-crd sample-controller icecream crd-e2e-api crd-sample-controller crd-icecream testkit-tables)
+KUBEGEN_TARGETS=(kubernetes kubernetes-apply e2e-api e2e-api-crd sample-controller icecream crd-e2e-api crd-sample-controller crd-icecream testkit-tables)
 
 # kubegen's own CLI, built from this checkout.
 kubegen() { cargo run --quiet --package kubegen-codegen --bin kubegen -- "$@"; }
@@ -50,8 +50,27 @@ testkit_tables() {
     --openapi "$swagger" --k8s-pb "$k8s_pb" --out runtime/testkit/src/builtin/generated "$@"
 }
 
+# The built-in kinds' apply configurations (kubegen::applyconfigurations), their fields read
+# from Kubernetes' OpenAPI v3 documents in the corpus ($KUBEGEN_CORPUS or ../shared/corpus;
+# the types stay k8s-openapi's); skipped with a message where they are absent.
+kubernetes_apply() {
+  local dir="${KUBEGEN_CORPUS:-../shared/corpus}/openapi"
+  local documents=()
+  local doc
+  for doc in "$dir"/*_openapi.json; do
+    [ -f "$doc" ] && documents+=(--kubernetes-openapi "$doc")
+  done
+  if [ ${#documents[@]} -eq 0 ]; then
+    echo "kubernetes-apply: skipped, no $dir/*_openapi.json (set KUBEGEN_CORPUS to the corpus directory)" >&2
+    return 0
+  fi
+  kubegen generate --kubernetes "${documents[@]}" --facade-path crate \
+    --apply-out src/applyconfigurations "$@"
+}
+
 update_target() {
   if [ "$1" = testkit-tables ]; then testkit_tables; return; fi
+  if [ "$1" = kubernetes-apply ]; then kubernetes_apply; return; fi
   local args
   args=$(target_args "$1") || return 1
   # shellcheck disable=SC2086
@@ -60,6 +79,7 @@ update_target() {
 
 verify_target() {
   if [ "$1" = testkit-tables ]; then testkit_tables --verify; return; fi
+  if [ "$1" = kubernetes-apply ]; then kubernetes_apply --verify; return; fi
   local args
   args=$(target_args "$1") || return 1
   # shellcheck disable=SC2086

@@ -8,6 +8,10 @@
 //! - [`kubernetes`]: the generated clientset, listers and informers of the built-in API
 //!   groups over k8s-openapi's types (`kubernetes::clientset::Clientset`,
 //!   `kubernetes::informers::InformerFactory`), as client-go's `kubernetes` package.
+//! - `applyconfigurations` (feature `apply`, on by default): the built-in kinds' apply
+//!   configurations for server-side apply (`applyconfigurations::apps::v1::DeploymentApply`),
+//!   generated from Kubernetes' OpenAPI documents, as client-go's `applyconfigurations`
+//!   package.
 //!
 //! Generated code and controllers depend on `kubegen` alone: the crates generated code
 //! names are re-exported under `kubegen::__private`, so neither the derives' output nor
@@ -41,6 +45,9 @@
 //! assert_eq!(Foo::crd().metadata.name.as_deref(), Some("foos.samplecontroller.k8s.io"));
 //! ```
 
+#[cfg(feature = "apply")]
+#[rustfmt::skip]
+pub mod applyconfigurations;
 pub mod crd;
 pub mod gentype;
 #[rustfmt::skip]

@@ -113,7 +113,7 @@ pub struct Generated {
 ///
 /// let inputs = [
 ///     Input::Crd(&[Source::new("foo.yaml", SAMPLE_CRD)], crd::Options::default()),
-///     Input::Kubernetes(builtin::Options::default()),
+///     Input::Kubernetes(&[], builtin::Options::default()),
 /// ];
 /// let outputs = Outputs { types: Some(Default::default()), clients: Some(ClientOptions::default()), apply: None };
 /// let generated = generate(&inputs, &outputs)?;

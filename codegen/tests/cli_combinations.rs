@@ -303,6 +303,10 @@ fn other_impossible_requests_are_refused_with_the_reason() {
             "--out and --apply-out must be separate directories",
         ),
         (&["generate", "--crd", &crd, "--apply-out", &out], "give --out too"),
+        (
+            &["generate", "--crd", &crd, "--kubernetes-openapi", &openapi, "--out", &out],
+            "required arguments were not provided:\n  --kubernetes\n",
+        ),
     ];
     for (args, reason) in cases {
         let output = kubegen(args);

@@ -1,5 +1,7 @@
 //! Golden tests of the apply configuration emitter: each CRD fixture in `tests/fixtures/`
-//! generates exactly the files under `tests/golden_apply/<fixture>/`.
+//! generates exactly the files under `tests/golden_apply/<fixture>/`; and the built-in kinds'
+//! apply configurations from cut-down Kubernetes OpenAPI documents (the whole output, from
+//! the corpus, is the committed `src/applyconfigurations`, checked by verify-codegen).
 //!
 //! After an intended change to the generated code, re-bless them with:
 //!
@@ -109,4 +111,94 @@ fn generation_is_deterministic() {
             fixture.display()
         );
     }
+}
+
+/// Two of Kubernetes' OpenAPI v3 documents, cut down: apps/v1 Deployment reaching core/v1
+/// PodTemplateSpec, and core/v1 serving Pod and the cluster-scoped Namespace.
+const APPS_V1: &str = r##"{"openapi": "3.0.0",
+  "paths": {"/apis/apps/v1/namespaces/{namespace}/deployments/{name}": {"get":
+    {"x-kubernetes-group-version-kind": {"group": "apps", "version": "v1", "kind": "Deployment"}}}},
+  "components": {"schemas": {
+    "io.k8s.api.apps.v1.Deployment": {"type": "object",
+      "x-kubernetes-group-version-kind": [{"group": "apps", "version": "v1", "kind": "Deployment"}],
+      "properties": {
+        "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+        "metadata": {"allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]},
+        "spec": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec"}]}}},
+    "io.k8s.api.apps.v1.DeploymentSpec": {"type": "object", "required": ["template"], "properties": {
+      "replicas": {"type": "integer", "format": "int32"},
+      "template": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"}]}}},
+    "io.k8s.api.core.v1.PodTemplateSpec": {"type": "object", "properties": {
+      "spec": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.core.v1.PodSpec"}]}}},
+    "io.k8s.api.core.v1.PodSpec": {"type": "object", "properties": {
+      "containers": {"type": "array", "items": {"type": "string"},
+        "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]}}},
+    "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {"type": "object", "properties": {"name": {"type": "string"}}}
+  }}}"##;
+
+const CORE_V1: &str = r##"{"openapi": "3.0.0",
+  "paths": {
+    "/api/v1/namespaces/{namespace}/pods/{name}": {"get":
+      {"x-kubernetes-group-version-kind": {"group": "", "version": "v1", "kind": "Pod"}}},
+    "/api/v1/namespaces/{name}": {"get":
+      {"x-kubernetes-group-version-kind": {"group": "", "version": "v1", "kind": "Namespace"}}}},
+  "components": {"schemas": {
+    "io.k8s.api.core.v1.Pod": {"type": "object",
+      "x-kubernetes-group-version-kind": [{"group": "", "version": "v1", "kind": "Pod"}],
+      "properties": {"spec": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.core.v1.PodSpec"}]}}},
+    "io.k8s.api.core.v1.Namespace": {"type": "object",
+      "x-kubernetes-group-version-kind": [{"group": "", "version": "v1", "kind": "Namespace"}],
+      "properties": {"spec": {"type": "object", "properties": {"finalizers": {"type": "array", "items": {"type": "string"}}}}}},
+    "io.k8s.api.core.v1.PodSpec": {"type": "object", "properties": {
+      "containers": {"type": "array", "items": {"type": "string"},
+        "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]}}}
+  }}}"##;
+
+#[test]
+fn built_in_kinds_mirror_each_definition_once_in_its_own_version() {
+    use kubegen_codegen::frontend::{Input, builtin};
+    let documents = [
+        Source::new("apis__apps__v1_openapi.json", APPS_V1),
+        Source::new("api__v1_openapi.json", CORE_V1),
+    ];
+    let outputs = kubegen_codegen::Outputs {
+        apply: Some(ApplyOptions::default()),
+        ..Default::default()
+    };
+    let generated = kubegen_codegen::generate(
+        &[Input::Kubernetes(&documents, builtin::Options::default())],
+        &outputs,
+    )
+    .unwrap();
+    let file = |path: &str| {
+        generated
+            .apply
+            .iter()
+            .find(|f| f.path == path)
+            .unwrap_or_else(|| panic!("no {path}"))
+            .contents
+            .replace(char::is_whitespace, "")
+    };
+    let deployment = file("apps/v1/deployment.rs");
+    assert!(deployment.contains("pubstructDeploymentSpecApply{"));
+    assert!(
+        deployment.contains("Option<super::super::super::core::v1::PodTemplateSpecApply>"),
+        "{deployment}"
+    );
+    assert!(deployment.contains(
+        "ApplyConfiguration<::kubegen::__private::k8s_openapi::api::apps::v1::Deployment,>forDeploymentApply"
+    ), "{deployment}");
+    let pod = file("core/v1/pod.rs");
+    assert!(pod.contains("Listtype`map`:entriesaremergedbykey(`name`)."));
+    assert!(file("core/v1/namespace.rs").contains("pubfnnew(name:implInto<String>)->Self"));
+    // Each definition once, whoever reaches it; kinds no document serves get nothing.
+    for name in ["PodTemplateSpecApply", "PodSpecApply"] {
+        let defined = generated
+            .apply
+            .iter()
+            .filter(|f| f.contents.contains(&format!("pub struct {name} {{")))
+            .count();
+        assert_eq!(defined, 1, "{name}");
+    }
+    assert!(generated.apply.iter().all(|f| !f.path.starts_with("batch")));
 }

@@ -91,7 +91,9 @@ facade, see --facade-path).
 Layout of --apply-out: like --out, one FooApply (and FooSpecApply... for the nested structs \
 kubegen generates) per kind, for server-side apply with the clients' apply/apply_status \
 verbs; FooApply::extract(&live, manager) reads back what a manager owns. Kinds of \
---kubernetes have no field model here and get none.
+--kubernetes get theirs from Kubernetes' OpenAPI v3 documents given with --kubernetes-openapi \
+(one DeploymentApply, PodSpecApply... per definition the kinds reach, each in its own \
+group/version: core/v1 types are shared by apps/v1, batch/v1...), and none without them.
 
 Each kind's client offers every verb by default. --readonly-kind Foo (get, list, watch), --verbs Foo=get,list,create and --no-status-verbs Foo (client-gen's +genclient:readonly, +genclient:onlyVerbs, +genclient:noStatus; #[resource(readonly)], #[resource(verbs(...))] and #[resource(no_status_verbs)] on --rust structs) narrow it: FooClient then has only those verbs (apply counts as patch), and calling another is a compile error.
 
@@ -117,6 +119,7 @@ Examples:
   kubegen generate --openapi swagger.json --group batch --version v1 --out src/generated
   kubegen generate --rust src/apis --rust-module crate::apis --clients-out src/generated
   kubegen generate --kubernetes --clients-out src/kubernetes
+  kubegen generate --kubernetes --kubernetes-openapi openapi/v3/ --apply-out src/applyconfigurations
   kubegen generate --rust src/apis --clients-out src/generated --apply-out src/applyconfigurations
   kubegen generate --crd deploy/crds/ --out src/generated --clients-out src/clients --readonly-kind Foo
   kubegen generate --crd deploy/crds/ --out src/generated --verify";
@@ -169,6 +172,16 @@ struct GenerateArgs {
     /// policy, autoscaling, storage), whose types are k8s-openapi's.
     #[arg(long, help_heading = "Inputs")]
     kubernetes: bool,
+    /// Kubernetes' OpenAPI v3 documents (a file or a directory of them): the built-in
+    /// kinds' fields, for their apply configurations (--apply-out); the types stay
+    /// k8s-openapi's. Repeatable.
+    #[arg(
+        long,
+        value_name = "FILE|DIR",
+        requires = "kubernetes",
+        help_heading = "Inputs"
+    )]
+    kubernetes_openapi: Vec<PathBuf>,
 
     /// Which versions of each kind: `served`, `storage`, or a comma-separated list.
     #[arg(
@@ -502,9 +515,10 @@ fn generate(args: &GenerateArgs) -> ExitCode {
             Some(dir) => rust::read_dir(dir)?,
             None => Vec::new(),
         };
-        Ok((crds, documents, structs))
+        let kubernetes = frontend::read_sources(&args.kubernetes_openapi)?;
+        Ok((crds, documents, structs, kubernetes))
     };
-    let (crds, documents, structs) = match read() {
+    let (crds, documents, structs, kubernetes) = match read() {
         Ok(sources) => sources,
         Err(e) => return fail(EXIT_INPUT, &e),
     };
@@ -531,7 +545,7 @@ fn generate(args: &GenerateArgs) -> ExitCode {
     }
     if args.kubernetes {
         let options = builtin::Options::default().versions(versions.clone());
-        inputs.push(Input::Kubernetes(options));
+        inputs.push(Input::Kubernetes(&kubernetes, options));
     }
     let outputs = Outputs {
         types: args.out.as_ref().map(|_| emit::Options {

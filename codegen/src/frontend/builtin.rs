@@ -10,12 +10,17 @@
 //! Each kind's Rust type is k8s-openapi's, by path ([`RootType::External`]): the
 //! generated clients name it through the facade's re-export of k8s-openapi.
 //!
+//! Given Kubernetes' OpenAPI documents as sources, [`load`] also reads the kinds' fields
+//! from them ([`openapi::load_external_fields`]), for the apply configurations: the
+//! types stay k8s-openapi's, the model describes their fields. Without sources the kinds
+//! have no field model (the clients need none).
+//!
 //! ```
 //! use kubegen_codegen::frontend::builtin;
 //! use kubegen_codegen::model::{Model, RootType};
 //!
 //! let mut model = Model::default();
-//! builtin::load(&mut model, &builtin::Options::default())?;
+//! builtin::load(&mut model, &[], &builtin::Options::default())?;
 //! let apps = &model.groups["apps"].versions["v1"];
 //! assert!(apps.kinds["Deployment"].subresources.scale.is_some());
 //! assert!(matches!(&apps.kinds["Deployment"].root,
@@ -24,7 +29,7 @@
 //! # Ok::<(), kubegen_codegen::frontend::Error>(())
 //! ```
 
-use super::{Error, Result, Versions};
+use super::{Error, Result, Source, Versions, openapi};
 use crate::model::{
     ClientVerbs, ExternalType, Kind, KindNames, Model, Origin, RootType, Scale, Scope, Subresources,
 };
@@ -142,9 +147,10 @@ const KINDS: &[(&str, &str, &str, Scope, Sub)] = &[
     ),
 ];
 
-/// Adds the built-in kinds of the selected versions to `model` (kinds only: their types
-/// are k8s-openapi's), then validates it. The table is the input, so there are no sources.
-pub fn load(model: &mut Model, options: &Options) -> Result<()> {
+/// Adds the built-in kinds of the selected versions to `model` (their types are
+/// k8s-openapi's), then validates it. The table is the input; `documents`, Kubernetes'
+/// OpenAPI documents, give the kinds' fields when there are any (see the module docs).
+pub fn load(model: &mut Model, documents: &[Source], options: &Options) -> Result<()> {
     for &(group, version, kind, scope, sub) in KINDS {
         if !options.versions.selects(version, true, true) {
             continue;
@@ -194,6 +200,9 @@ pub fn load(model: &mut Model, options: &Options) -> Result<()> {
         }
         target.kinds.insert(kind.to_owned(), entry);
     }
+    if !documents.is_empty() {
+        openapi::load_external_fields(model, documents)?;
+    }
     model.validate()?;
     Ok(())
 }
@@ -205,7 +214,7 @@ mod tests {
 
     fn model() -> Model {
         let mut model = Model::default();
-        load(&mut model, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+        load(&mut model, &[], &Options::default()).unwrap_or_else(|e| panic!("{e}"));
         model
     }
 
@@ -214,6 +223,7 @@ mod tests {
         let mut model = Model::default();
         load(
             &mut model,
+            &[],
             &Options::default().versions("v2".parse().unwrap()),
         )
         .unwrap();

@@ -23,7 +23,7 @@
 //!
 //! let model = frontend::load(&[
 //!     Input::Crd(&[Source::new("foo.yaml", kubegen_codegen::SAMPLE_CRD)], crd::Options::default()),
-//!     Input::Kubernetes(builtin::Options::default()),
+//!     Input::Kubernetes(&[], builtin::Options::default()),
 //! ])?;
 //! assert!(model.groups.contains_key("samplecontroller.k8s.io"));
 //! assert!(model.groups.contains_key("apps"));
@@ -166,8 +166,9 @@ pub enum Input<'a> {
     OpenApi(&'a [Source], openapi::Options),
     /// Rust sources with `#[derive(Resource)]` structs (`--rust`).
     Rust(&'a [Source], rust::Options),
-    /// The built-in API groups (`--kubernetes`).
-    Kubernetes(builtin::Options),
+    /// The built-in API groups (`--kubernetes`), with Kubernetes' OpenAPI documents for
+    /// their fields (`--kubernetes-openapi`; none: no field model).
+    Kubernetes(&'a [Source], builtin::Options),
 }
 
 impl Input<'_> {
@@ -177,7 +178,7 @@ impl Input<'_> {
             Input::Crd(_, o) => &o.versions,
             Input::OpenApi(_, o) => &o.versions,
             Input::Rust(_, o) => &o.versions,
-            Input::Kubernetes(o) => &o.versions,
+            Input::Kubernetes(_, o) => &o.versions,
         }
     }
 }
@@ -192,7 +193,7 @@ pub fn load(inputs: &[Input<'_>]) -> Result<Model> {
             Input::Crd(sources, options) => crd::load(&mut model, sources, options)?,
             Input::OpenApi(sources, options) => openapi::load(&mut model, sources, options)?,
             Input::Rust(sources, options) => rust::load(&mut model, sources, options)?,
-            Input::Kubernetes(options) => builtin::load(&mut model, options)?,
+            Input::Kubernetes(documents, options) => builtin::load(&mut model, documents, options)?,
         }
     }
     let found: BTreeSet<&str> = model.versions().map(|(_, v)| v.name.as_str()).collect();

@@ -28,6 +28,13 @@ pub struct Version {
     /// Every type of this version, in emission order (a kind's root type first, then the
     /// types it uses in depth-first order). Names are unique within the version.
     pub types: Vec<TypeDef>,
+    /// The module of another crate where this version's types already live
+    /// (`k8s_openapi::api::apps::v1` for the built-in `apps/v1`), if they do: then
+    /// [`Version::types`] describes those types' fields, for emitters that mirror them
+    /// (apply configurations), and no emitter generates them. A `$ref` from another
+    /// version reaches them as [`TypeRef::External`](super::TypeRef::External) paths in
+    /// this module.
+    pub external_module: Option<String>,
 }
 
 impl Version {
@@ -38,6 +45,7 @@ impl Version {
             module: crate::naming::version_module(name),
             kinds: BTreeMap::new(),
             types: Vec::new(),
+            external_module: None,
         }
     }
 

@@ -26,6 +26,8 @@ use tokio::sync::watch;
 
 use crate::apis::samplecontroller::v1alpha1::{Foo, FooStatus};
 use crate::applyconfigurations::samplecontroller_k8s_io::v1alpha1::FooApply;
+use kubegen::applyconfigurations::apps::v1::{DeploymentApply, DeploymentSpecApply};
+use kubegen::applyconfigurations::core::v1::{ContainerApply, PodSpecApply, PodTemplateSpecApply};
 use kubegen::kubernetes;
 use kubegen::kubernetes::listers::apps::v1::DeploymentLister;
 
@@ -238,10 +240,12 @@ impl Controller {
                 to = replicas,
                 "fixing deployment replicas"
             );
-            // Server-side apply of the Deployment this controller declares (it made it and
-            // owns its fields): no resourceVersion, so no stale cache to refuse it.
+            // Server-side apply of the fields this controller declares (it made the
+            // Deployment and owns them): no resourceVersion, so no stale cache to refuse
+            // it, and fields other managers set (an autoscaler's, an admission
+            // webhook's) are left alone.
             match deployments
-                .apply(&new_deployment(&foo), CONTROLLER_NAME, true)
+                .apply(&deployment_apply(&foo), CONTROLLER_NAME, true)
                 .await
             {
                 Ok(fixed) => available = available_replicas(&fixed),
@@ -367,14 +371,56 @@ pub fn is_controlled_by(deployment: &Deployment, foo: &Foo) -> bool {
     controller_of(deployment).is_some_and(|r| Some(r.uid.as_str()) == foo.metadata.uid.as_deref())
 }
 
-/// The Deployment a Foo asks for: nginx pods labelled for the Foo, owned by it.
-pub fn new_deployment(foo: &Foo) -> Deployment {
+/// The labels of a Foo's pods (and its Deployment's selector).
+fn pod_labels(foo: &Foo) -> BTreeMap<String, String> {
     let name = foo.metadata.name.clone().unwrap_or_default();
-    let labels: BTreeMap<String, String> = [
+    [
         ("app".to_owned(), "nginx".to_owned()),
         ("controller".to_owned(), name),
     ]
-    .into();
+    .into()
+}
+
+/// What this controller declares of a Foo's Deployment, for server-side apply: the Foo as
+/// controller owner, the replicas, the selector, and the pod template's labels and nginx
+/// container; nothing else, so it owns nothing else (the fields the API server defaults
+/// stay unowned by it).
+pub fn deployment_apply(foo: &Foo) -> DeploymentApply {
+    let labels = pod_labels(foo);
+    let namespace = foo.metadata.namespace.clone().unwrap_or_default();
+    DeploymentApply::new(foo.spec.deployment_name.clone(), namespace.clone())
+        .with_metadata(ObjectMeta {
+            name: Some(foo.spec.deployment_name.clone()),
+            namespace: Some(namespace),
+            owner_references: foo.controller_owner_ref(&()).map(|r| vec![r]),
+            ..Default::default()
+        })
+        .with_spec(
+            DeploymentSpecApply::default()
+                .with_replicas(foo.desired_replicas())
+                .with_selector(LabelSelector {
+                    match_labels: Some(labels.clone()),
+                    ..Default::default()
+                })
+                .with_template(
+                    PodTemplateSpecApply::default()
+                        .with_metadata(ObjectMeta {
+                            labels: Some(labels),
+                            ..Default::default()
+                        })
+                        .with_spec(
+                            PodSpecApply::default().with_containers([ContainerApply::default()
+                                .with_name("nginx")
+                                .with_image("nginx:latest")]),
+                        ),
+                ),
+        )
+}
+
+/// The Deployment a Foo asks for, to create it: nginx pods labelled for the Foo, owned by
+/// it (the same fields as [`deployment_apply`]).
+pub fn new_deployment(foo: &Foo) -> Deployment {
+    let labels = pod_labels(foo);
     Deployment {
         metadata: ObjectMeta {
             name: Some(foo.spec.deployment_name.clone()),
@@ -437,6 +483,35 @@ mod tests {
         let mut other = foo.clone();
         other.metadata.uid = Some("uid-2".into());
         assert!(!is_controlled_by(&deployment, &other));
+    }
+
+    #[test]
+    fn deployment_apply_holds_only_the_controllers_fields() {
+        let foo = foo();
+        let apply = serde_json::to_value(deployment_apply(&foo)).unwrap();
+        let owner = serde_json::to_value(foo.controller_owner_ref(&()).unwrap()).unwrap();
+        let labels = serde_json::json!({"app": "nginx", "controller": "web"});
+        assert_eq!(
+            apply,
+            serde_json::json!({
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "web-app", "namespace": "ns", "ownerReferences": [owner]},
+                "spec": {
+                    "replicas": 3,
+                    "selector": {"matchLabels": labels},
+                    "template": {
+                        "metadata": {"labels": labels},
+                        "spec": {"containers": [{"name": "nginx", "image": "nginx:latest"}]}
+                    }
+                }
+            })
+        );
+        // The Deployment created first has the same fields (serialized, it also has the
+        // required fields k8s-openapi writes as empty).
+        let created = serde_json::to_value(new_deployment(&foo)).unwrap();
+        assert_eq!(created["spec"]["template"], apply["spec"]["template"]);
+        assert_eq!(created["metadata"], apply["metadata"]);
     }
 
     #[test]

@@ -8,7 +8,9 @@ use quote::{format_ident, quote};
 
 use crate::emit::common::{Error, NamedType, Paths, ident, rust_type, type_path};
 use crate::emit::docs::doc_attrs;
-use crate::model::{Field, Group, Kind, RootType, Scope, StructDef, TypeDef, TypeRef, Version};
+use crate::model::{
+    Field, Group, Kind, Model, RootType, Scope, StructDef, TypeDef, TypeDefKind, TypeRef, Version,
+};
 use crate::naming::{self, UniqueNames};
 
 /// A struct that gets an apply configuration.
@@ -35,6 +37,8 @@ pub(super) struct Context<'a> {
     pub(super) types_module: &'a str,
     /// Every mirrored struct of the version, by type name.
     pub(super) mirrors: &'a BTreeMap<&'a str, Mirror<'a>>,
+    /// The whole model, for the apply configurations of other versions' described types.
+    pub(super) model: &'a Model,
 }
 
 /// The apply configuration of the type `name`.
@@ -291,7 +295,8 @@ fn root_type(ctx: &Context<'_>, mirror: &Mirror<'_>, kind: &Kind) -> TokenStream
     let k8s = &ctx.paths.k8s_openapi;
     let text = match &kind.root {
         RootType::HandWritten(hand) => hand.path.clone(),
-        _ => generated_path(ctx, &mirror.def.name),
+        RootType::External(external) => external.path.clone(),
+        RootType::Generated(_) => generated_path(ctx, &mirror.def.name),
     };
     // Validated model paths and options; a bad option fails in `generate_apply` first.
     type_path(&text, k8s).unwrap_or_else(|_| {
@@ -300,12 +305,32 @@ fn root_type(ctx: &Context<'_>, mirror: &Mirror<'_>, kind: &Kind) -> TokenStream
     })
 }
 
-/// `<types_module>::<group>::<version>::<name>`.
+/// `<types_module>::<group>::<version>::<name>`, or `<external module>::<name>` where the
+/// version's types are another crate's.
 fn generated_path(ctx: &Context<'_>, name: &str) -> String {
-    format!(
-        "{}::{}::{}::{name}",
-        ctx.types_module, ctx.group.module, ctx.version.module
-    )
+    match &ctx.version.external_module {
+        Some(module) => format!("{module}::{name}"),
+        None => format!(
+            "{}::{}::{}::{name}",
+            ctx.types_module, ctx.group.module, ctx.version.module
+        ),
+    }
+}
+
+/// The apply configuration of another crate's type that a version of the model describes
+/// (`k8s_openapi::api::core::v1::PodSpec` -> `core::v1::PodSpecApply`), as a path from a
+/// file of this tree (`<group>/<version>/<module>.rs`).
+fn described_apply(ctx: &Context<'_>, path: &str) -> Option<TokenStream> {
+    let (module, name) = path.rsplit_once("::")?;
+    let (group, version) = ctx.model.versions().find(|(_, v)| {
+        v.external_module.as_deref() == Some(module)
+            && v.type_named(name)
+                .is_some_and(|t| matches!(t.kind, TypeDefKind::Struct(_)))
+    })?;
+    let group = ident(&group.module);
+    let version = ident(&version.module);
+    let apply = format_ident!("{}", apply_name(name));
+    Some(quote! { super::super::super::#group::#version::#apply })
 }
 
 fn field_docs(field: &Field) -> String {
@@ -358,7 +383,10 @@ fn field_type(ctx: &Context<'_>, mirror: &Mirror<'_>, ty: &TypeRef) -> Result<To
             // Enums and unions: the generated type itself.
             None => type_path(&generated_path(ctx, name), k8s),
         },
-        NamedType::External(external) => type_path(&external_path(mirror, &external.path), k8s),
+        NamedType::External(external) => match described_apply(ctx, &external.path) {
+            Some(apply) => Ok(apply),
+            None => type_path(&external_path(mirror, &external.path), k8s),
+        },
     })
 }
 

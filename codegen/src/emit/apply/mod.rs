@@ -10,7 +10,12 @@
 //! keeps what the manager owns according to `metadata.managedFields`. Nested structs the
 //! model defines (CRD and OpenAPI inputs) are mirrored too (`FooSpecApply`); enums,
 //! unions and types the model only names (k8s-openapi's, or a hand-written kind's own
-//! structs) are used as they are, so setting one sets all of it.
+//! structs) are used as they are, so setting one sets all of it. Where a version
+//! describes another crate's types ([`Version::external_module`]: the built-in kinds'
+//! k8s-openapi types, with fields read from Kubernetes' OpenAPI documents) they are
+//! mirrored too, each once in its own group/version, and a field of one version whose
+//! type another version describes is that version's apply configuration
+//! (`DeploymentSpecApply::template` is `core::v1::PodTemplateSpecApply`).
 //!
 //! Generated code is thin: the `kubegen` facade's runtime holds the behaviour
 //! (`kubegen::runtime::apply`: the `ApplyConfiguration` trait the clients' `apply` and
@@ -40,7 +45,7 @@ use std::collections::BTreeMap;
 use quote::quote;
 
 use super::common::{Error, GeneratedFile, Options, Paths, file, ident, path};
-use crate::model::{Group, Model, RootType, TypeDefKind, Version};
+use crate::model::{Group, Model, RootType, StructDef, TypeDef, TypeDefKind, Version};
 use crate::naming;
 use items::{Context, Mirror};
 
@@ -77,9 +82,10 @@ impl ApplyOptions {
     }
 }
 
-/// The apply configurations of every kind of `model` whose root struct the model holds,
-/// sorted by path. Kinds whose type is k8s-openapi's (`--kubernetes`) have no field model
-/// and get none.
+/// The apply configurations of every kind of `model` whose root struct the model holds or
+/// describes, sorted by path. Kinds whose type is k8s-openapi's (`--kubernetes`) get them
+/// where the model describes their fields (`--kubernetes-openapi`): a field whose type is
+/// another version's described type is that version's apply configuration.
 pub fn generate_apply(model: &Model, options: &ApplyOptions) -> Result<Vec<GeneratedFile>, Error> {
     let facade = path(&options.facade)?;
     let paths = Paths::new(&Options::through_facade(&options.facade))?;
@@ -98,6 +104,7 @@ pub fn generate_apply(model: &Model, options: &ApplyOptions) -> Result<Vec<Gener
             paths: &paths,
             types_module: &options.types_module,
             mirrors: &mirrors,
+            model,
         };
         let mut modules: Vec<&str> = mirrors.values().map(|m| m.module).collect();
         modules.sort_unstable();
@@ -160,8 +167,26 @@ pub fn generate_apply(model: &Model, options: &ApplyOptions) -> Result<Vec<Gener
     Ok(files)
 }
 
+/// The root struct of `kind`: the model's, or where the version describes another crate's
+/// types (the built-in kinds), the description of the kind's type.
+fn root_of<'a>(
+    version: &'a Version,
+    kind: &'a crate::model::Kind,
+) -> Option<(&'a TypeDef, &'a StructDef)> {
+    let RootType::External(external) = &kind.root else {
+        return version.root_of(kind);
+    };
+    version.external_module.as_ref()?;
+    let def = version.type_named(external.name())?;
+    match &def.kind {
+        TypeDefKind::Struct(s) => Some((def, s)),
+        _ => None,
+    }
+}
+
 /// The structs of `version` that get an apply configuration, by type name: every
-/// generated struct and every hand-written root.
+/// generated struct (or described one, for another crate's types) and every hand-written
+/// root.
 fn mirrors(version: &Version) -> BTreeMap<&str, Mirror<'_>> {
     let mut out = BTreeMap::new();
     for ty in &version.types {
@@ -178,7 +203,7 @@ fn mirrors(version: &Version) -> BTreeMap<&str, Mirror<'_>> {
         }
     }
     for kind in version.kinds.values() {
-        let Some((def, fields)) = version.root_of(kind) else {
+        let Some((def, fields)) = root_of(version, kind) else {
             continue;
         };
         let module = match &kind.root {

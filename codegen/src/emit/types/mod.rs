@@ -42,7 +42,8 @@ pub fn generate(model: &Model, options: &Options) -> Result<Vec<GeneratedFile>, 
     Paths::new(options)?;
     let versions: Vec<(&Group, &Version)> = model
         .versions()
-        .filter(|(_, v)| !v.types.is_empty())
+        // A version whose types another crate has (k8s-openapi) only describes them.
+        .filter(|(_, v)| !v.types.is_empty() && v.external_module.is_none())
         .collect();
     let groups: Vec<&Group> = model
         .groups

@@ -66,7 +66,10 @@
 //! ```
 
 mod document;
+mod external;
 mod resources;
+
+pub use external::load_external_fields;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -16,7 +16,7 @@ pub(crate) mod validation;
 mod wellknown;
 
 pub(crate) use build::{Dialect, Refs, TypeBuilder};
-pub(crate) use node::{GroupVersionKind, Schema};
+pub(crate) use node::{AdditionalProperties, GroupVersionKind, Schema};
 
 use super::Error;
 

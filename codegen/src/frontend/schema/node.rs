@@ -53,6 +53,13 @@ pub(crate) struct Schema {
     /// `x-kubernetes-map-type` (`atomic`, `granular`).
     #[serde(rename = "x-kubernetes-map-type")]
     pub(crate) map_type: Option<String>,
+    /// `x-kubernetes-patch-strategy` (`merge`, `retainKeys`...) of an OpenAPI property:
+    /// how a strategic merge patch treats the field.
+    #[serde(rename = "x-kubernetes-patch-strategy")]
+    pub(crate) patch_strategy: Option<String>,
+    /// `x-kubernetes-patch-merge-key` of an OpenAPI list property merged by key.
+    #[serde(rename = "x-kubernetes-patch-merge-key")]
+    pub(crate) patch_merge_key: Option<String>,
     /// `x-kubernetes-validations` (CEL rules), as written.
     #[serde(default, rename = "x-kubernetes-validations")]
     pub(crate) rules: Option<serde_json::Value>,

@@ -128,7 +128,9 @@ itself"
 }
 
 /// Appends what `x-kubernetes-list-type`, `x-kubernetes-list-map-keys` and
-/// `x-kubernetes-map-type` say about merging (server-side apply) to a field's docs.
+/// `x-kubernetes-map-type` say about merging (server-side apply), and what
+/// `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key` say (strategic merge
+/// patch), to a field's docs.
 pub(super) fn with_list_semantics(docs: Option<String>, node: &Schema) -> Option<String> {
     let note = match (node.list_type.as_deref(), node.map_type.as_deref()) {
         (Some("map"), _) if !node.list_map_keys.is_empty() => {
@@ -148,6 +150,23 @@ pub(super) fn with_list_semantics(docs: Option<String>, node: &Schema) -> Option
         (None, Some("atomic")) => Some("Map type `atomic`: replaced as a whole.".to_owned()),
         (None, Some("granular")) => Some("Map type `granular`: merged key by key.".to_owned()),
         _ => None,
+    };
+    let patch = match (
+        node.patch_strategy.as_deref(),
+        node.patch_merge_key.as_deref(),
+    ) {
+        (Some(strategy), Some(key)) => Some(format!(
+            "Patch strategy `{strategy}` on key `{key}` (strategic merge patch)."
+        )),
+        (Some(strategy), None) => Some(format!(
+            "Patch strategy `{strategy}` (strategic merge patch)."
+        )),
+        (None, Some(key)) => Some(format!("Patch merge key `{key}` (strategic merge patch).")),
+        (None, None) => None,
+    };
+    let note = match (note, patch) {
+        (Some(n), Some(p)) => Some(format!("{n} {p}")),
+        (n, p) => n.or(p),
     };
     match (docs, note) {
         (Some(d), Some(n)) => Some(format!("{d}\n\n{n}")),
