@@ -4,7 +4,9 @@
 //! `Foo::crd()` builds its schema at run time from each field type's `JsonSchema` impl;
 //! here the same schema is read from the types' source, as schemars derives it: serde's
 //! names, required fields (neither `Option` nor `#[serde(default)]`), doc comments as
-//! descriptions, `#[schemars(length, range, regex, schema_with, extend)]`. Only what can be
+//! descriptions, `#[schemars(length, range, regex, schema_with, extend)]` (`extend` on a
+//! struct applies to every field of that type; `extend("default" = ...)` is the field's
+//! default), `#[serde(flatten)]` maps (unknown fields kept). Only what can be
 //! read without compiling is accepted; anything else is an error at its `file:line:column`
 //! (a test in every crate of this repository checks the manifests against `crd()`).
 //!
@@ -23,7 +25,8 @@ use super::types::{option_inner, type_args};
 use crate::frontend::schema::validation;
 use crate::frontend::{Error, Result};
 use crate::model::{
-    EnumDef, EnumVariant, Field, RootType, StructDef, TypeDef, TypeDefKind, TypeRef, Validation,
+    Additional, EnumDef, EnumVariant, Field, RootType, StructDef, TypeDef, TypeDefKind, TypeRef,
+    Validation,
 };
 
 /// A declaration in the sources.
@@ -127,6 +130,8 @@ pub(super) fn resolve(
         types: BTreeMap::new(),
         order: Vec::new(),
         stack: Vec::new(),
+        containers: BTreeMap::new(),
+        defaults: BTreeMap::new(),
     };
     for (field, syn_field) in def.fields.iter_mut().zip(&data.fields) {
         if field.wire_name == "metadata" {
@@ -134,6 +139,8 @@ pub(super) fn resolve(
         }
         let ty = option_inner(&syn_field.ty).unwrap_or(&syn_field.ty);
         field.ty = resolver.type_ref(ty, file)?;
+        field.validation = resolver.type_validation(&field.ty, file, syn_field)?;
+        field.default = resolver.type_default(&field.ty);
     }
     hand.types = resolver
         .order
@@ -152,6 +159,10 @@ struct Resolver<'i, 'a> {
     order: Vec<String>,
     /// The types being read, to refuse recursion (a CRD schema is inlined).
     stack: Vec<String>,
+    /// The validations of structs' own `#[schemars(extend(...))]`, by type name.
+    containers: BTreeMap<String, Validation>,
+    /// The defaults of structs' own `#[schemars(extend("default" = ...))]`, by type name.
+    defaults: BTreeMap<String, serde_json::Value>,
 }
 
 impl Resolver<'_, '_> {
@@ -278,11 +289,24 @@ impl Resolver<'_, '_> {
                 "`kubegen crd` reads structs with named fields (a newtype's schema is its inner type's: use that type)",
             ));
         };
+        let own = container_validation(file, item, &container.extend)?;
+        if !own.is_empty() {
+            self.containers.insert(item.ident.to_string(), own);
+        }
+        if let Some((_, default)) = container.extend.iter().find(|(key, _)| key == "default") {
+            self.defaults
+                .insert(item.ident.to_string(), default.clone());
+        }
         let mut fields = Vec::new();
+        let mut additional = None;
         for f in &named.named {
             let Some(ident) = &f.ident else { continue };
             let member = attrs::member(&f.attrs).map_err(|e| syn_error(file, &e))?;
             if member.skip {
+                continue;
+            }
+            if member.flatten {
+                additional = Some(self.flattened(file, f)?);
                 continue;
             }
             let rust_name = ident.to_string();
@@ -304,9 +328,17 @@ impl Resolver<'_, '_> {
                 (None, Some(inner)) => self.type_ref(inner, file)?,
                 (None, None) => self.type_ref(&f.ty, file)?,
             };
-            let mut validation = Validation::default();
+            let mut validation = self.type_validation(&ty, file, f)?;
             self.validation(file, f, &member, &ty, &mut validation)?;
-            let default = default_value(file, f, &member, &ty)?;
+            let written_default = member
+                .extend
+                .iter()
+                .find(|(key, _)| key == "default")
+                .map(|(_, value)| value.clone());
+            let default = match written_default.or_else(|| self.type_default(&ty)) {
+                Some(value) => Some(value),
+                None => default_value(file, f, &member, &ty)?,
+            };
             let nullable = inner.is_some() && written_schema.is_none() && ty != TypeRef::Json;
             fields.push(Field {
                 wire_name,
@@ -329,10 +361,67 @@ impl Resolver<'_, '_> {
             docs: attrs::docs(&item.attrs),
             kind: TypeDefKind::Struct(StructDef {
                 fields,
-                additional: None,
+                additional,
                 root: None,
             }),
         })
+    }
+
+    /// A `#[serde(flatten)]` field: a map with `String` keys holding the properties the
+    /// struct does not declare.
+    fn flattened(&mut self, file: &str, field: &syn::Field) -> Result<Additional> {
+        let ty = self.type_ref(&field.ty, file)?;
+        let TypeRef::Map(value) = ty else {
+            return Err(error(
+                file,
+                field_span(field),
+                "`kubegen crd` reads `#[serde(flatten)]` on maps with `String` keys (the \
+                 struct keeps unknown fields), not on other types",
+            ));
+        };
+        Ok(Additional {
+            rust_name: field
+                .ident
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+            value: *value,
+        })
+    }
+
+    /// The default a field of type `ty` gets from its struct's own
+    /// `#[schemars(extend("default" = ...))]`.
+    fn type_default(&self, ty: &TypeRef) -> Option<serde_json::Value> {
+        match ty {
+            TypeRef::Named(name) => self.defaults.get(name).cloned(),
+            _ => None,
+        }
+    }
+
+    /// The validations a field of type `ty` gets from its struct's own
+    /// `#[schemars(extend(...))]`; an error when that struct is inside a list or map,
+    /// where the model keeps no validations.
+    fn type_validation(&self, ty: &TypeRef, file: &str, field: &syn::Field) -> Result<Validation> {
+        if let TypeRef::Named(name) = ty {
+            return Ok(self.containers.get(name).cloned().unwrap_or_default());
+        }
+        let mut nested = None;
+        ty.visit_named(&mut |name| {
+            if self.containers.contains_key(name) || self.defaults.contains_key(name) {
+                nested.get_or_insert_with(|| name.to_owned());
+            }
+        });
+        match nested {
+            Some(name) => Err(error(
+                file,
+                field_span(field),
+                format!(
+                    "`kubegen crd` reads `#[schemars(extend(...))]` on `{name}` where a field \
+                     is of that type, not inside a list or map: put it on the field"
+                ),
+            )),
+            None => Ok(Validation::default()),
+        }
     }
 
     /// The validations of a field, by its (resolved) type as schemars applies them.
@@ -356,7 +445,7 @@ impl Resolver<'_, '_> {
         if matches!(ty, TypeRef::String) {
             into.pattern = member.pattern.clone();
         }
-        for (key, value) in &member.extend {
+        for (key, value) in member.extend.iter().filter(|(key, _)| key != "default") {
             let known = validation::read_one(key, value, into)
                 .map_err(|e| error(file, field_span(field), e))?;
             if !known {
@@ -365,7 +454,7 @@ impl Resolver<'_, '_> {
                     field_span(field),
                     format!(
                         "`kubegen crd` reads validation keys and `x-kubernetes-*` extensions in \
-                         `extend`, not `{key}` (it knows {})",
+                         `extend`, not `{key}` (it knows default, {})",
                         validation::KEYS.join(", ")
                     ),
                 ));
@@ -414,6 +503,31 @@ impl Resolver<'_, '_> {
         attrs::json_text(&mac.tokens.to_string(), &mac.tokens)
             .map_err(|e| syn_error(function.file, &e))
     }
+}
+
+/// The validations of a struct's own `#[schemars(extend(...))]`.
+fn container_validation(
+    file: &str,
+    item: &syn::ItemStruct,
+    extend: &[(String, serde_json::Value)],
+) -> Result<Validation> {
+    let mut out = Validation::default();
+    for (key, value) in extend.iter().filter(|(key, _)| key != "default") {
+        let known = validation::read_one(key, value, &mut out)
+            .map_err(|e| error(file, item.ident.span(), e))?;
+        if !known {
+            return Err(error(
+                file,
+                item.ident.span(),
+                format!(
+                    "`kubegen crd` reads validation keys and `x-kubernetes-*` extensions in a \
+                     struct's `extend`, not `{key}` (it knows {})",
+                    validation::KEYS.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// The schema default of a `#[serde(default)]` field, as schemars writes it: the type's
