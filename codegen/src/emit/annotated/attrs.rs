@@ -6,7 +6,7 @@
 //! | description                                  | `///` doc comment, verbatim                       |
 //! | property name                                | `#[serde(rename_all = "camelCase")]` or `rename`  |
 //! | optional property                            | `Option<T>` with `#[serde(default, skip_serializing_if = "Option::is_none")]` |
-//! | required and `nullable`                      | `Option<T>` with `#[schemars(required)]`          |
+//! | required and `nullable`                      | `Option<T>`, `#[schemars(required, extend("nullable" = true))]` |
 //! | `minLength`/`maxLength`, `minItems`/`maxItems` | `#[schemars(length(min = .., max = ..))]`     |
 //! | integer `minimum`/`maximum`                  | `#[schemars(range(min = .., max = ..))]`          |
 //! | `pattern`                                    | `#[schemars(regex(pattern = ".."))]`              |
@@ -117,6 +117,10 @@ impl<'f> FieldPlan<'f> {
         };
         if let Some(default) = &field.default {
             keys.insert("default".into(), default.clone());
+        }
+        if self.optional && field.required && field.nullable && self.written.is_none() {
+            // schemars writes a required `Option<T>` without `nullable`.
+            keys.insert("nullable".into(), Value::Bool(true));
         }
         let extend = extend_keys(&keys);
         quote! { #serde #required #schema_with #idiomatic #extend }

@@ -249,7 +249,10 @@ fn member(
         Some(_) => Some(format_ident!(
             "{}_{}_schema",
             crate::naming::kind_module(&def.name),
-            field.rust_name.trim_start_matches("r#")
+            field
+                .rust_name
+                .trim_start_matches("r#")
+                .trim_end_matches('_')
         )),
         None => None,
     };

@@ -10,7 +10,7 @@
 //! - `String`, `bool`, `i32` (`int32`), `i64` (`int64`), numbers, bytes (`byte`),
 //!   timestamps (`date-time`), `IntOrString` (`x-kubernetes-int-or-string`), JSON
 //!   (`x-kubernetes-preserve-unknown-fields`), lists (`items`), maps
-//!   (`additionalProperties`), structs (`properties`, `required` in field order; a
+//!   (`additionalProperties`; a map of JSON values keeps unknown fields), structs (`properties`, `required` in field order; a
 //!   flattened map of extra fields preserves unknown fields), string enums (`enum`).
 //!
 //! Named types are inlined (CRD schemas have no `$ref`), so a type that contains itself
@@ -136,6 +136,10 @@ impl Lookup<'_> {
             }
             TypeRef::Json => json!({ "x-kubernetes-preserve-unknown-fields": true }),
             TypeRef::Vec(item) => json!({ "type": "array", "items": self.type_schema(item)? }),
+            // A map of any JSON keeps unknown fields, as `crd()` writes `BTreeMap<String, Value>`.
+            TypeRef::Map(value) if **value == TypeRef::Json => {
+                json!({ "type": "object", PRESERVE: true })
+            }
             TypeRef::Map(value) => {
                 json!({ "type": "object", "additionalProperties": self.type_schema(value)? })
             }

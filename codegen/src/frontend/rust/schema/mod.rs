@@ -5,9 +5,10 @@
 //! here the same schema is read from the types' source, as schemars derives it: serde's
 //! names, required fields (neither `Option` nor `#[serde(default)]`), doc comments as
 //! descriptions, `#[schemars(length, range, regex, schema_with, extend)]` (`extend` on a
-//! struct applies to every field of that type; `extend("default" = ...)` is the field's
-//! default), `#[serde(flatten)]` maps (unknown fields kept). Only what can be
-//! read without compiling is accepted; anything else is an error at its `file:line:column`
+//! struct applies to every field of that type; `extend("default" = ...)` and
+//! `extend("nullable" = ...)` are the field's default and nullability; an optional
+//! `Option<T>` is nullable, a `#[schemars(required)]` one is not), `#[serde(flatten)]` maps
+//! (unknown fields kept). Only what can be read without compiling is accepted; anything else is an error at its `file:line:column`
 //! (a test in every crate of this repository checks the manifests against `crd()`).
 //!
 //! Types are found by name: in the same file first, then in any file of the directory.
@@ -339,7 +340,19 @@ impl Resolver<'_, '_> {
                 Some(value) => Some(value),
                 None => default_value(file, f, &member, &ty)?,
             };
-            let nullable = inner.is_some() && written_schema.is_none() && ty != TypeRef::Json;
+            // schemars writes an optional `Option<T>` as nullable (not a required one, nor
+            // `Option<Value>`); `extend("nullable" = ...)` says it outright.
+            let written_nullable = member
+                .extend
+                .iter()
+                .find(|(key, _)| key == "nullable")
+                .map(|(_, value)| value.as_bool() == Some(true));
+            let nullable = written_nullable.unwrap_or(
+                inner.is_some()
+                    && !member.required
+                    && written_schema.is_none()
+                    && ty != TypeRef::Json,
+            );
             fields.push(Field {
                 wire_name,
                 rust_name,
@@ -445,7 +458,8 @@ impl Resolver<'_, '_> {
         if matches!(ty, TypeRef::String) {
             into.pattern = member.pattern.clone();
         }
-        for (key, value) in member.extend.iter().filter(|(key, _)| key != "default") {
+        let own = |key: &&(String, serde_json::Value)| key.0 != "default" && key.0 != "nullable";
+        for (key, value) in member.extend.iter().filter(own) {
             let known = validation::read_one(key, value, into)
                 .map_err(|e| error(file, field_span(field), e))?;
             if !known {
@@ -454,7 +468,7 @@ impl Resolver<'_, '_> {
                     field_span(field),
                     format!(
                         "`kubegen crd` reads validation keys and `x-kubernetes-*` extensions in \
-                         `extend`, not `{key}` (it knows default, {})",
+                         `extend`, not `{key}` (it knows default, nullable, {})",
                         validation::KEYS.join(", ")
                     ),
                 ));
