@@ -204,22 +204,16 @@ fn node(schema: &mut Value, place: Place) {
         *d = d.trim().to_owned();
     }
     // 5, 6.
+    let format = map.get("format").and_then(Value::as_str);
     match map.get("type").and_then(Value::as_str) {
-        Some("integer") => {
-            if map.get("format").and_then(Value::as_str) != Some("int32") {
-                map.insert("format".into(), "int64".into());
-            }
+        Some("integer") if format != Some("int32") => {
+            map.insert("format".into(), "int64".into());
         }
         Some("number") => {
             map.remove("format");
         }
-        Some("string") => {
-            if !matches!(
-                map.get("format").and_then(Value::as_str),
-                Some("byte" | "date-time")
-            ) {
-                map.remove("format");
-            }
+        Some("string") if !matches!(format, Some("byte" | "date-time")) => {
+            map.remove("format");
         }
         _ => {}
     }
@@ -415,8 +409,8 @@ fn differences(a: &Value, b: &Value, path: &str, out: &mut Vec<String>, limit: u
 
 fn short(value: &Value) -> String {
     let text = value.to_string();
-    if text.len() > 100 {
-        format!("{}...", &text[..text.floor_char_boundary(100)])
+    if text.chars().count() > 100 {
+        format!("{}...", text.chars().take(100).collect::<String>())
     } else {
         text
     }

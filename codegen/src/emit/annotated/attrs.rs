@@ -8,7 +8,7 @@
 //! | optional property                            | `Option<T>` with `#[serde(default, skip_serializing_if = "Option::is_none")]` |
 //! | required and `nullable`                      | `Option<T>`, `#[schemars(required, extend("nullable" = true))]` |
 //! | `minLength`/`maxLength`, `minItems`/`maxItems` | `#[schemars(length(min = .., max = ..))]`     |
-//! | integer `minimum`/`maximum`                  | `#[schemars(range(min = .., max = ..))]`          |
+//! | integer `minimum`/`maximum` (within `i32`)   | `#[schemars(range(min = .., max = ..))]`          |
 //! | `pattern`                                    | `#[schemars(regex(pattern = ".."))]`              |
 //! | `default`, every other validation, `x-kubernetes-*` | `#[schemars(extend("key" = json))]`        |
 //! | validations of a root field (`spec`)         | `extend` on the field's struct                    |
@@ -149,7 +149,9 @@ fn idiomatic(ty: &TypeRef, keys: &mut Map<String, Value>) -> TokenStream {
     }
     if matches!(ty, TypeRef::I32 | TypeRef::I64) {
         let bounds = bounds(keys, "minimum", "maximum", |v| {
-            v.as_i64().map(|n| {
+            // schemars types the bounds as `i32` literals: larger ones go to `extend`.
+            let n = v.as_i64().filter(|n| i32::try_from(*n).is_ok());
+            n.map(|n| {
                 let literal = Literal::u64_unsuffixed(n.unsigned_abs());
                 if n < 0 {
                     quote! { -#literal }
@@ -214,7 +216,7 @@ pub(super) fn json_tokens(value: &Value) -> TokenStream {
     match value {
         Value::Null => quote! { null },
         Value::Bool(b) => quote! { #b },
-        Value::Number(n) => n.to_string().parse().unwrap_or_else(|_| quote! { null }),
+        Value::Number(n) => number_tokens(n),
         Value::String(s) => {
             let literal = Literal::string(s);
             quote! { #literal }
@@ -236,6 +238,23 @@ pub(super) fn json_tokens(value: &Value) -> TokenStream {
             }
             TokenStream::from(TokenTree::Group(Group::new(Delimiter::Brace, inner)))
         }
+    }
+}
+
+/// A JSON number as a `json!` literal: integers beyond `i32` (the type an unsuffixed
+/// literal gets) carry an `i64`/`u64` suffix.
+fn number_tokens(n: &serde_json::Number) -> TokenStream {
+    let small = n.as_i64().is_some_and(|i| i32::try_from(i).is_ok());
+    let literal = match (n.as_i64(), n.as_u64()) {
+        _ if small || n.is_f64() => None,
+        (Some(i), _) => Some(Literal::i64_suffixed(i.abs())),
+        (None, Some(u)) => Some(Literal::u64_suffixed(u)),
+        (None, None) => None,
+    };
+    match literal {
+        Some(literal) if n.as_i64().is_some_and(|i| i < 0) => quote! { -#literal },
+        Some(literal) => quote! { #literal },
+        None => n.to_string().parse().unwrap_or_else(|_| quote! { null }),
     }
 }
 
@@ -319,4 +338,39 @@ pub(super) fn resource(
         parts.push(quote! { validation(#(#keys),*) });
     }
     quote! { #[resource(#(#parts),*)] }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn bounds_schemars_cannot_type_go_to_extend() {
+        let mut keys = json!({ "minimum": 0, "maximum": 4294967295_u64, "pattern": "^a$" });
+        let keys = keys.as_object_mut().unwrap();
+        let tokens = idiomatic(&TypeRef::I64, keys).to_string();
+        assert_eq!(tokens, "# [schemars (range (min = 0))]");
+        assert_eq!(keys.get("maximum"), Some(&json!(4294967295_u64)));
+        assert!(keys.contains_key("pattern"), "a pattern is a string's");
+        let extend = extend_keys(keys).to_string();
+        assert!(extend.contains("\"maximum\" = 4294967295"), "{extend}");
+    }
+
+    #[test]
+    fn json_tokens_read_back_as_the_same_json() {
+        let value = json!({
+            "a": [1, -2, 2.5, null, true, 4294967295_u64, -4294967296_i64, u64::MAX],
+            "b\"": { "c": "line\nbreak" }
+        });
+        let tokens = json_tokens(&value);
+        let text = tokens.to_string();
+        assert!(
+            text.contains("4294967295i64") && text.contains("615u64"),
+            "{text}"
+        );
+        let read = crate::frontend::rust::json_literal(&tokens).unwrap();
+        assert_eq!(read, value);
+    }
 }

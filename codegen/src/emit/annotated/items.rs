@@ -245,17 +245,13 @@ fn member(
     } else {
         ty
     };
-    let function = match &plan.written {
-        Some(_) => Some(format_ident!(
-            "{}_{}_schema",
-            crate::naming::kind_module(&def.name),
-            field
-                .rust_name
-                .trim_start_matches("r#")
-                .trim_end_matches('_')
-        )),
-        None => None,
-    };
+    let function = plan.written.as_ref().map(|_| {
+        let plain = field
+            .rust_name
+            .trim_start_matches("r#")
+            .trim_end_matches('_');
+        format_ident!("{}_{plain}_schema", crate::naming::kind_module(&def.name))
+    });
     let field_attrs = plan.attrs(function.as_ref().map(ToString::to_string).as_deref());
     let function = match (function, &plan.written) {
         (Some(name), Some(schema)) => {

@@ -93,6 +93,12 @@ fn shape_fields(fields: &Fields) -> ShapeFields {
     }
 }
 
+/// The JSON a `json!`/`json_schema!` literal (or an `extend` value) holds, read as the Rust
+/// front-end reads it.
+pub fn json_literal(tokens: &proc_macro2::TokenStream) -> syn::Result<serde_json::Value> {
+    schema::json_literal(tokens)
+}
+
 /// The wire name the Rust front-end gives a root struct field named `rust_name` without
 /// `#[resource(rename = "...")]` (camelCase, as the derive serializes it).
 pub fn root_wire_name(rust_name: &str) -> String {

@@ -267,8 +267,14 @@ pub(super) fn json_text(text: &str, at: &impl quote::ToTokens) -> syn::Result<Va
     })
 }
 
+/// The suffixes of Rust number literals.
+const NUMBER_SUFFIXES: &[&str] = &[
+    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32",
+    "f64",
+];
+
 /// Rust tokens of a `json!` literal as JSON text: outside strings, negative numbers lose
-/// the space tokens print after `-`, and trailing commas (which `json!` accepts and
+/// the space tokens print after `-`, numbers their type suffix, and trailing commas (which `json!` accepts and
 /// formatters add) are dropped.
 fn as_json(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -293,6 +299,16 @@ fn as_json(text: &str) -> String {
                 out.push(c);
                 while chars.peek().is_some_and(|c| c.is_whitespace()) {
                     chars.next();
+                }
+            }
+            c if c.is_ascii_alphabetic() && out.ends_with(|p: char| p.is_ascii_digit()) => {
+                // A typed number (`4294967295u64`): JSON has no suffixes.
+                let mut word = String::from(c);
+                while let Some(next) = chars.next_if(|n| n.is_ascii_alphanumeric()) {
+                    word.push(next);
+                }
+                if !NUMBER_SUFFIXES.contains(&word.as_str()) {
+                    out.push_str(&word);
                 }
             }
             ',' => {

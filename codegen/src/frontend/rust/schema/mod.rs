@@ -616,6 +616,11 @@ fn field_span(field: &syn::Field) -> proc_macro2::Span {
         .map_or_else(|| syn::spanned::Spanned::span(&field.ty), |i| i.span())
 }
 
+/// The JSON of a `json!` literal's tokens.
+pub(super) fn json_literal(tokens: &proc_macro2::TokenStream) -> syn::Result<serde_json::Value> {
+    attrs::json_text(&tokens.to_string(), tokens)
+}
+
 /// A unit-only enum as a string enum, its values in the order schemars lists them.
 fn enumeration(file: &str, item: &syn::ItemEnum) -> Result<TypeDef> {
     let container = attrs::container(&item.attrs).map_err(|e| syn_error(file, &e))?;
