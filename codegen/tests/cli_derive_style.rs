@@ -100,6 +100,19 @@ fn derive_style_is_refused_where_it_makes_no_sense() {
             stderr(&output)
         );
     }
+    // A root object `#[derive(Resource)]` cannot say: file:line:column, exit 2, nothing written.
+    let versions = fixture("versions.yaml");
+    let output = kubegen(&[
+        "generate", "--crd", &versions, "--out", out, "--style", "derive",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(message.starts_with(&format!("{versions}:")), "{message}");
+    assert!(
+        message.contains("the root object keeps unknown fields"),
+        "{message}"
+    );
+    assert!(!std::path::Path::new(out).join("mod.rs").exists());
     let output = kubegen(&["generate", "--crd", &crd, "--out", out, "--style", "kopium"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(

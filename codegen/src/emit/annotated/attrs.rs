@@ -73,7 +73,7 @@ pub(super) struct FieldPlan<'f> {
 
 impl<'f> FieldPlan<'f> {
     /// The plan of `field`, a field of one of `version`'s structs.
-    pub(super) fn new(version: &Version, field: &'f Field) -> Result<Self, crate::emit::Error> {
+    pub(super) fn new(version: &Version, field: &'f Field) -> Result<Self, String> {
         let optional = !field.required || field.nullable;
         // `Option<Value>` has no `nullable` (any JSON allows null already).
         let native =
@@ -81,12 +81,8 @@ impl<'f> FieldPlan<'f> {
         let written = if native {
             None
         } else {
-            let mut written = schema::type_schema(&version.types, &field.ty).map_err(|reason| {
-                crate::emit::Error::Manifest {
-                    name: field.wire_name.clone(),
-                    reason,
-                }
-            })?;
+            let mut written = schema::type_schema(&version.types, &field.ty)
+                .map_err(|reason| format!("field `{}`: {reason}", field.wire_name))?;
             if field.nullable
                 && let Value::Object(map) = &mut written
             {

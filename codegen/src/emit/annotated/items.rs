@@ -67,12 +67,15 @@ pub(super) fn kind_file(
 }
 
 fn unsupported(kind: &Kind, why: &str) -> Error {
-    Error::Manifest {
-        name: kind.name.clone(),
-        reason: format!(
-            "cannot write `{}` as an annotated Rust type: {why}",
-            kind.name
-        ),
+    Error::Annotated {
+        at: kind
+            .origin
+            .kind
+            .as_ref()
+            .map(|at| format!("{at}: "))
+            .unwrap_or_default(),
+        name: format!("kind {}", kind.name),
+        reason: why.to_owned(),
     }
 }
 
@@ -232,7 +235,11 @@ fn member(
     camel: bool,
     paths: &Paths,
 ) -> Result<(TokenStream, Option<TokenStream>), Error> {
-    let plan = FieldPlan::new(version, field)?;
+    let plan = FieldPlan::new(version, field).map_err(|reason| Error::Annotated {
+        at: String::new(),
+        name: format!("type {}", def.name),
+        reason,
+    })?;
     let rust_name = ident(&field.rust_name);
     let docs = attrs::docs(field.docs.as_deref());
     let rename = (!camel).then(|| {
