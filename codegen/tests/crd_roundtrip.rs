@@ -13,6 +13,12 @@
 //!
 //! # Normalisations (what may change, and why)
 //!
+//! 1-4 come from writing the schema as Rust (`fixture_crds_round_trip_through_annotated_rust`
+//! checks that nothing else changes in that step); 5-11 happen when the CRD front-end
+//! builds the model, so the types `kubegen generate --crd` writes have them too. Of these,
+//! 4, 6, 7 (the `enum` survives only as prose), 8, 9 and 10 (`not`) lose constraints the
+//! API server would enforce.
+//!
 //! 1. Key order and the order of `required` are not compared (JSON objects; `required`
 //!    follows the order of the properties).
 //! 2. The root's `apiVersion`, `kind` and `metadata` are `{type: string}`,
@@ -24,9 +30,8 @@
 //!    schemars writes it as nullable. (The API server then keeps an explicit `null`
 //!    instead of pruning it.) Root properties (`spec`, `status`) keep their `nullable`.
 //! 5. `type: integer` without `format: int32` is `format: int64` (`i64`).
-//! 6. String formats other than `byte`, `date-time` and `int-or-string`-like ones are
-//!    dropped, and `type: number` loses its format (`double`, `float`): the model types
-//!    `String` and numbers carry no format.
+//! 6. String formats other than `byte` and `date-time` are dropped, and `type: number`
+//!    loses its format (`double`, `float`): the model's `String` and numbers carry none.
 //! 7. An `enum` of a node that is not a string (integers, mixed values) becomes prose in
 //!    the description ("One of `1`, `2`.").
 //! 8. An object shaped exactly like a k8s-openapi `Condition`, `LabelSelector` or
@@ -48,11 +53,12 @@
 //! naming the kind (see [`REFUSED`]): a root that keeps unknown fields, and validations or
 //! a default on a root field whose type is not a struct.
 //!
-//! The kind around the schema goes through the same round trip (names, scope,
-//! subresources, printer columns, CEL rules of the root); what a `#[derive(Resource)]`
-//! kind cannot say (several versions in one CRD, `served: false`, deprecation, a
-//! `listKind` other than `<Kind>List`) is not compared: each version becomes its own
-//! served and stored `#[derive(Resource)]` struct.
+//! Only schemas are compared here (CEL rules of the root object included). The rest of the
+//! kind (names, scope, subresources, printer columns, selectable fields) is written as
+//! `#[resource(...)]` attributes, as the goldens of `tests/golden_annotated.rs` show; what a
+//! `#[derive(Resource)]` kind cannot say (several versions in one CRD: each version becomes
+//! its own served and stored struct; `served: false`; deprecation; a `listKind` other than
+//! `<Kind>List`; a printer column's `format`) is not carried.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // A panic is the report.
 
