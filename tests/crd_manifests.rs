@@ -86,6 +86,53 @@ fn codegen_fixture_manifests_equal_crd() {
     );
 }
 
+/// `kubegen generate --style derive`'s sources of codegen's CRD fixtures (its goldens):
+/// they compile, and `crd()` builds the schema `kubegen crd` reads from them.
+#[rustfmt::skip] // Goldens: exactly what kubegen writes.
+#[allow(dead_code, missing_docs, unreachable_pub, clippy::all)]
+#[path = "../codegen/tests/golden_annotated/validations/validations_example_com/v1/pool.rs"]
+mod annotated_pool;
+#[rustfmt::skip] // Goldens: exactly what kubegen writes.
+#[allow(dead_code, missing_docs, unreachable_pub, clippy::all)]
+#[path = "../codegen/tests/golden_annotated/unions/unions_example_com/v1/route.rs"]
+mod annotated_route;
+#[rustfmt::skip] // Goldens: exactly what kubegen writes.
+#[allow(dead_code, missing_docs, unreachable_pub, clippy::all)]
+#[path = "../codegen/tests/golden_annotated/shapes/shapes_example_com/v1/shape.rs"]
+mod annotated_shape;
+#[rustfmt::skip] // Goldens: exactly what kubegen writes.
+#[allow(dead_code, missing_docs, unreachable_pub, clippy::all)]
+#[path = "../codegen/tests/golden_annotated/nullable/nullable_example_com/v1/thing.rs"]
+mod annotated_thing;
+#[rustfmt::skip] // Goldens: exactly what kubegen writes.
+#[allow(dead_code, missing_docs, unreachable_pub, clippy::all)]
+#[path = "../codegen/tests/golden_annotated/wellknown/wellknown_example_com/v1/watcher.rs"]
+mod annotated_watcher;
+
+#[test]
+fn annotated_sources_manifests_equal_crd() {
+    assert_same(
+        "codegen/tests/golden_annotated/validations",
+        vec![annotated_pool::Pool::crd()],
+    );
+    assert_same(
+        "codegen/tests/golden_annotated/shapes",
+        vec![annotated_shape::Shape::crd()],
+    );
+    assert_same(
+        "codegen/tests/golden_annotated/wellknown",
+        vec![annotated_watcher::Watcher::crd()],
+    );
+    assert_same(
+        "codegen/tests/golden_annotated/nullable",
+        vec![annotated_thing::Thing::crd()],
+    );
+    assert_same(
+        "codegen/tests/golden_annotated/unions",
+        vec![annotated_route::Route::crd()],
+    );
+}
+
 #[test]
 fn icecream_manifests_equal_crd() {
     use icecream::apis::icecream::v1::Icecream;

@@ -152,7 +152,11 @@ fn bad_input_names_file_line_column_and_writes_nothing() {
         ),
         (
             "pub struct FooSpec { #[serde(flaten)] pub a: Other }\n",
-            "v1.rs:4:30: `kubegen crd` cannot follow `#[serde(flaten)]` without compiling the crate (it reads rename, default,",
+            "v1.rs:4:30: `kubegen crd` cannot follow `#[serde(flaten)]` without compiling the crate; did you mean `flatten`? (it reads rename, default,",
+        ),
+        (
+            "pub struct FooSpec { #[serde(flatten)] pub a: Other }\npub struct Other { pub b: String }\n",
+            "v1.rs:4:44: `kubegen crd` reads `#[serde(flatten)]` on maps with `String` keys",
         ),
         (
             "pub struct FooSpec { #[serde(default = \"three\")] pub a: i32 }\n",

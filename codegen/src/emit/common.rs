@@ -44,6 +44,17 @@ pub enum Error {
         /// What is missing or wrong.
         reason: String,
     },
+    /// A kind cannot be written as annotated Rust (`--style derive`): its root object says
+    /// what `#[derive(Resource)]` cannot.
+    #[error("{at}failed to write {name} as annotated Rust: {reason}")]
+    Annotated {
+        /// Where the kind was written (`crds/foo.yaml:5:9: `), or nothing.
+        at: String,
+        /// The kind or type.
+        name: String,
+        /// What cannot be said.
+        reason: String,
+    },
     /// A generic parameter or `where` predicate of a derive input does not parse.
     #[error("failed to parse generics `{text}` of `{ty}`")]
     BadGenerics {

@@ -8,6 +8,7 @@
 //! | [`clients`]    | clientset, listers and informers of every kind               | `--clients-out`    |
 //! | [`apply`]      | apply configurations (`FooApply`) of every kind with a field model | `--apply-out` |
 //! | [`crd`]        | one CustomResourceDefinition YAML per kind (not Rust)        | `kubegen crd`      |
+//! | [`annotated`]  | `#[derive(Resource)]` sources of CRD kinds, for users to own | `--style derive`   |
 //!
 //! Emitters read only the model and their options, and import no other emitter except the
 //! leaves `resource` and `deepcopy` (which `types` uses); what they share (options, crate
@@ -32,6 +33,7 @@
 //! assert!(files[2].contents.contains("pub struct FooSpec"));
 //! ```
 
+pub mod annotated;
 pub mod apply;
 pub mod clients;
 mod common;

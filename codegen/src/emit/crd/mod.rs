@@ -30,7 +30,7 @@
 //! ```
 
 pub mod schema;
-mod validation;
+pub(crate) mod validation;
 
 use serde_json::{Map, Value, json};
 

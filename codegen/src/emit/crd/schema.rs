@@ -10,24 +10,32 @@
 //! - `String`, `bool`, `i32` (`int32`), `i64` (`int64`), numbers, bytes (`byte`),
 //!   timestamps (`date-time`), `IntOrString` (`x-kubernetes-int-or-string`), JSON
 //!   (`x-kubernetes-preserve-unknown-fields`), lists (`items`), maps
-//!   (`additionalProperties`), structs (`properties`, `required` in field order; a
+//!   (`additionalProperties`; a map of JSON values keeps unknown fields), structs (`properties`, `required` in field order; a
 //!   flattened map of extra fields preserves unknown fields), string enums (`enum`).
 //!
 //! Named types are inlined (CRD schemas have no `$ref`), so a type that contains itself
-//! is an error, as are k8s-openapi types other than `ObjectMeta`, whose schemas kubegen
-//! does not carry.
+//! is an error. Of k8s-openapi types, `ObjectMeta` is `type: object` and the ones the CRD
+//! front-end recognises by shape (`Condition`, `LabelSelector`, `ObjectReference`) get the
+//! structural schema of that shape (types, formats and `required`, without descriptions);
+//! other k8s-openapi types are an error, as kubegen does not carry their schemas.
 
 use serde_json::{Map, Value, json};
 
 use super::validation;
 const PRESERVE: &str = "x-kubernetes-preserve-unknown-fields";
 
-use crate::model::{Field, HandWritten, Resource, RootType, TypeDef, TypeDefKind, TypeRef};
+use crate::model::{
+    ExternalType, Field, HandWritten, Resource, RootType, TypeDef, TypeDefKind, TypeRef,
+};
 
 /// The schema of `resource`'s root object, or why there is none.
 pub fn root(resource: &Resource<'_>) -> Result<Value, String> {
+    let types = match &resource.kind.root {
+        RootType::HandWritten(HandWritten { types, .. }) => types.as_slice(),
+        _ => resource.version.types.as_slice(),
+    };
     let mut lookup = Lookup {
-        resource,
+        types,
         stack: Vec::new(),
     };
     let mut properties = Map::new();
@@ -67,20 +75,27 @@ pub fn root(resource: &Resource<'_>) -> Result<Value, String> {
     Ok(Value::Object(root))
 }
 
-struct Lookup<'r, 'a> {
-    resource: &'r Resource<'a>,
+/// The schema of a value of type `ty`, whose named types are among `types` (a version's
+/// types): what [`root`] writes for a field of that type before the field's own docs,
+/// `nullable`, default and validations.
+pub fn type_schema(types: &[TypeDef], ty: &TypeRef) -> Result<Value, String> {
+    Lookup {
+        types,
+        stack: Vec::new(),
+    }
+    .type_schema(ty)
+}
+
+struct Lookup<'t> {
+    /// The named types fields may use.
+    types: &'t [TypeDef],
     /// Named types being inlined, to refuse a type that contains itself.
     stack: Vec<String>,
 }
 
-impl Lookup<'_, '_> {
+impl Lookup<'_> {
     fn named(&self, name: &str) -> Option<&TypeDef> {
-        match &self.resource.kind.root {
-            RootType::HandWritten(HandWritten { types, .. }) => {
-                types.iter().find(|t| t.name == name)
-            }
-            _ => self.resource.version.type_named(name),
-        }
+        self.types.iter().find(|t| t.name == name)
     }
 
     fn field(&mut self, field: &Field) -> Result<Value, String> {
@@ -98,13 +113,7 @@ impl Lookup<'_, '_> {
             map.insert("description".into(), docs.clone().into());
         }
         if field.nullable {
-            map.insert("nullable".into(), Value::Bool(true));
-            // A nullable enum accepts null only when null is one of its values.
-            if let Some(Value::Array(values)) = map.get_mut("enum")
-                && !values.contains(&Value::Null)
-            {
-                values.push(Value::Null);
-            }
+            make_nullable(map);
         }
         if let Some(default) = &field.default {
             map.insert("default".into(), default.clone());
@@ -127,6 +136,10 @@ impl Lookup<'_, '_> {
             }
             TypeRef::Json => json!({ "x-kubernetes-preserve-unknown-fields": true }),
             TypeRef::Vec(item) => json!({ "type": "array", "items": self.type_schema(item)? }),
+            // A map of any JSON keeps unknown fields, as `crd()` writes `BTreeMap<String, Value>`.
+            TypeRef::Map(value) if **value == TypeRef::Json => {
+                json!({ "type": "object", PRESERVE: true })
+            }
             TypeRef::Map(value) => {
                 json!({ "type": "object", "additionalProperties": self.type_schema(value)? })
             }
@@ -137,15 +150,12 @@ impl Lookup<'_, '_> {
             }
             TypeRef::Boxed(inner) => self.type_schema(inner)?,
             TypeRef::Named(name) => self.named_schema(name)?,
-            TypeRef::External(external) if external.name() == "ObjectMeta" => {
-                json!({ "type": "object" })
-            }
-            TypeRef::External(external) => {
-                return Err(format!(
+            TypeRef::External(external) => well_known(external).ok_or_else(|| {
+                format!(
                     "no schema for `{}`: kubegen carries the schemas of model types only",
                     external.path
-                ));
-            }
+                )
+            })?,
         };
         Ok(schema)
     }
@@ -196,4 +206,73 @@ impl Lookup<'_, '_> {
         self.stack.pop();
         Ok(Value::Object(schema))
     }
+}
+
+/// Makes a schema node accept `null`: `nullable: true`, and `null` among the values of an
+/// enum (a nullable enum accepts null only when null is one of its values).
+pub fn make_nullable(map: &mut Map<String, Value>) {
+    map.insert("nullable".into(), Value::Bool(true));
+    if let Some(Value::Array(values)) = map.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
+}
+
+/// The schema of a k8s-openapi type kubegen knows the shape of: `ObjectMeta` (owned by the
+/// API server: `type: object`) and the shapes the CRD front-end recognises.
+fn well_known(external: &ExternalType) -> Option<Value> {
+    let string = || json!({ "type": "string" });
+    let is = |known: ExternalType| known.path == external.path;
+    let schema = if is(ExternalType::object_meta()) {
+        json!({ "type": "object" })
+    } else if is(ExternalType::condition()) {
+        json!({
+            "type": "object",
+            "properties": {
+                "lastTransitionTime": { "type": "string", "format": "date-time" },
+                "message": string(),
+                "observedGeneration": { "type": "integer", "format": "int64" },
+                "reason": string(),
+                "status": string(),
+                "type": string(),
+            },
+            "required": ["lastTransitionTime", "message", "reason", "status", "type"],
+        })
+    } else if is(ExternalType::label_selector()) {
+        json!({
+            "type": "object",
+            "properties": {
+                "matchExpressions": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "key": string(),
+                            "operator": string(),
+                            "values": { "type": "array", "items": string() },
+                        },
+                        "required": ["key", "operator"],
+                    },
+                },
+                "matchLabels": { "type": "object", "additionalProperties": string() },
+            },
+        })
+    } else if is(ExternalType::object_reference()) {
+        let names = [
+            "apiVersion",
+            "fieldPath",
+            "kind",
+            "name",
+            "namespace",
+            "resourceVersion",
+            "uid",
+        ];
+        let properties: Map<String, Value> =
+            names.iter().map(|n| ((*n).to_owned(), string())).collect();
+        json!({ "type": "object", "properties": properties })
+    } else {
+        return None;
+    };
+    Some(schema)
 }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::model::Validation;
 
 /// Writes `validation` into a schema node (the inverse of [`read`]).
-pub(super) fn write(validation: &Validation, schema: &mut Map<String, Value>) {
+pub(crate) fn write(validation: &Validation, schema: &mut Map<String, Value>) {
     let v = validation;
     let mut put = |key: &str, value: Value| {
         schema.insert(key.to_owned(), value);

@@ -2,7 +2,7 @@
 //! read the way schemars reads them (`kubegen crd` must build the schema `Foo::crd()`
 //! builds at run time from the same attributes).
 //!
-//! Attributes kubegen cannot follow without compiling (`with`, `flatten`, `tag`...) are
+//! Attributes kubegen cannot follow without compiling (`with`, `tag`...) are
 //! errors naming the attribute, so a manifest is never silently different from `crd()`.
 
 use serde_json::{Number, Value};
@@ -19,6 +19,9 @@ pub(super) struct ContainerAttrs {
     pub(super) rename_all: Option<RenameRule>,
     /// `#[serde(default)]`: no field is required.
     pub(super) default: bool,
+    /// `#[schemars(extend("key" = value))]` on a struct: schema keys of the type's own
+    /// schema, wherever it is used.
+    pub(super) extend: Vec<(String, Value)>,
 }
 
 /// The schema-shaping attributes of a field or variant.
@@ -46,6 +49,8 @@ pub(super) struct MemberAttrs {
     pub(super) schema_with: Option<LitStr>,
     /// `extend("key" = value)`: schema keys added as they are.
     pub(super) extend: Vec<(String, Value)>,
+    /// `#[serde(flatten)]`: the field's entries are the struct's other properties.
+    pub(super) flatten: bool,
 }
 
 const CONTAINER_KEYS: &[&str] = &[
@@ -54,6 +59,7 @@ const CONTAINER_KEYS: &[&str] = &[
     "deny_unknown_fields",
     "rename",
     "crate",
+    "extend",
 ];
 const MEMBER_KEYS: &[&str] = &[
     "rename",
@@ -70,6 +76,7 @@ const MEMBER_KEYS: &[&str] = &[
     "pattern",
     "schema_with",
     "extend",
+    "flatten",
 ];
 
 /// The attribute families read (`validate` is the validator crate's, which schemars reads).
@@ -141,6 +148,7 @@ pub(super) fn container(attrs: &[Attribute]) -> syn::Result<ContainerAttrs> {
                     skip_value(&meta)?;
                 }
                 "deny_unknown_fields" | "rename" | "crate" => skip_value(&meta)?,
+                "extend" => extend(&meta, &mut out.extend)?,
                 _ => return Err(unknown(&meta, CONTAINER_KEYS, family)),
             }
             Ok(())
@@ -218,6 +226,7 @@ pub(super) fn member(attrs: &[Attribute]) -> syn::Result<MemberAttrs> {
                 }
                 "schema_with" => out.schema_with = Some(meta.value()?.parse()?),
                 "extend" => extend(&meta, &mut out.extend)?,
+                "flatten" => out.flatten = true,
                 _ => return Err(unknown(&meta, MEMBER_KEYS, family)),
             }
             Ok(())
@@ -250,14 +259,72 @@ fn extend(meta: &ParseNestedMeta<'_>, out: &mut Vec<(String, Value)>) -> syn::Re
 
 /// JSON written as Rust tokens (`json_schema!({...})`'s input), parsed.
 pub(super) fn json_text(text: &str, at: &impl quote::ToTokens) -> syn::Result<Value> {
-    // Tokens print negative numbers as `- 1`.
-    let text = text.replace("- ", "-");
-    serde_json::from_str(&text).map_err(|e| {
+    serde_json::from_str(&as_json(text)).map_err(|e| {
         syn::Error::new_spanned(
             at,
             format!("`kubegen crd` reads this as JSON literally and cannot: {e}"),
         )
     })
+}
+
+/// The suffixes of Rust number literals.
+const NUMBER_SUFFIXES: &[&str] = &[
+    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32",
+    "f64",
+];
+
+/// Rust tokens of a `json!` literal as JSON text: outside strings, negative numbers lose
+/// the space tokens print after `-`, numbers their type suffix, and trailing commas (which `json!` accepts and
+/// formatters add) are dropped.
+fn as_json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => out.extend(chars.next()),
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '-' => {
+                out.push(c);
+                while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                    chars.next();
+                }
+            }
+            c if c.is_ascii_alphabetic() && out.ends_with(|p: char| p.is_ascii_digit()) => {
+                // A typed number (`4294967295u64`): JSON has no suffixes.
+                let mut word = String::from(c);
+                while let Some(next) = chars.next_if(|n| n.is_ascii_alphanumeric()) {
+                    word.push(next);
+                }
+                if !NUMBER_SUFFIXES.contains(&word.as_str()) {
+                    out.push_str(&word);
+                }
+            }
+            ',' => {
+                let rest: String = chars
+                    .clone()
+                    .skip_while(|c| c.is_whitespace())
+                    .take(1)
+                    .collect();
+                if rest != "]" && rest != "}" {
+                    out.push(c);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 fn integer(expr: &Expr) -> syn::Result<u64> {

@@ -4,8 +4,11 @@
 //! `Foo::crd()` builds its schema at run time from each field type's `JsonSchema` impl;
 //! here the same schema is read from the types' source, as schemars derives it: serde's
 //! names, required fields (neither `Option` nor `#[serde(default)]`), doc comments as
-//! descriptions, `#[schemars(length, range, regex, schema_with, extend)]`. Only what can be
-//! read without compiling is accepted; anything else is an error at its `file:line:column`
+//! descriptions, `#[schemars(length, range, regex, schema_with, extend)]` (`extend` on a
+//! struct applies to every field of that type; `extend("default" = ...)` and
+//! `extend("nullable" = ...)` are the field's default and nullability; an optional
+//! `Option<T>` is nullable, a `#[schemars(required)]` one is not), `#[serde(flatten)]` maps
+//! (unknown fields kept). Only what can be read without compiling is accepted; anything else is an error at its `file:line:column`
 //! (a test in every crate of this repository checks the manifests against `crd()`).
 //!
 //! Types are found by name: in the same file first, then in any file of the directory.
@@ -13,6 +16,9 @@
 //! [`Options::schemas`]: super::Options::schemas
 
 mod attrs;
+mod values;
+
+use values::{container_validation, default_value};
 
 use std::collections::BTreeMap;
 
@@ -23,7 +29,8 @@ use super::types::{option_inner, type_args};
 use crate::frontend::schema::validation;
 use crate::frontend::{Error, Result};
 use crate::model::{
-    EnumDef, EnumVariant, Field, RootType, StructDef, TypeDef, TypeDefKind, TypeRef, Validation,
+    Additional, EnumDef, EnumVariant, Field, RootType, StructDef, TypeDef, TypeDefKind, TypeRef,
+    Validation,
 };
 
 /// A declaration in the sources.
@@ -94,7 +101,7 @@ fn pick<'a, T: Copy>(entries: Option<&Vec<Entry<'a, T>>>, file: &str) -> Option<
     }
 }
 
-fn error(file: &str, span: proc_macro2::Span, message: impl Into<String>) -> Error {
+pub(super) fn error(file: &str, span: proc_macro2::Span, message: impl Into<String>) -> Error {
     Error::Input {
         at: location(file, span),
         message: message.into(),
@@ -127,6 +134,8 @@ pub(super) fn resolve(
         types: BTreeMap::new(),
         order: Vec::new(),
         stack: Vec::new(),
+        containers: BTreeMap::new(),
+        defaults: BTreeMap::new(),
     };
     for (field, syn_field) in def.fields.iter_mut().zip(&data.fields) {
         if field.wire_name == "metadata" {
@@ -134,6 +143,8 @@ pub(super) fn resolve(
         }
         let ty = option_inner(&syn_field.ty).unwrap_or(&syn_field.ty);
         field.ty = resolver.type_ref(ty, file)?;
+        field.validation = resolver.type_validation(&field.ty, file, syn_field)?;
+        field.default = resolver.type_default(&field.ty);
     }
     hand.types = resolver
         .order
@@ -152,6 +163,10 @@ struct Resolver<'i, 'a> {
     order: Vec<String>,
     /// The types being read, to refuse recursion (a CRD schema is inlined).
     stack: Vec<String>,
+    /// The validations of structs' own `#[schemars(extend(...))]`, by type name.
+    containers: BTreeMap<String, Validation>,
+    /// The defaults of structs' own `#[schemars(extend("default" = ...))]`, by type name.
+    defaults: BTreeMap<String, serde_json::Value>,
 }
 
 impl Resolver<'_, '_> {
@@ -278,11 +293,24 @@ impl Resolver<'_, '_> {
                 "`kubegen crd` reads structs with named fields (a newtype's schema is its inner type's: use that type)",
             ));
         };
+        let own = container_validation(file, item, &container.extend)?;
+        if !own.is_empty() {
+            self.containers.insert(item.ident.to_string(), own);
+        }
+        if let Some((_, default)) = container.extend.iter().find(|(key, _)| key == "default") {
+            self.defaults
+                .insert(item.ident.to_string(), default.clone());
+        }
         let mut fields = Vec::new();
+        let mut additional = None;
         for f in &named.named {
             let Some(ident) = &f.ident else { continue };
             let member = attrs::member(&f.attrs).map_err(|e| syn_error(file, &e))?;
             if member.skip {
+                continue;
+            }
+            if member.flatten {
+                additional = Some(self.flattened(file, f)?);
                 continue;
             }
             let rust_name = ident.to_string();
@@ -304,10 +332,30 @@ impl Resolver<'_, '_> {
                 (None, Some(inner)) => self.type_ref(inner, file)?,
                 (None, None) => self.type_ref(&f.ty, file)?,
             };
-            let mut validation = Validation::default();
+            let mut validation = self.type_validation(&ty, file, f)?;
             self.validation(file, f, &member, &ty, &mut validation)?;
-            let default = default_value(file, f, &member, &ty)?;
-            let nullable = inner.is_some() && written_schema.is_none() && ty != TypeRef::Json;
+            let written_default = member
+                .extend
+                .iter()
+                .find(|(key, _)| key == "default")
+                .map(|(_, value)| value.clone());
+            let default = match written_default.or_else(|| self.type_default(&ty)) {
+                Some(value) => Some(value),
+                None => default_value(file, f, &member, &ty)?,
+            };
+            // schemars writes an optional `Option<T>` as nullable (not a required one, nor
+            // `Option<Value>`); `extend("nullable" = ...)` says it outright.
+            let written_nullable = member
+                .extend
+                .iter()
+                .find(|(key, _)| key == "nullable")
+                .map(|(_, value)| value.as_bool() == Some(true));
+            let nullable = written_nullable.unwrap_or(
+                inner.is_some()
+                    && !member.required
+                    && written_schema.is_none()
+                    && ty != TypeRef::Json,
+            );
             fields.push(Field {
                 wire_name,
                 rust_name,
@@ -329,10 +377,67 @@ impl Resolver<'_, '_> {
             docs: attrs::docs(&item.attrs),
             kind: TypeDefKind::Struct(StructDef {
                 fields,
-                additional: None,
+                additional,
                 root: None,
             }),
         })
+    }
+
+    /// A `#[serde(flatten)]` field: a map with `String` keys holding the properties the
+    /// struct does not declare.
+    fn flattened(&mut self, file: &str, field: &syn::Field) -> Result<Additional> {
+        let ty = self.type_ref(&field.ty, file)?;
+        let TypeRef::Map(value) = ty else {
+            return Err(error(
+                file,
+                field_span(field),
+                "`kubegen crd` reads `#[serde(flatten)]` on maps with `String` keys (the \
+                 struct keeps unknown fields), not on other types",
+            ));
+        };
+        Ok(Additional {
+            rust_name: field
+                .ident
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+            value: *value,
+        })
+    }
+
+    /// The default a field of type `ty` gets from its struct's own
+    /// `#[schemars(extend("default" = ...))]`.
+    fn type_default(&self, ty: &TypeRef) -> Option<serde_json::Value> {
+        match ty {
+            TypeRef::Named(name) => self.defaults.get(name).cloned(),
+            _ => None,
+        }
+    }
+
+    /// The validations a field of type `ty` gets from its struct's own
+    /// `#[schemars(extend(...))]`; an error when that struct is inside a list or map,
+    /// where the model keeps no validations.
+    fn type_validation(&self, ty: &TypeRef, file: &str, field: &syn::Field) -> Result<Validation> {
+        if let TypeRef::Named(name) = ty {
+            return Ok(self.containers.get(name).cloned().unwrap_or_default());
+        }
+        let mut nested = None;
+        ty.visit_named(&mut |name| {
+            if self.containers.contains_key(name) || self.defaults.contains_key(name) {
+                nested.get_or_insert_with(|| name.to_owned());
+            }
+        });
+        match nested {
+            Some(name) => Err(error(
+                file,
+                field_span(field),
+                format!(
+                    "`kubegen crd` reads `#[schemars(extend(...))]` on `{name}` where a field \
+                     is of that type, not inside a list or map: put it on the field"
+                ),
+            )),
+            None => Ok(Validation::default()),
+        }
     }
 
     /// The validations of a field, by its (resolved) type as schemars applies them.
@@ -356,7 +461,8 @@ impl Resolver<'_, '_> {
         if matches!(ty, TypeRef::String) {
             into.pattern = member.pattern.clone();
         }
-        for (key, value) in &member.extend {
+        let own = |key: &&(String, serde_json::Value)| key.0 != "default" && key.0 != "nullable";
+        for (key, value) in member.extend.iter().filter(own) {
             let known = validation::read_one(key, value, into)
                 .map_err(|e| error(file, field_span(field), e))?;
             if !known {
@@ -365,7 +471,7 @@ impl Resolver<'_, '_> {
                     field_span(field),
                     format!(
                         "`kubegen crd` reads validation keys and `x-kubernetes-*` extensions in \
-                         `extend`, not `{key}` (it knows {})",
+                         `extend`, not `{key}` (it knows default, nullable, {})",
                         validation::KEYS.join(", ")
                     ),
                 ));
@@ -416,76 +522,16 @@ impl Resolver<'_, '_> {
     }
 }
 
-/// The schema default of a `#[serde(default)]` field, as schemars writes it: the type's
-/// `Default` value serialized, unless `skip_serializing_if` would skip it. Only the values
-/// kubegen knows without compiling are read.
-fn default_value(
-    file: &str,
-    field: &syn::Field,
-    member: &attrs::MemberAttrs,
-    ty: &TypeRef,
-) -> Result<Option<serde_json::Value>> {
-    use serde_json::{Map, Value};
-    let Some(default) = &member.default else {
-        return Ok(None);
-    };
-    // `None` serializes as null, which the API server's schema does not keep.
-    if member.skip_serializing || option_inner(&field.ty).is_some() {
-        return Ok(None);
-    }
-    if let Some(path) = default {
-        return Err(error(
-            file,
-            path.span(),
-            "`kubegen crd` cannot call a default function (schemars writes its value as the \
-             schema default); use `#[serde(default)]` or leave the field required",
-        ));
-    }
-    let value = match ty {
-        TypeRef::String => Value::String(String::new()),
-        TypeRef::Bool => Value::Bool(false),
-        TypeRef::I32 | TypeRef::I64 => Value::from(0),
-        TypeRef::Vec(_) => Value::Array(Vec::new()),
-        TypeRef::Map(_) => Value::Object(Map::new()),
-        _ => {
-            return Err(error(
-                file,
-                field_span(field),
-                "`kubegen crd` cannot compute this type's `Default` value (schemars writes it as \
-                 the schema default); add `skip_serializing_if` or make the field an `Option`",
-            ));
-        }
-    };
-    let Some(predicate) = &member.skip_serializing_if else {
-        return Ok(Some(value));
-    };
-    let skips_empty = predicate
-        .value()
-        .rsplit("::")
-        .next()
-        .is_some_and(|name| name == "is_empty" || name == "is_none");
-    let empty = match &value {
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-        _ => false,
-    };
-    if skips_empty && empty {
-        return Ok(None);
-    }
-    Err(error(
-        file,
-        predicate.span(),
-        "`kubegen crd` cannot evaluate this `skip_serializing_if` on the default value \
-         (it reads `is_empty` and `is_none`)",
-    ))
-}
-
-fn field_span(field: &syn::Field) -> proc_macro2::Span {
+pub(super) fn field_span(field: &syn::Field) -> proc_macro2::Span {
     field
         .ident
         .as_ref()
         .map_or_else(|| syn::spanned::Spanned::span(&field.ty), |i| i.span())
+}
+
+/// The JSON of a `json!` literal's tokens.
+pub(super) fn json_literal(tokens: &proc_macro2::TokenStream) -> syn::Result<serde_json::Value> {
+    attrs::json_text(&tokens.to_string(), tokens)
 }
 
 /// A unit-only enum as a string enum, its values in the order schemars lists them.

@@ -119,3 +119,51 @@ fn generate_does_not_read_field_types() {
     .unwrap();
     assert!(hand(&model).types.is_empty());
 }
+
+#[test]
+fn struct_extends_flattened_maps_and_written_defaults() {
+    let text = format!(
+        "{ROOT}#[schemars(extend(\"x-kubernetes-validations\" = [{{\"rule\": \"self.a > 0\",}}], \"default\" = {{\"a\": 1}}))]\n\
+         pub struct FooSpec {{\n\
+         #[schemars(extend(\"default\" = \"fast\", \"maxLength\" = 9))]\npub mode: Option<String>,\n\
+         pub a: i32,\n\
+         pub inner: Inner,\n\
+         #[serde(flatten)]\npub rest: BTreeMap<String, Value>,\n}}\n\
+         #[schemars(extend(\"minProperties\" = 1))]\npub struct Inner {{ pub b: String }}\n"
+    );
+    let model = load(&[("v1.rs", &text)]).unwrap();
+    let hand = hand(&model);
+    let TypeDefKind::Struct(root) = &hand.def.kind else {
+        panic!()
+    };
+    // The root field takes its struct's own validations and default (trailing commas read).
+    assert_eq!(root.fields[1].validation.rules[0].rule, "self.a > 0");
+    assert_eq!(root.fields[1].default, Some(serde_json::json!({ "a": 1 })));
+    let TypeDefKind::Struct(spec) = &named(hand, "FooSpec").kind else {
+        panic!()
+    };
+    assert_eq!(spec.fields[0].default, Some(serde_json::json!("fast")));
+    assert_eq!(spec.fields[0].validation.max_length, Some(9));
+    assert_eq!(spec.fields[2].validation.min_properties, Some(1));
+    let additional = spec.additional.as_ref().expect("flattened map");
+    assert_eq!(
+        (additional.rust_name.as_str(), &additional.value),
+        ("rest", &TypeRef::Json)
+    );
+    assert_eq!(spec.fields.len(), 3);
+}
+
+#[test]
+fn struct_extends_inside_lists_and_flattened_non_maps_are_errors() {
+    let text = format!(
+        "{ROOT}pub struct FooSpec {{ pub items: Vec<Inner> }}\n\
+         #[schemars(extend(\"minProperties\" = 1))]\npub struct Inner {{ pub b: String }}\n"
+    );
+    let error = load(&[("v1.rs", &text)]).unwrap_err().to_string();
+    assert!(error.contains("not inside a list or map"), "{error}");
+    let text = format!(
+        "{ROOT}pub struct FooSpec {{ #[serde(flatten)] pub inner: Inner }}\npub struct Inner {{ pub b: String }}\n"
+    );
+    let error = load(&[("v1.rs", &text)]).unwrap_err().to_string();
+    assert!(error.contains("`#[serde(flatten)]` on maps"), "{error}");
+}
