@@ -720,3 +720,36 @@ async fn without_a_request_timeout_nothing_is_given_up() {
     assert!(waited.is_err(), "the list was given up");
     assert!(reported(&errors).is_empty());
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_streaming_list_past_its_server_timeout_is_abandoned_and_started_over() {
+    let script = Arc::new(Script::default());
+    script.watches.lock().unwrap().extend([
+        // The initial events never end, and the server never closes the watch.
+        WatchScript::Events {
+            events: vec![Ok(WatchEvent::Added(cm("a", "1")))],
+            close: false,
+        },
+        WatchScript::Events {
+            events: vec![Ok(WatchEvent::Added(cm("a", "1"))), bookmark("1", true)],
+            close: false,
+        },
+    ]);
+    let config = ReflectorConfig::default()
+        .streaming_initial_list(true)
+        .request_timeout(Duration::from_secs(5));
+    let (mut r, store, errors) = reflector(&script, config);
+    let state = run_steps(&mut r, State::Empty, 3).await;
+    assert!(
+        matches!(&state, State::Backoff { then, .. } if matches!(**then, State::Empty)),
+        "{state:?}"
+    );
+    assert!(store.list().is_empty(), "a partial initial list was cached");
+    assert_eq!(
+        reported(&errors),
+        ["reflector reflector: an open watch past its timeoutSeconds got no answer within 5s"]
+    );
+    let state = run_steps(&mut r, state, 4).await;
+    assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "1"));
+    assert_eq!(rvs(&store), expect(&[("a", "1")]));
+}
