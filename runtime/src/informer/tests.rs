@@ -79,8 +79,12 @@ fn live_watch(script: &Script) -> Live {
     tx
 }
 
+/// An informer over `script`, without request deadlines: its handlers run on OS threads,
+/// which the paused clock does not wait for, so a pending deadline would be jumped to
+/// while a test waits on a handler.
 fn informer(script: &Arc<Script>, config: InformerConfig<ConfigMap>) -> SharedInformer<ConfigMap> {
-    SharedInformer::new(script.clone(), config)
+    let reflector = config.reflector.clone().request_timeout(Duration::ZERO);
+    SharedInformer::new(script.clone(), config.reflector(reflector))
 }
 
 #[tokio::test(start_paused = true)]

@@ -43,6 +43,12 @@ pub struct ReflectorConfig<K> {
     /// Watches ask the server to close them after a random time in `[min, 2 * min)`
     /// (default 5 minutes).
     pub min_watch_timeout: Duration,
+    /// How long one list page, or the opening of a watch, may go unanswered (default
+    /// 60 s, the API server's own limit for a request); also how long past its
+    /// `timeoutSeconds` a watch may stay open. Past that the connection is presumed
+    /// dead: the request is abandoned and retried after a backoff. `None`: wait as
+    /// long as the transport does.
+    pub request_timeout: Option<Duration>,
     /// Stream the initial list through a watch (`sendInitialEvents=true`) instead of
     /// listing. Falls back to list+watch if the server refuses.
     pub streaming_initial_list: bool,
@@ -63,6 +69,7 @@ impl<K> Clone for ReflectorConfig<K> {
             page_size: self.page_size,
             backoff: self.backoff,
             min_watch_timeout: self.min_watch_timeout,
+            request_timeout: self.request_timeout,
             streaming_initial_list: self.streaming_initial_list,
             transform: self.transform.clone(),
             metrics: self.metrics.clone(),
@@ -80,6 +87,7 @@ impl<K> std::fmt::Debug for ReflectorConfig<K> {
             .field("page_size", &self.page_size)
             .field("backoff", &self.backoff)
             .field("min_watch_timeout", &self.min_watch_timeout)
+            .field("request_timeout", &self.request_timeout)
             .field("streaming_initial_list", &self.streaming_initial_list)
             .field("transform", &self.transform.is_some())
             .finish_non_exhaustive()
@@ -95,6 +103,7 @@ impl<K> Default for ReflectorConfig<K> {
             page_size: 500,
             backoff: DEFAULT_BACKOFF,
             min_watch_timeout: Duration::from_secs(300),
+            request_timeout: Some(Duration::from_secs(60)),
             streaming_initial_list: false,
             transform: None,
             metrics: Arc::new(NoopMetrics),
@@ -143,6 +152,15 @@ impl<K> ReflectorConfig<K> {
     #[must_use]
     pub fn min_watch_timeout(mut self, min: Duration) -> Self {
         self.min_watch_timeout = min;
+        self
+    }
+
+    /// Sets the request timeout: how long a list page or a watch's opening may go
+    /// unanswered, and how long a watch may outlive its `timeoutSeconds` (zero: no
+    /// bound).
+    #[must_use]
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = Some(timeout).filter(|t| !t.is_zero());
         self
     }
 

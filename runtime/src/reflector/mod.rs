@@ -9,6 +9,11 @@
 //! list (`sendInitialEvents`); applies an optional transform before caching. Errors are
 //! logged with `tracing` and passed to the configured error handler; they never stop it.
 //!
+//! It never waits on the network without a bound: a list page or a watch's opening
+//! unanswered for the request timeout (60 s), or a watch still open that long past the
+//! `timeoutSeconds` it asked for, means a dead connection; the reflector gives the
+//! request up and retries, as client-go's health checks make it do.
+//!
 //! ```no_run
 //! # async fn demo(client: kube::Client) {
 //! use k8s_openapi::api::core::v1::ConfigMap;
@@ -97,6 +102,38 @@ pub enum Error {
         /// The reflector's name.
         reflector: String,
     },
+    /// A request got no answer in time (see [`ReflectorConfig::request_timeout`]); the
+    /// reflector gave it up.
+    #[error("reflector {reflector}: {request} got no answer within {after:?}")]
+    Timeout {
+        /// The reflector's name.
+        reflector: String,
+        /// Which request stalled.
+        request: Stalled,
+        /// How long the reflector waited.
+        after: Duration,
+    },
+}
+
+/// The request of an [`Error::Timeout`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stalled {
+    /// A list page.
+    List,
+    /// Opening a watch (its response headers).
+    WatchOpen,
+    /// An open watch that outlived its `timeoutSeconds` by the request timeout.
+    Watch,
+}
+
+impl std::fmt::Display for Stalled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Stalled::List => "a list request",
+            Stalled::WatchOpen => "a watch request",
+            Stalled::Watch => "an open watch past its timeoutSeconds",
+        })
+    }
 }
 
 impl Error {
@@ -107,7 +144,7 @@ impl Error {
             | Error::Watch { source, .. }
             | Error::WatchStream { source, .. } => api_error::status_of(source),
             Error::WatchStatus { status, .. } => Some(status),
-            Error::InitialEventsIncomplete { .. } => None,
+            Error::InitialEventsIncomplete { .. } | Error::Timeout { .. } => None,
         }
     }
 

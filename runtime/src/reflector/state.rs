@@ -10,7 +10,7 @@ use kube::Resource;
 use kube::api::{ListParams, WatchEvent, WatchParams};
 use tokio::time::Instant;
 
-use super::{Delta, DeltaSink, Error, Reflector, WatchStream};
+use super::{Delta, DeltaSink, Error, Reflector, Stalled, WatchStream};
 use crate::error as api_error;
 use crate::key::ObjectKey;
 use crate::metrics::informer::WatchEventKind;
@@ -37,6 +37,8 @@ pub enum State<K> {
         stream: WatchStream<K>,
         /// The objects received so far, by key.
         objects: HashMap<ObjectKey, Arc<K>>,
+        /// When the watch is presumed dead if the server has not closed it.
+        deadline: Option<Instant>,
     },
     /// A watch is open.
     Watching {
@@ -46,6 +48,9 @@ pub enum State<K> {
         stream: WatchStream<K>,
         /// When the watch opened, until its first event arrives.
         quiet_since: Option<Instant>,
+        /// When the watch is presumed dead if the server has not closed it: its
+        /// `timeoutSeconds` plus the request timeout after it was asked for.
+        deadline: Option<Instant>,
     },
     /// Waiting out a backoff before going to `then`.
     Backoff {
@@ -100,15 +105,18 @@ where
             State::Empty if self.streaming => self.start_streaming_list().await,
             State::Empty => self.list().await,
             State::Synced { resource_version } => self.start_watch(resource_version).await,
-            State::StreamingList { stream, objects } => {
-                self.streaming_list_event(stream, objects).await
-            }
+            State::StreamingList {
+                stream,
+                objects,
+                deadline,
+            } => self.streaming_list_event(stream, objects, deadline).await,
             State::Watching {
                 resource_version,
                 stream,
                 quiet_since,
+                deadline,
             } => {
-                self.watch_event(resource_version, stream, quiet_since)
+                self.watch_event(resource_version, stream, quiet_since, deadline)
                     .await
             }
             State::Backoff { until, then } => {
@@ -149,6 +157,58 @@ where
         }
     }
 
+    /// When a watch asked for with `params` and opened now is presumed dead (`None`:
+    /// never).
+    fn watch_deadline(&self, params: &WatchParams) -> Option<Instant> {
+        let asked = Duration::from_secs(params.timeout.map_or(0, u64::from));
+        let grace = self.config.request_timeout?;
+        Instant::now().checked_add(asked.saturating_add(grace))
+    }
+
+    /// The answer to `request`, its failure as `failed` makes it, or
+    /// [`Error::Timeout`] once the request timeout passes without an answer.
+    async fn bounded<T>(
+        &self,
+        stalled: Stalled,
+        request: impl Future<Output = kube::Result<T>>,
+        failed: impl FnOnce(kube::Error) -> Error,
+    ) -> Result<T, Error> {
+        let answer = match self.config.request_timeout {
+            Some(limit) => tokio::time::timeout(limit, request)
+                .await
+                .map_err(|_elapsed| self.stalled(stalled, limit))?,
+            None => request.await,
+        };
+        answer.map_err(failed)
+    }
+
+    /// The next item of an open watch, or [`Error::Timeout`] if `deadline` passes
+    /// first.
+    async fn next_before(
+        &self,
+        stream: &mut WatchStream<K>,
+        deadline: Option<Instant>,
+    ) -> Result<Option<kube::Result<WatchEvent<K>>>, Error> {
+        match deadline {
+            Some(deadline) => tokio::time::timeout_at(deadline, stream.next())
+                .await
+                .map_err(|_elapsed| {
+                    let grace = self.config.request_timeout.unwrap_or_default();
+                    self.stalled(Stalled::Watch, grace)
+                }),
+            None => Ok(stream.next().await),
+        }
+    }
+
+    /// A request that got no answer in time.
+    fn stalled(&self, request: Stalled, after: Duration) -> Error {
+        Error::Timeout {
+            reflector: self.config.name.clone(),
+            request,
+            after,
+        }
+    }
+
     fn transform(&self, object: K) -> Arc<K> {
         match &self.config.transform {
             Some(transform) => Arc::new(transform(object)),
@@ -175,14 +235,17 @@ where
         let mut params = self.list_params();
         let mut objects = Vec::new();
         let resource_version = loop {
-            let page = match self.source.list(&params).await {
+            let failed = |source| Error::List {
+                reflector: self.config.name.clone(),
+                source,
+            };
+            let answer = self
+                .bounded(Stalled::List, self.source.list(&params), failed)
+                .await;
+            let page = match answer {
                 Ok(page) => page,
-                Err(source) => {
+                Err(error) => {
                     self.config.metrics.list_failed();
-                    let error = Error::List {
-                        reflector: self.config.name.clone(),
-                        source,
-                    };
                     self.report(&error);
                     return self.backoff_to(&error, State::Empty);
                 }
@@ -204,17 +267,21 @@ where
         let mut params = self.watch_params();
         params.send_initial_events = true;
         self.config.metrics.watch_started();
-        match self.source.watch(&params, "").await {
+        let deadline = self.watch_deadline(&params);
+        let failed = |source| Error::Watch {
+            reflector: self.config.name.clone(),
+            resource_version: String::new(),
+            source,
+        };
+        let opening = self.source.watch(&params, "");
+        let answer = self.bounded(Stalled::WatchOpen, opening, failed).await;
+        match answer {
             Ok(stream) => State::StreamingList {
                 stream,
                 objects: HashMap::new(),
+                deadline,
             },
-            Err(source) => {
-                let error = Error::Watch {
-                    reflector: self.config.name.clone(),
-                    resource_version: String::new(),
-                    source,
-                };
+            Err(error) => {
                 self.report(&error);
                 self.config.metrics.watch_ended();
                 if error
@@ -234,8 +301,17 @@ where
         &mut self,
         mut stream: WatchStream<K>,
         mut objects: HashMap<ObjectKey, Arc<K>>,
+        deadline: Option<Instant>,
     ) -> State<K> {
-        let event = match stream.next().await {
+        let next = match self.next_before(&mut stream, deadline).await {
+            Ok(next) => next,
+            Err(error) => {
+                self.config.metrics.watch_ended();
+                self.report(&error);
+                return self.backoff_to(&error, State::Empty);
+            }
+        };
+        let event = match next {
             Some(Ok(event)) => event,
             Some(Err(source)) => {
                 let error = Error::WatchStream {
@@ -282,6 +358,7 @@ where
                         resource_version,
                         stream,
                         quiet_since: None,
+                        deadline,
                     };
                 }
             }
@@ -296,7 +373,11 @@ where
                 return self.backoff_to(&error, State::Empty);
             }
         }
-        State::StreamingList { stream, objects }
+        State::StreamingList {
+            stream,
+            objects,
+            deadline,
+        }
     }
 
     fn upsert(&mut self, object: K, resource_version: &mut String) {
@@ -310,19 +391,23 @@ where
     async fn start_watch(&mut self, resource_version: String) -> State<K> {
         let params = self.watch_params();
         self.config.metrics.watch_started();
-        match self.source.watch(&params, &resource_version).await {
+        let deadline = self.watch_deadline(&params);
+        let failed = |source| Error::Watch {
+            reflector: self.config.name.clone(),
+            resource_version: resource_version.clone(),
+            source,
+        };
+        let opening = self.source.watch(&params, &resource_version);
+        let answer = self.bounded(Stalled::WatchOpen, opening, failed).await;
+        match answer {
             Ok(stream) => State::Watching {
                 resource_version,
                 stream,
                 quiet_since: Some(Instant::now()),
+                deadline,
             },
-            Err(source) => {
+            Err(error) => {
                 self.config.metrics.watch_ended();
-                let error = Error::Watch {
-                    reflector: self.config.name.clone(),
-                    resource_version: resource_version.clone(),
-                    source,
-                };
                 self.report(&error);
                 let then = if error.is_gone() {
                     State::Empty
@@ -339,8 +424,18 @@ where
         mut resource_version: String,
         mut stream: WatchStream<K>,
         quiet_since: Option<Instant>,
+        deadline: Option<Instant>,
     ) -> State<K> {
-        let event = match stream.next().await {
+        let next = match self.next_before(&mut stream, deadline).await {
+            Ok(next) => next,
+            Err(error) => {
+                // The server should have closed it by now: the connection is dead.
+                self.config.metrics.watch_ended();
+                self.report(&error);
+                return self.backoff_to(&error, State::Synced { resource_version });
+            }
+        };
+        let event = match next {
             Some(Ok(event)) => event,
             Some(Err(source)) => {
                 self.config.metrics.watch_ended();
@@ -412,6 +507,7 @@ where
             resource_version,
             stream,
             quiet_since: None,
+            deadline,
         }
     }
 }

@@ -92,6 +92,8 @@ pub(crate) enum WatchScript {
     },
     /// Events pushed by the test while it runs; the watch closes when the sender drops.
     Live(tokio::sync::mpsc::UnboundedReceiver<kube::Result<WatchEvent<ConfigMap>>>),
+    /// The request is never answered (a dead connection).
+    Stall,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -111,6 +113,8 @@ pub(crate) enum Call {
 #[derive(Default)]
 pub(crate) struct Script {
     pub(crate) lists: Mutex<VecDeque<kube::Result<ObjectList<ConfigMap>>>>,
+    /// How many of the next list calls are never answered (a dead connection).
+    pub(crate) stalled_lists: Mutex<usize>,
     pub(crate) watches: Mutex<VecDeque<WatchScript>>,
     pub(crate) calls: Mutex<Vec<Call>>,
 }
@@ -124,6 +128,11 @@ impl ListerWatcher<ConfigMap> for Arc<Script> {
             limit: lp.limit,
             continue_token: lp.continue_token.clone(),
         });
+        let mut stalled = self.stalled_lists.lock().unwrap();
+        if *stalled > 0 {
+            *stalled -= 1;
+            return futures::future::pending().boxed();
+        }
         let next = self
             .lists
             .lock()
@@ -152,6 +161,7 @@ impl ListerWatcher<ConfigMap> for Arc<Script> {
             .expect("unscripted watch");
         async move {
             match next {
+                WatchScript::Stall => futures::future::pending().await,
                 WatchScript::Fail(e) => Err(e),
                 WatchScript::Live(rx) => Ok(tokio_stream_from(rx)),
                 WatchScript::Events {
@@ -572,4 +582,174 @@ fn tokio_stream_from(
     mut rx: tokio::sync::mpsc::UnboundedReceiver<kube::Result<WatchEvent<ConfigMap>>>,
 ) -> WatchStream<ConfigMap> {
     futures::stream::poll_fn(move |cx| rx.poll_recv(cx)).boxed()
+}
+
+/// The error messages the reflector reported.
+fn reported(errors: &Errors) -> Vec<String> {
+    errors.lock().unwrap().clone()
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unanswered_list_is_given_up_after_the_request_timeout_and_retried() {
+    let script = Arc::new(Script::default());
+    *script.stalled_lists.lock().unwrap() = 1;
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![cm("a", "1")], "1", None));
+    let config = ReflectorConfig::default().request_timeout(Duration::from_secs(5));
+    let (mut r, store, errors) = reflector(&script, config);
+    let asked = Instant::now();
+    let state = r.step(State::Empty).await;
+    assert_eq!(asked.elapsed(), Duration::from_secs(5));
+    assert!(
+        matches!(&state, State::Backoff { then, .. } if matches!(**then, State::Empty)),
+        "{state:?}"
+    );
+    assert_eq!(
+        reported(&errors),
+        ["reflector reflector: a list request got no answer within 5s"]
+    );
+    let state = run_steps(&mut r, state, 2).await;
+    assert!(matches!(&state, State::Synced { resource_version } if resource_version == "1"));
+    assert_eq!(rvs(&store), expect(&[("a", "1")]));
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unanswered_watch_is_given_up_and_reopened_from_the_same_version() {
+    let script = Arc::new(Script::default());
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![], "7", None));
+    script.watches.lock().unwrap().extend([
+        WatchScript::Stall,
+        WatchScript::Events {
+            events: vec![Ok(WatchEvent::Added(cm("a", "8")))],
+            close: false,
+        },
+    ]);
+    let config = ReflectorConfig::default().request_timeout(Duration::from_secs(5));
+    let (mut r, store, errors) = reflector(&script, config);
+    let state = run_steps(&mut r, State::Empty, 2).await;
+    assert!(
+        matches!(&state, State::Backoff { then, .. }
+            if matches!(&**then, State::Synced { resource_version } if resource_version == "7")),
+        "{state:?}"
+    );
+    assert_eq!(
+        reported(&errors),
+        ["reflector reflector: a watch request got no answer within 5s"]
+    );
+    let state = run_steps(&mut r, state, 3).await;
+    assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "8"));
+    assert_eq!(rvs(&store), expect(&[("a", "8")]));
+    let calls = script.calls.lock().unwrap().clone();
+    let watched_from: Vec<_> = calls
+        .iter()
+        .filter_map(|c| match c {
+            Call::Watch { rv, .. } => Some(rv.as_str()),
+            Call::List { .. } => None,
+        })
+        .collect();
+    assert_eq!(watched_from, ["7", "7"], "no relist: {calls:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_watch_open_past_its_server_timeout_is_abandoned_and_resumed() {
+    let script = Arc::new(Script::default());
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![], "3", None));
+    script.watches.lock().unwrap().extend([
+        // The server never closes it: past timeoutSeconds the connection is dead.
+        WatchScript::Events {
+            events: vec![Ok(WatchEvent::Added(cm("a", "4")))],
+            close: false,
+        },
+        WatchScript::Events {
+            events: vec![],
+            close: false,
+        },
+    ]);
+    let config = ReflectorConfig::default()
+        .min_watch_timeout(Duration::from_secs(10))
+        .request_timeout(Duration::from_secs(5));
+    let (mut r, store, errors) = reflector(&script, config);
+    let state = run_steps(&mut r, State::Empty, 3).await;
+    assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "4"));
+    let opened = Instant::now();
+    let state = r.step(state).await;
+    let Some(Call::Watch {
+        timeout: Some(asked),
+        ..
+    }) = script.calls.lock().unwrap().get(1).cloned()
+    else {
+        panic!("the watch asked for no timeout")
+    };
+    assert_eq!(
+        opened.elapsed(),
+        Duration::from_secs(u64::from(asked) + 5),
+        "given up at timeoutSeconds plus the request timeout"
+    );
+    assert!(
+        matches!(&state, State::Backoff { then, .. }
+            if matches!(&**then, State::Synced { resource_version } if resource_version == "4")),
+        "{state:?}"
+    );
+    assert_eq!(
+        reported(&errors),
+        ["reflector reflector: an open watch past its timeoutSeconds got no answer within 5s"]
+    );
+    let state = run_steps(&mut r, state, 2).await;
+    assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "4"));
+    assert_eq!(rvs(&store), expect(&[("a", "4")]));
+}
+
+#[tokio::test(start_paused = true)]
+async fn without_a_request_timeout_nothing_is_given_up() {
+    let script = Arc::new(Script::default());
+    *script.stalled_lists.lock().unwrap() = 1;
+    let config = ReflectorConfig::default().request_timeout(Duration::ZERO);
+    let (mut r, _store, errors) = reflector(&script, config);
+    let waited = tokio::time::timeout(Duration::from_secs(3600), r.step(State::Empty)).await;
+    assert!(waited.is_err(), "the list was given up");
+    assert!(reported(&errors).is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_streaming_list_past_its_server_timeout_is_abandoned_and_started_over() {
+    let script = Arc::new(Script::default());
+    script.watches.lock().unwrap().extend([
+        // The initial events never end, and the server never closes the watch.
+        WatchScript::Events {
+            events: vec![Ok(WatchEvent::Added(cm("a", "1")))],
+            close: false,
+        },
+        WatchScript::Events {
+            events: vec![Ok(WatchEvent::Added(cm("a", "1"))), bookmark("1", true)],
+            close: false,
+        },
+    ]);
+    let config = ReflectorConfig::default()
+        .streaming_initial_list(true)
+        .request_timeout(Duration::from_secs(5));
+    let (mut r, store, errors) = reflector(&script, config);
+    let state = run_steps(&mut r, State::Empty, 3).await;
+    assert!(
+        matches!(&state, State::Backoff { then, .. } if matches!(**then, State::Empty)),
+        "{state:?}"
+    );
+    assert!(store.list().is_empty(), "a partial initial list was cached");
+    assert_eq!(
+        reported(&errors),
+        ["reflector reflector: an open watch past its timeoutSeconds got no answer within 5s"]
+    );
+    let state = run_steps(&mut r, state, 4).await;
+    assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "1"));
+    assert_eq!(rvs(&store), expect(&[("a", "1")]));
 }

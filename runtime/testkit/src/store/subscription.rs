@@ -76,3 +76,74 @@ impl Subscription {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::net::{Ipv4Addr, SocketAddr};
+
+    use super::*;
+    use crate::store::registry::StorageKey;
+    use crate::store::shared::ApiServerConfig;
+    use crate::store::storage::Cluster;
+    use crate::store::watch::Filter;
+
+    fn shared() -> Arc<Shared> {
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
+        Arc::new(Shared::new(
+            Cluster::new(10),
+            ApiServerConfig::default(),
+            address,
+        ))
+    }
+
+    fn open(shared: &Arc<Shared>, timeout: Duration) -> Subscription {
+        let storage = StorageKey {
+            group: String::new(),
+            plural: "configmaps".to_owned(),
+        };
+        let initial = vec![WatchItem::Bookmark {
+            rv: 1,
+            initial_end: false,
+        }];
+        let (id, rx) = shared
+            .lock()
+            .watchers
+            .register(storage, Filter::default(), true, initial);
+        Subscription {
+            shared: shared.clone(),
+            id: Some(id),
+            rx,
+            kill: shared.kill_receiver(),
+            deadline: Instant::now() + timeout,
+            bookmarks: None,
+            finished: false,
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_paused_watch_still_ends_at_its_timeout() {
+        let shared = shared();
+        shared.lock().watchers.pause();
+        let mut subscription = open(&shared, Duration::from_secs(2));
+        let opened = Instant::now();
+        assert!(subscription.next().await.is_none(), "a held item was sent");
+        assert_eq!(opened.elapsed(), Duration::from_secs(2));
+        drop(subscription);
+        assert_eq!(
+            shared.lock().watchers.len(),
+            0,
+            "the ended watch unregistered"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_killed_watch_ends_even_while_paused() {
+        let shared = shared();
+        shared.lock().watchers.pause();
+        let mut subscription = open(&shared, Duration::from_secs(60));
+        shared.kill_watches();
+        let opened = Instant::now();
+        assert!(subscription.next().await.is_none());
+        assert_eq!(opened.elapsed(), Duration::ZERO);
+    }
+}

@@ -187,7 +187,9 @@ impl Watchers {
         }
     }
 
-    /// Forgets every watcher (their streams end).
+    /// Forgets every watcher (their streams end) and the items held for them. Delivery
+    /// stays paused if it was: a restart keeps its faults armed, so watches opened after
+    /// it are held back too until [`Watchers::resume`].
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
         self.pending.clear();
@@ -240,6 +242,64 @@ mod tests {
             Some(EventType::Deleted)
         );
         assert_eq!(filter.translate(&outside).map(|e| e.0), None);
+    }
+
+    fn configmaps() -> StorageKey {
+        StorageKey {
+            group: String::new(),
+            plural: "configmaps".to_owned(),
+        }
+    }
+
+    fn delivered(rx: &mut mpsc::UnboundedReceiver<WatchItem>) -> Vec<String> {
+        std::iter::from_fn(|| rx.try_recv().ok())
+            .map(|item| match item {
+                WatchItem::Event(kind, object) => {
+                    format!("{kind:?} {}", object["metadata"]["name"])
+                }
+                WatchItem::Bookmark { rv, .. } => format!("bookmark {rv}"),
+                WatchItem::Error(error) => format!("error {}", error.code),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_restart_while_paused_drops_held_items_and_keeps_holding_until_resume() {
+        let mut watchers = Watchers::default();
+        let created = Event {
+            rv: 9,
+            storage: configmaps(),
+            kind: EventType::Added,
+            object: Arc::new(json!({"metadata": {"name": "a", "namespace": "ns"}})),
+            previous: None,
+        };
+        let (_, mut before) = watchers.register(configmaps(), Filter::default(), true, Vec::new());
+        watchers.pause();
+        watchers.dispatch(&created);
+        // The restart ends the watch: what was held for it goes with it.
+        watchers.clear();
+        assert!(delivered(&mut before).is_empty());
+        assert_eq!(
+            before.try_recv().err(),
+            Some(mpsc::error::TryRecvError::Disconnected),
+            "the ended watch's channel closes"
+        );
+        // The client re-watches from before the event: the replay is held too.
+        let replay = vec![WatchItem::Event(EventType::Added, created.object.clone())];
+        let (after_id, mut after) =
+            watchers.register(configmaps(), Filter::default(), true, replay);
+        watchers.bookmark(after_id, 9);
+        watchers.periodic_bookmark(after_id, 9);
+        assert!(delivered(&mut after).is_empty());
+        watchers.resume();
+        assert_eq!(delivered(&mut after), ["Added \"a\"", "bookmark 9"]);
+        watchers.dispatch(&Event {
+            rv: 10,
+            kind: EventType::Deleted,
+            previous: Some(created.object.clone()),
+            ..created
+        });
+        assert_eq!(delivered(&mut after), ["Deleted \"a\""]);
     }
 
     #[test]
