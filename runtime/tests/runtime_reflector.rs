@@ -418,9 +418,22 @@ async fn updates_racing_relists_converge() {
         tokio::spawn(async move {
             for i in 0..150usize {
                 if i % 20 == 10 {
-                    // Force a 410 relist in the middle of the writes.
+                    // Force a 410 relist in the middle of the writes: with delivery paused,
+                    // the reflector has not seen this write, so the version it re-watches
+                    // from is older than the compaction (a caught-up reflector would get
+                    // no 410, and the relist would depend on timing).
+                    faults.pause_watches();
+                    let _ = api
+                        .patch(
+                            &format!("cm-{}", i % 30),
+                            &PatchParams::default(),
+                            &Patch::Merge(json!({"data": {"held": i.to_string()}})),
+                        )
+                        .await
+                        .expect("cm-0, cm-10 and cm-20 are never deleted");
                     faults.compact();
                     faults.drop_watches();
+                    faults.resume_watches();
                 }
                 let name = format!("cm-{}", i % 30);
                 match i % 10 {
