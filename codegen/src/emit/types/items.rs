@@ -137,6 +137,7 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
         None => (quote! { #serde::Serialize, }, TokenStream::new()),
     };
     let clone = deepcopy::generated_struct(ty, s)?;
+    let defaults = super::defaults::struct_impl(ctx, ty, s);
     Ok(quote! {
         #docs
         #[derive(Debug, #default PartialEq, #serialize #serde::Deserialize)]
@@ -148,6 +149,7 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
         }
         #clone
         #impls
+        #defaults
     })
 }
 

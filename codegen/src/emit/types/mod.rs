@@ -4,6 +4,7 @@
 //! (hand-written or k8s-openapi's) have nothing here; versions and groups with no
 //! generated types get no module.
 
+mod defaults;
 mod items;
 
 use std::collections::{BTreeSet, HashMap};

@@ -70,6 +70,26 @@ const _: () = {
         }
     }
 };
+const _: () = {
+    impl Thing {
+        /// This value with the schema's defaults applied as the API server applies
+        /// them (see [`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server's structural defaulting
+        /// does: absent fields with a default (and `null`s of fields that are not
+        /// nullable) take it, then the fields, list items and map values below get
+        /// theirs. Fields already set are kept.
+        pub fn apply_defaults(&mut self) {
+            if let ::core::option::Option::Some(value0) = self.spec.as_mut() {
+                value0.apply_defaults();
+            }
+        }
+    }
+};
 #[derive(Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ThingSpec {
@@ -132,6 +152,28 @@ const _: () = {
             ::core::clone::Clone::clone_from(&mut self.must_exist, &source.must_exist);
             ::core::clone::Clone::clone_from(&mut self.plain, &source.plain);
             ::core::clone::Clone::clone_from(&mut self.values, &source.values);
+        }
+    }
+};
+const _: () = {
+    impl ThingSpec {
+        /// This value with the schema's defaults applied as the API server applies
+        /// them (see [`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server's structural defaulting
+        /// does: absent fields with a default (and `null`s of fields that are not
+        /// nullable) take it, then the fields, list items and map values below get
+        /// theirs. Fields already set are kept.
+        pub fn apply_defaults(&mut self) {
+            if self.maybe_count.is_none() {
+                self.maybe_count = ::core::option::Option::Some(
+                    ::core::option::Option::Some(3),
+                );
+            }
         }
     }
 };

@@ -81,6 +81,26 @@ const _: () = {
         }
     }
 };
+const _: () = {
+    impl Shape {
+        /// This value with the schema's defaults applied as the API server applies
+        /// them (see [`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server's structural defaulting
+        /// does: absent fields with a default (and `null`s of fields that are not
+        /// nullable) take it, then the fields, list items and map values below get
+        /// theirs. Fields already set are kept.
+        pub fn apply_defaults(&mut self) {
+            if let ::core::option::Option::Some(value0) = self.spec.as_mut() {
+                value0.apply_defaults();
+            }
+        }
+    }
+};
 #[derive(Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ShapeSpec {
@@ -205,6 +225,28 @@ const _: () = {
             ::core::clone::Clone::clone_from(&mut self.template, &source.template);
             ::core::clone::Clone::clone_from(&mut self.values, &source.values);
             ::core::clone::Clone::clone_from(&mut self.when, &source.when);
+        }
+    }
+};
+const _: () = {
+    impl ShapeSpec {
+        /// This value with the schema's defaults applied as the API server applies
+        /// them (see [`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server's structural defaulting
+        /// does: absent fields with a default (and `null`s of fields that are not
+        /// nullable) take it, then the fields, list items and map values below get
+        /// theirs. Fields already set are kept.
+        pub fn apply_defaults(&mut self) {
+            if self.mode.is_none() {
+                self.mode = ::core::option::Option::Some(
+                    ::std::string::String::from("fast"),
+                );
+            }
         }
     }
 };
