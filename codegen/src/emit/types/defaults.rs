@@ -32,13 +32,13 @@ use serde_json::Value;
 use super::items::Context;
 use crate::emit::common::ident;
 use crate::model::{
-    DefaultValue, Field, Presence, StructDef, TypeDef, TypeDefKind, TypeRef, field_default,
+    DefaultValue, Field, Presence, StructDef, TypeDef, TypeDefKind, TypeRef, Version, field_default,
 };
 
 /// The `impl` with `with_defaults` and `apply_defaults` of `ty`, or nothing when no default
 /// applies anywhere below it.
 pub(crate) fn struct_impl(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> TokenStream {
-    if !reaches_default(ctx, &ty.name) {
+    if !ctx.with_defaults.contains(&ty.name) {
         return TokenStream::new();
     }
     let mut body = TokenStream::new();
@@ -63,17 +63,14 @@ pub(crate) fn struct_impl(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Tok
     quote! {
         const _: () = {
             impl #name {
-                /// This value with the schema's defaults applied as the API server applies
-                /// them (see [`apply_defaults`](Self::apply_defaults)).
+                /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
                 #[must_use]
                 pub fn with_defaults(mut self) -> Self {
                     self.apply_defaults();
                     self
                 }
-                /// Applies the schema's defaults as the API server's structural defaulting
-                /// does: absent fields with a default (and `null`s of fields that are not
-                /// nullable) take it, then the fields, list items and map values below get
-                /// theirs. Fields already set are kept.
+                /// Applies the schema's defaults as the API server does: to absent fields
+                /// (and non-nullable `null`s), then to the objects below. Set fields stay.
                 pub fn apply_defaults(&mut self) {
                     #body
                 }
@@ -124,29 +121,48 @@ fn applicable(ctx: &Context<'_>, field: &Field) -> Option<DefaultValue> {
     field_default(field, value, &lookup).ok().flatten()
 }
 
-/// Whether a default applies in the struct `name` or in a struct below it.
-fn reaches_default(ctx: &Context<'_>, name: &str) -> bool {
-    let mut seen = BTreeSet::new();
-    let mut stack = vec![name];
-    while let Some(name) = stack.pop() {
-        if !seen.insert(name) {
-            continue;
+/// The structs of `version` that get the methods: those with a default that applies, and
+/// those with one of them below (computed to a fixed point, since structs nest).
+pub(super) fn with_defaults(version: &Version) -> BTreeSet<String> {
+    let lookup = |name: &str| version.types.iter().find(|t| t.name == name);
+    let structs: Vec<(&str, &StructDef)> = version
+        .types
+        .iter()
+        .filter_map(|t| match &t.kind {
+            TypeDefKind::Struct(s) => Some((t.name.as_str(), s)),
+            _ => None,
+        })
+        .collect();
+    let mut set: BTreeSet<String> = structs
+        .iter()
+        .filter(|(_, s)| {
+            s.fields.iter().any(|f| {
+                f.default
+                    .as_ref()
+                    .is_some_and(|d| matches!(field_default(f, d, &lookup), Ok(Some(_))))
+            })
+        })
+        .map(|(name, _)| (*name).to_owned())
+        .collect();
+    loop {
+        let before = set.len();
+        for (name, s) in &structs {
+            if set.contains(*name) {
+                continue;
+            }
+            let mut below = false;
+            let types = s.fields.iter().map(|f| &f.ty);
+            for ty in types.chain(s.additional.as_ref().map(|a| &a.value)) {
+                ty.visit_named(&mut |n| below |= set.contains(n));
+            }
+            if below {
+                set.insert((*name).to_owned());
+            }
         }
-        let Some(def) = ctx.version.types.iter().find(|t| t.name == name) else {
-            continue;
-        };
-        let TypeDefKind::Struct(s) = &def.kind else {
-            continue;
-        };
-        if s.fields.iter().any(|f| applicable(ctx, f).is_some()) {
-            return true;
-        }
-        let types = s.fields.iter().map(|f| &f.ty);
-        for ty in types.chain(s.additional.as_ref().map(|a| &a.value)) {
-            ty.visit_named(&mut |n| stack.push(n));
+        if set.len() == before {
+            return set;
         }
     }
-    false
 }
 
 /// The statements that apply defaults below `place` (a `ty`), if any apply there.
@@ -154,7 +170,7 @@ fn visit(ctx: &Context<'_>, place: TokenStream, ty: &TypeRef, depth: usize) -> O
     let value = format_ident!("value{depth}");
     let inner = |ty: &TypeRef| visit(ctx, quote! { #value }, ty, depth + 1);
     match ty {
-        TypeRef::Named(name) if is_struct(ctx, name) && reaches_default(ctx, name) => {
+        TypeRef::Named(name) if ctx.with_defaults.contains(name) => {
             Some(quote! { #place.apply_defaults(); })
         }
         TypeRef::Boxed(ty) => visit(ctx, place, ty, depth),
@@ -173,13 +189,6 @@ fn visit(ctx: &Context<'_>, place: TokenStream, ty: &TypeRef, depth: usize) -> O
         }
         _ => None,
     }
-}
-
-fn is_struct(ctx: &Context<'_>, name: &str) -> bool {
-    ctx.version
-        .types
-        .iter()
-        .any(|t| t.name == name && matches!(t.kind, TypeDefKind::Struct(_)))
 }
 
 /// A named type of the version as the current module spells it.

@@ -24,6 +24,8 @@ pub(crate) struct Context<'a> {
     pub(crate) paths: &'a Paths,
     /// Types that implement `Default`.
     pub(crate) defaultable: &'a BTreeSet<String>,
+    /// Structs that get `with_defaults()` (see [`super::defaults`]).
+    pub(crate) with_defaults: &'a BTreeSet<String>,
     /// The module of every type of the version.
     pub(crate) type_modules: &'a HashMap<&'a str, &'a str>,
 }

@@ -72,17 +72,14 @@ const _: () = {
 };
 const _: () = {
     impl Thing {
-        /// This value with the schema's defaults applied as the API server applies
-        /// them (see [`apply_defaults`](Self::apply_defaults)).
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
         #[must_use]
         pub fn with_defaults(mut self) -> Self {
             self.apply_defaults();
             self
         }
-        /// Applies the schema's defaults as the API server's structural defaulting
-        /// does: absent fields with a default (and `null`s of fields that are not
-        /// nullable) take it, then the fields, list items and map values below get
-        /// theirs. Fields already set are kept.
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
         pub fn apply_defaults(&mut self) {
             if let ::core::option::Option::Some(value0) = self.spec.as_mut() {
                 value0.apply_defaults();
@@ -157,17 +154,14 @@ const _: () = {
 };
 const _: () = {
     impl ThingSpec {
-        /// This value with the schema's defaults applied as the API server applies
-        /// them (see [`apply_defaults`](Self::apply_defaults)).
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
         #[must_use]
         pub fn with_defaults(mut self) -> Self {
             self.apply_defaults();
             self
         }
-        /// Applies the schema's defaults as the API server's structural defaulting
-        /// does: absent fields with a default (and `null`s of fields that are not
-        /// nullable) take it, then the fields, list items and map values below get
-        /// theirs. Fields already set are kept.
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
         pub fn apply_defaults(&mut self) {
             if self.maybe_count.is_none() {
                 self.maybe_count = ::core::option::Option::Some(

@@ -79,17 +79,14 @@ const _: () = {
 };
 const _: () = {
     impl Widget {
-        /// This value with the schema's defaults applied as the API server applies
-        /// them (see [`apply_defaults`](Self::apply_defaults)).
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
         #[must_use]
         pub fn with_defaults(mut self) -> Self {
             self.apply_defaults();
             self
         }
-        /// Applies the schema's defaults as the API server's structural defaulting
-        /// does: absent fields with a default (and `null`s of fields that are not
-        /// nullable) take it, then the fields, list items and map values below get
-        /// theirs. Fields already set are kept.
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
         pub fn apply_defaults(&mut self) {
             if let ::core::option::Option::Some(value0) = self.spec.as_mut() {
                 value0.apply_defaults();
@@ -184,17 +181,14 @@ const _: () = {
 };
 const _: () = {
     impl WidgetSpec {
-        /// This value with the schema's defaults applied as the API server applies
-        /// them (see [`apply_defaults`](Self::apply_defaults)).
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
         #[must_use]
         pub fn with_defaults(mut self) -> Self {
             self.apply_defaults();
             self
         }
-        /// Applies the schema's defaults as the API server's structural defaulting
-        /// does: absent fields with a default (and `null`s of fields that are not
-        /// nullable) take it, then the fields, list items and map values below get
-        /// theirs. Fields already set are kept.
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
         pub fn apply_defaults(&mut self) {
             if ::core::matches!(
                 self.extra,
@@ -300,17 +294,14 @@ const _: () = {
 };
 const _: () = {
     impl WidgetSpecLimits {
-        /// This value with the schema's defaults applied as the API server applies
-        /// them (see [`apply_defaults`](Self::apply_defaults)).
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
         #[must_use]
         pub fn with_defaults(mut self) -> Self {
             self.apply_defaults();
             self
         }
-        /// Applies the schema's defaults as the API server's structural defaulting
-        /// does: absent fields with a default (and `null`s of fields that are not
-        /// nullable) take it, then the fields, list items and map values below get
-        /// theirs. Fields already set are kept.
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
         pub fn apply_defaults(&mut self) {
             if self.max.is_none() {
                 self.max = ::core::option::Option::Some(10);
@@ -365,17 +356,14 @@ const _: () = {
 };
 const _: () = {
     impl WidgetSpecPorts {
-        /// This value with the schema's defaults applied as the API server applies
-        /// them (see [`apply_defaults`](Self::apply_defaults)).
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
         #[must_use]
         pub fn with_defaults(mut self) -> Self {
             self.apply_defaults();
             self
         }
-        /// Applies the schema's defaults as the API server's structural defaulting
-        /// does: absent fields with a default (and `null`s of fields that are not
-        /// nullable) take it, then the fields, list items and map values below get
-        /// theirs. Fields already set are kept.
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
         pub fn apply_defaults(&mut self) {
             if self.protocol.is_none() {
                 self.protocol = ::core::option::Option::Some(
@@ -417,17 +405,14 @@ const _: () = {
 };
 const _: () = {
     impl WidgetSpecTemplate {
-        /// This value with the schema's defaults applied as the API server applies
-        /// them (see [`apply_defaults`](Self::apply_defaults)).
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
         #[must_use]
         pub fn with_defaults(mut self) -> Self {
             self.apply_defaults();
             self
         }
-        /// Applies the schema's defaults as the API server's structural defaulting
-        /// does: absent fields with a default (and `null`s of fields that are not
-        /// nullable) take it, then the fields, list items and map values below get
-        /// theirs. Fields already set are kept.
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
         pub fn apply_defaults(&mut self) {
             if self.pull_policy.is_none() {
                 self.pull_policy = ::core::option::Option::Some(
