@@ -27,6 +27,7 @@
 
 mod api;
 mod check;
+mod defaults;
 mod names;
 mod origin;
 mod shape;
@@ -38,6 +39,7 @@ pub use api::{
     RootType, Scale, Scope, Subresources, Version,
 };
 pub use check::{Error, Result};
+pub use defaults::{DefaultValue, Presence, default_value, field_default};
 pub use origin::{Location, Origin};
 pub use shape::{
     GenericParam, Generics, ParamKind, ShapeBody, ShapeFields, ShapeVariant, TypeShape,

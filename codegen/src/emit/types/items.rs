@@ -24,6 +24,8 @@ pub(crate) struct Context<'a> {
     pub(crate) paths: &'a Paths,
     /// Types that implement `Default`.
     pub(crate) defaultable: &'a BTreeSet<String>,
+    /// Structs that get `with_defaults()` (see [`super::defaults`]).
+    pub(crate) with_defaults: &'a BTreeSet<String>,
     /// The module of every type of the version.
     pub(crate) type_modules: &'a HashMap<&'a str, &'a str>,
 }
@@ -137,6 +139,7 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
         None => (quote! { #serde::Serialize, }, TokenStream::new()),
     };
     let clone = deepcopy::generated_struct(ty, s)?;
+    let defaults = super::defaults::struct_impl(ctx, ty, s);
     Ok(quote! {
         #docs
         #[derive(Debug, #default PartialEq, #serialize #serde::Deserialize)]
@@ -148,6 +151,7 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
         }
         #clone
         #impls
+        #defaults
     })
 }
 

@@ -4,6 +4,7 @@
 //! (hand-written or k8s-openapi's) have nothing here; versions and groups with no
 //! generated types get no module.
 
+mod defaults;
 mod items;
 
 use std::collections::{BTreeSet, HashMap};
@@ -31,6 +32,7 @@ enum Job<'a> {
         version: &'a Version,
         module: &'a str,
         defaultable: &'a BTreeSet<String>,
+        with_defaults: &'a BTreeSet<String>,
         type_modules: &'a HashMap<&'a str, &'a str>,
         weight: usize,
     },
@@ -51,6 +53,10 @@ pub fn generate(model: &Model, options: &Options) -> Result<Vec<GeneratedFile>, 
         .filter(|g| versions.iter().any(|(vg, _)| vg.name == g.name))
         .collect();
     let defaultable: Vec<BTreeSet<String>> = versions.iter().map(|(_, v)| defaultable(v)).collect();
+    let with_defaults: Vec<BTreeSet<String>> = versions
+        .iter()
+        .map(|(_, v)| defaults::with_defaults(v))
+        .collect();
     let type_modules: Vec<HashMap<&str, &str>> = versions
         .iter()
         .map(|(_, v)| {
@@ -98,6 +104,7 @@ pub fn generate(model: &Model, options: &Options) -> Result<Vec<GeneratedFile>, 
                 version,
                 module,
                 defaultable: &defaultable[i],
+                with_defaults: &with_defaults[i],
                 type_modules: &type_modules[i],
                 weight: version.types.iter().filter(|t| t.module == module).count(),
             });
@@ -139,6 +146,7 @@ fn run(job: &Job<'_>, options: &Options) -> Result<GeneratedFile, Error> {
             version,
             module,
             defaultable,
+            with_defaults,
             type_modules,
             ..
         } => {
@@ -149,6 +157,7 @@ fn run(job: &Job<'_>, options: &Options) -> Result<GeneratedFile, Error> {
                 module,
                 paths: &paths,
                 defaultable,
+                with_defaults,
                 type_modules,
             };
             file(path, items::module_items(&ctx)?)

@@ -640,4 +640,39 @@ spec:
         assert_eq!(line, 5, "{message}");
         assert!(message.contains("recursion limit exceeded"), "{message}");
     }
+
+    #[test]
+    fn a_default_that_is_no_value_of_its_type_is_an_error_at_the_default() {
+        let cases = [
+            (
+                "{a: {type: string}}",
+                "{a: {type: integer, default: x}}",
+                "invalid default of `a`: expected a 64-bit integer, found \"x\"",
+            ),
+            (
+                "{a: {type: string}}",
+                "{a: {type: object, properties: {b: {type: string}}, required: [b], default: {}}}",
+                "invalid default of `a`: b: expected a value (the field is required)",
+            ),
+            (
+                "{a: {type: string}}",
+                "{a: {type: array, items: {type: object, properties: {b: {type: string}}}, default: [{c: 1}]}}",
+                "invalid default of `a`: [0]: expected only declared properties, found `c` (defaults must be pruned)",
+            ),
+            (
+                "{a: {type: string}}",
+                "{a: {type: string, enum: [x], default: z}}",
+                "invalid default of `a`: expected one of x, found \"z\"",
+            ),
+        ];
+        for (from, to, expected) in cases {
+            let (line, column, message) = input_error(load_one(&FOO.replace(from, to)));
+            // The default's own place in `spec: {type: object, properties: <to>}`.
+            let offset = to.find("default: ").unwrap() + "default: ".len();
+            assert_eq!((line, message.as_str()), (16, expected));
+            assert_eq!(column as usize, 43 + offset + 1, "{to}");
+        }
+        let fine = FOO.replace("{a: {type: string}}", "{a: {type: string, default: x}}");
+        assert!(load_one(&fine).is_ok());
+    }
 }

@@ -171,20 +171,46 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
                 .validation()
                 .map_err(|message| self.error(at, message))?,
         };
-        Ok(Field {
+        let field = Field {
             wire_name: wire.to_owned(),
             rust_name,
             ty: self.type_ref(&node, path, at)?,
             required: parent.required.iter().any(|r| r == wire),
             nullable: node.nullable,
-            default: node.default.clone(),
+            default: node.default.as_ref().map(|d| d.value.clone()),
             docs: match self.dialect {
                 Dialect::Crd => docs_with_values(&node),
                 Dialect::OpenApi => with_list_semantics(docs_with_values(&node), &node),
             },
             validation,
             written_schema: None,
-        })
+        };
+        if let Some(default) = &node.default {
+            self.check_default(&field, default)?;
+        }
+        Ok(field)
+    }
+
+    /// A CRD property's default must be a value of its type, as the API server requires;
+    /// OpenAPI documents' defaults are informational (openapi-gen writes `{}` for Go's zero
+    /// values) and generated types apply only those that fit.
+    fn check_default(
+        &self,
+        field: &Field,
+        default: &Spanned<serde_json::Value>,
+    ) -> Result<(), Error> {
+        if self.dialect != Dialect::Crd {
+            return Ok(());
+        }
+        let lookup = |name: &str| self.types.iter().find(|t| t.name == name);
+        crate::model::field_default(field, &default.value, &lookup)
+            .map(drop)
+            .map_err(|message| {
+                self.error(
+                    self.at(&default.referenced),
+                    format!("invalid default of `{}`: {message}", field.wire_name),
+                )
+            })
     }
 
     /// The flattened catch-all map of a struct, when its schema allows extra properties.

@@ -23,7 +23,9 @@ pub(crate) struct Schema {
     pub(crate) additional_properties: Option<AdditionalProperties>,
     #[serde(rename = "enum")]
     pub(crate) enum_: Option<Vec<serde_json::Value>>,
-    pub(crate) default: Option<serde_json::Value>,
+    /// `default`, with where it was written (a default that is no value of its type is an
+    /// error there).
+    pub(crate) default: Option<Spanned<serde_json::Value>>,
     #[serde(default)]
     pub(crate) nullable: bool,
     #[serde(default)]

@@ -70,7 +70,9 @@ fn walk_object(
     let preserve = flag(schema, "x-kubernetes-preserve-unknown-fields");
     let embedded = root || flag(schema, "x-kubernetes-embedded-resource");
 
-    // Nulls for non-nullable properties are dropped before defaulting, then defaults fill gaps.
+    // Nulls for non-nullable properties are dropped before defaulting, then defaults fill
+    // gaps; a non-nullable null map value takes the values' default or is dropped
+    // (apiextensions' PruneNonNullableNullsWithoutDefaults, then Default).
     if let Some(properties) = properties {
         for (name, property) in properties {
             if object.get(name).is_some_and(Value::is_null) && !flag(property, "nullable") {
@@ -82,6 +84,21 @@ fn walk_object(
                 object.insert(name.clone(), default.clone());
             }
         }
+    }
+    if let Some(additional) = additional.filter(|a| !flag(a, "nullable")) {
+        object.retain(|key, value| {
+            let declared = properties.is_some_and(|p| p.contains_key(key));
+            if declared || always_kept(key, embedded) || !value.is_null() {
+                return true;
+            }
+            match additional.get("default") {
+                Some(default) => {
+                    *value = default.clone();
+                    true
+                }
+                None => false,
+            }
+        });
     }
 
     let keys: Vec<String> = object.keys().cloned().collect();
@@ -228,7 +245,15 @@ fn walk(schema: &Value, value: &mut Value, path: &str, causes: &mut Vec<Cause>) 
         Value::Object(object) => walk_object(schema, object, path, false, causes),
         Value::Array(items) => {
             if let Some(item_schema) = schema.get("items") {
+                // A non-nullable null item takes the items' default (and fails validation
+                // without one).
+                let default = item_schema
+                    .get("default")
+                    .filter(|_| !flag(item_schema, "nullable"));
                 for (i, item) in items.iter_mut().enumerate() {
+                    if let Some(default) = default.filter(|_| item.is_null()) {
+                        *item = default.clone();
+                    }
                     walk(item_schema, item, &format!("{path}[{i}]"), causes);
                 }
             }
@@ -362,6 +387,72 @@ mod tests {
         let mut missing = json!({"spec": {}});
         let causes = apply(&schema(), &mut missing);
         assert_eq!(causes, vec![Cause::required("spec.size")]);
+    }
+
+    #[test]
+    fn defaults_fill_absent_and_non_nullable_null_values_recursively() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "spec": {
+                    "type": "object",
+                    "properties": {
+                        "note": {"type": "string", "nullable": true, "default": "n"},
+                        "template": {
+                            "type": "object",
+                            "default": {"image": "nginx"},
+                            "properties": {
+                                "image": {"type": "string"},
+                                "pullPolicy": {"type": "string", "default": "IfNotPresent"}
+                            }
+                        },
+                        "ports": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "default": {"name": "default"},
+                                "properties": {
+                                    "name": {"type": "string"},
+                                    "protocol": {"type": "string", "default": "TCP"}
+                                }
+                            }
+                        },
+                        "limits": {
+                            "type": "object",
+                            "additionalProperties": {
+                                "type": "object",
+                                "properties": {"max": {"type": "integer", "default": 10}}
+                            }
+                        },
+                        "labels": {"type": "object", "additionalProperties": {"type": "string"}}
+                    }
+                }
+            }
+        });
+        let mut object = json!({"spec": {
+            "note": null,
+            "ports": [{"name": "a"}, null],
+            "limits": {"cpu": {}, "memory": {"max": 2}, "gone": null},
+            "labels": {"a": "b", "gone": null}
+        }});
+        assert_eq!(apply(&schema, &mut object), Vec::new());
+        assert_eq!(
+            object,
+            json!({"spec": {
+                "note": null,
+                "template": {"image": "nginx", "pullPolicy": "IfNotPresent"},
+                "ports": [{"name": "a", "protocol": "TCP"}, {"name": "default", "protocol": "TCP"}],
+                "limits": {"cpu": {"max": 10}, "memory": {"max": 2}},
+                "labels": {"a": "b"}
+            }})
+        );
+        let mut absent = json!({"spec": {"note": "kept"}});
+        assert_eq!(apply(&schema, &mut absent), Vec::new());
+        assert_eq!(absent["spec"]["note"], "kept");
+        assert!(
+            absent["spec"].get("ports").is_none(),
+            "no parent is created"
+        );
     }
 
     #[test]

@@ -70,6 +70,23 @@ const _: () = {
         }
     }
 };
+const _: () = {
+    impl Thing {
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
+        pub fn apply_defaults(&mut self) {
+            if let ::core::option::Option::Some(value0) = self.spec.as_mut() {
+                value0.apply_defaults();
+            }
+        }
+    }
+};
 #[derive(Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ThingSpec {
@@ -132,6 +149,25 @@ const _: () = {
             ::core::clone::Clone::clone_from(&mut self.must_exist, &source.must_exist);
             ::core::clone::Clone::clone_from(&mut self.plain, &source.plain);
             ::core::clone::Clone::clone_from(&mut self.values, &source.values);
+        }
+    }
+};
+const _: () = {
+    impl ThingSpec {
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
+        pub fn apply_defaults(&mut self) {
+            if self.maybe_count.is_none() {
+                self.maybe_count = ::core::option::Option::Some(
+                    ::core::option::Option::Some(3),
+                );
+            }
         }
     }
 };

@@ -84,6 +84,30 @@ const _: () = {
         }
     }
 };
+const _: () = {
+    impl Widget {
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
+        pub fn apply_defaults(&mut self) {
+            if self.status.is_none() {
+                self.status = ::core::option::Option::Some(WidgetStatus {
+                    conditions: ::core::option::Option::None,
+                    last_scale_time: ::core::option::Option::None,
+                    replicas: ::core::option::Option::None,
+                });
+            }
+            if let ::core::option::Option::Some(value0) = self.status.as_mut() {
+                value0.apply_defaults();
+            }
+        }
+    }
+};
 /// WidgetSpec uses every schema feature the front-end reads.
 #[derive(Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct WidgetSpec {
@@ -251,6 +275,23 @@ const _: () = {
                 &source.last_scale_time,
             );
             ::core::clone::Clone::clone_from(&mut self.replicas, &source.replicas);
+        }
+    }
+};
+const _: () = {
+    impl WidgetStatus {
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
+        pub fn apply_defaults(&mut self) {
+            if self.replicas.is_none() {
+                self.replicas = ::core::option::Option::Some(0);
+            }
         }
     }
 };

@@ -81,6 +81,23 @@ const _: () = {
         }
     }
 };
+const _: () = {
+    impl Shape {
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
+        pub fn apply_defaults(&mut self) {
+            if let ::core::option::Option::Some(value0) = self.spec.as_mut() {
+                value0.apply_defaults();
+            }
+        }
+    }
+};
 #[derive(Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ShapeSpec {
@@ -205,6 +222,25 @@ const _: () = {
             ::core::clone::Clone::clone_from(&mut self.template, &source.template);
             ::core::clone::Clone::clone_from(&mut self.values, &source.values);
             ::core::clone::Clone::clone_from(&mut self.when, &source.when);
+        }
+    }
+};
+const _: () = {
+    impl ShapeSpec {
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
+        pub fn apply_defaults(&mut self) {
+            if self.mode.is_none() {
+                self.mode = ::core::option::Option::Some(
+                    ::std::string::String::from("fast"),
+                );
+            }
         }
     }
 };

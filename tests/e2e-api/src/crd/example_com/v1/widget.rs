@@ -77,20 +77,68 @@ const _: () = {
         }
     }
 };
+const _: () = {
+    impl Widget {
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
+        pub fn apply_defaults(&mut self) {
+            if let ::core::option::Option::Some(value0) = self.spec.as_mut() {
+                value0.apply_defaults();
+            }
+        }
+    }
+};
 #[derive(Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct WidgetSpec {
+    /// Defaults to `{"tags":["a",1]}` (set by the API server).
+    #[serde(
+        default,
+        deserialize_with = "deserialize_some",
+        skip_serializing_if = "Option::is_none",
+    )]
+    pub extra: Option<::serde_json::Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<::std::collections::BTreeMap<String, String>>,
+    /// Limits by resource name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<::std::collections::BTreeMap<String, WidgetSpecLimits>>,
+    /// Defaults to `"Fast"` (set by the API server).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<WidgetSpecMode>,
+    /// Defaults to `"none"` (set by the API server).
+    #[serde(
+        default,
+        deserialize_with = "deserialize_some",
+        skip_serializing_if = "Option::is_none",
+    )]
+    pub note: Option<Option<String>>,
+    /// Defaults to `8080` (set by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>,
     /// The widget's ports.
     ///
     /// Validated by the API server:
     /// - list type `map` keyed by `name` (server-side apply)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ports: Option<Vec<WidgetSpecPorts>>,
+    /// Defaults to `0.5` (set by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<::serde_json::Number>,
+    /// Defaults to `1` (set by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    /// Defaults to `"1970-01-01T00:00:00Z"` (set by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
     /// How big the widget is.
     pub size: i32,
+    /// Defaults to `{"image":"nginx"}` (set by the API server).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<WidgetSpecTemplate>,
 }
@@ -100,20 +148,164 @@ const _: () = {
         #[inline]
         fn clone(&self) -> Self {
             Self {
+                extra: ::core::clone::Clone::clone(&self.extra),
                 labels: ::core::clone::Clone::clone(&self.labels),
+                limits: ::core::clone::Clone::clone(&self.limits),
                 mode: ::core::clone::Clone::clone(&self.mode),
+                note: ::core::clone::Clone::clone(&self.note),
+                port: ::core::clone::Clone::clone(&self.port),
                 ports: ::core::clone::Clone::clone(&self.ports),
+                ratio: ::core::clone::Clone::clone(&self.ratio),
+                replicas: ::core::clone::Clone::clone(&self.replicas),
+                since: ::core::clone::Clone::clone(&self.since),
                 size: ::core::clone::Clone::clone(&self.size),
                 template: ::core::clone::Clone::clone(&self.template),
             }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {
+            ::core::clone::Clone::clone_from(&mut self.extra, &source.extra);
             ::core::clone::Clone::clone_from(&mut self.labels, &source.labels);
+            ::core::clone::Clone::clone_from(&mut self.limits, &source.limits);
             ::core::clone::Clone::clone_from(&mut self.mode, &source.mode);
+            ::core::clone::Clone::clone_from(&mut self.note, &source.note);
+            ::core::clone::Clone::clone_from(&mut self.port, &source.port);
             ::core::clone::Clone::clone_from(&mut self.ports, &source.ports);
+            ::core::clone::Clone::clone_from(&mut self.ratio, &source.ratio);
+            ::core::clone::Clone::clone_from(&mut self.replicas, &source.replicas);
+            ::core::clone::Clone::clone_from(&mut self.since, &source.since);
             ::core::clone::Clone::clone_from(&mut self.size, &source.size);
             ::core::clone::Clone::clone_from(&mut self.template, &source.template);
+        }
+    }
+};
+const _: () = {
+    impl WidgetSpec {
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
+        pub fn apply_defaults(&mut self) {
+            if ::core::matches!(
+                self.extra,
+                ::core::option::Option::None | ::core::option::Option::Some(
+                    ::serde_json::Value::Null,
+                ),
+            ) {
+                self.extra = ::core::option::Option::Some(
+                    ::serde_json::Value::Object(
+                        ::core::iter::FromIterator::from_iter(
+                            [
+                                (
+                                    ::std::string::String::from("tags"),
+                                    ::serde_json::Value::Array(
+                                        ::std::vec::Vec::from(
+                                            [
+                                                ::serde_json::Value::String(
+                                                    ::std::string::String::from("a"),
+                                                ),
+                                                ::serde_json::Value::from(1i64),
+                                            ],
+                                        ),
+                                    ),
+                                ),
+                            ],
+                        ),
+                    ),
+                );
+            }
+            if let ::core::option::Option::Some(value0) = self.limits.as_mut() {
+                for value1 in value0.values_mut() {
+                    value1.apply_defaults();
+                }
+            }
+            if self.mode.is_none() {
+                self.mode = ::core::option::Option::Some(WidgetSpecMode::Fast);
+            }
+            if self.note.is_none() {
+                self.note = ::core::option::Option::Some(
+                    ::core::option::Option::Some(::std::string::String::from("none")),
+                );
+            }
+            if self.port.is_none() {
+                self.port = ::core::option::Option::Some(
+                    ::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(8080),
+                );
+            }
+            if let ::core::option::Option::Some(value0) = self.ports.as_mut() {
+                for value1 in value0.iter_mut() {
+                    value1.apply_defaults();
+                }
+            }
+            if self.ratio.is_none() {
+                self.ratio = ::serde_json::Number::from_f64(0.5f64);
+            }
+            if self.replicas.is_none() {
+                self.replicas = ::core::option::Option::Some(1);
+            }
+            if self.since.is_none() {
+                self.since = ::serde_json::from_value(
+                    ::serde_json::Value::String(
+                        ::std::string::String::from("1970-01-01T00:00:00Z"),
+                    ),
+                ).ok();
+            }
+            if self.template.is_none() {
+                self.template = ::core::option::Option::Some(WidgetSpecTemplate {
+                    args: ::core::option::Option::None,
+                    image: ::core::option::Option::Some(::std::string::String::from("nginx")),
+                    pull_policy: ::core::option::Option::None,
+                });
+            }
+            if let ::core::option::Option::Some(value0) = self.template.as_mut() {
+                value0.apply_defaults();
+            }
+        }
+    }
+};
+#[derive(Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct WidgetSpecLimits {
+    /// Defaults to `10` (set by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<i64>,
+}
+const _: () = {
+    #[automatically_derived]
+    impl ::core::clone::Clone for WidgetSpecLimits {
+        #[inline]
+        fn clone(&self) -> Self {
+            Self {
+                max: ::core::clone::Clone::clone(&self.max),
+                min: ::core::clone::Clone::clone(&self.min),
+            }
+        }
+        #[inline]
+        fn clone_from(&mut self, source: &Self) {
+            ::core::clone::Clone::clone_from(&mut self.max, &source.max);
+            ::core::clone::Clone::clone_from(&mut self.min, &source.min);
+        }
+    }
+};
+const _: () = {
+    impl WidgetSpecLimits {
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
+        pub fn apply_defaults(&mut self) {
+            if self.max.is_none() {
+                self.max = ::core::option::Option::Some(10);
+            }
         }
     }
 };
@@ -139,6 +331,7 @@ pub enum WidgetSpecMode {
 pub struct WidgetSpecPorts {
     pub name: String,
     pub port: i32,
+    /// Defaults to `"TCP"` (set by the API server).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
 }
@@ -161,12 +354,35 @@ const _: () = {
         }
     }
 };
+const _: () = {
+    impl WidgetSpecPorts {
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
+        pub fn apply_defaults(&mut self) {
+            if self.protocol.is_none() {
+                self.protocol = ::core::option::Option::Some(
+                    ::std::string::String::from("TCP"),
+                );
+            }
+        }
+    }
+};
 #[derive(Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct WidgetSpecTemplate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+    /// Defaults to `"IfNotPresent"` (set by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull_policy: Option<String>,
 }
 const _: () = {
     #[automatically_derived]
@@ -176,12 +392,33 @@ const _: () = {
             Self {
                 args: ::core::clone::Clone::clone(&self.args),
                 image: ::core::clone::Clone::clone(&self.image),
+                pull_policy: ::core::clone::Clone::clone(&self.pull_policy),
             }
         }
         #[inline]
         fn clone_from(&mut self, source: &Self) {
             ::core::clone::Clone::clone_from(&mut self.args, &source.args);
             ::core::clone::Clone::clone_from(&mut self.image, &source.image);
+            ::core::clone::Clone::clone_from(&mut self.pull_policy, &source.pull_policy);
+        }
+    }
+};
+const _: () = {
+    impl WidgetSpecTemplate {
+        /// This value with the schema's defaults ([`apply_defaults`](Self::apply_defaults)).
+        #[must_use]
+        pub fn with_defaults(mut self) -> Self {
+            self.apply_defaults();
+            self
+        }
+        /// Applies the schema's defaults as the API server does: to absent fields
+        /// (and non-nullable `null`s), then to the objects below. Set fields stay.
+        pub fn apply_defaults(&mut self) {
+            if self.pull_policy.is_none() {
+                self.pull_policy = ::core::option::Option::Some(
+                    ::std::string::String::from("IfNotPresent"),
+                );
+            }
         }
     }
 };
@@ -213,3 +450,15 @@ const _: () = {
         }
     }
 };
+/// Deserializes a present value (even `null`) as `Some`, so explicit `null`s
+/// survive a round trip; absent fields stay `None` through `#[serde(default)]`.
+fn deserialize_some<'de, D, T>(deserializer: D) -> ::std::result::Result<
+    Option<T>,
+    D::Error,
+>
+where
+    D: ::serde::Deserializer<'de>,
+    T: ::serde::Deserialize<'de>,
+{
+    <T as ::serde::Deserialize<'de>>::deserialize(deserializer).map(Some)
+}

@@ -110,27 +110,83 @@ const _: () = {
 )]
 #[serde(crate = "::kubegen::__private::serde")]
 pub struct WidgetSpecApply {
+    /// `extra`.
+    ///
+    /// Defaults to `{"tags":["a",1]}` (set by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<::kubegen::__private::serde_json::Value>,
     /// `labels`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<::std::collections::BTreeMap<String, String>>,
+    /// Limits by resource name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<::std::collections::BTreeMap<String, WidgetSpecLimitsApply>>,
     /// `mode`.
+    ///
+    /// Defaults to `"Fast"` (set by the API server).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<crate::crd::example_com::v1::WidgetSpecMode>,
+    /// `note`.
+    ///
+    /// Defaults to `"none"` (set by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// `port`.
+    ///
+    /// Defaults to `8080` (set by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<
+        ::kubegen::__private::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
+    >,
     /// The widget's ports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ports: Option<Vec<WidgetSpecPortsApply>>,
+    /// `ratio`.
+    ///
+    /// Defaults to `0.5` (set by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<::kubegen::__private::serde_json::Number>,
+    /// `replicas`.
+    ///
+    /// Defaults to `1` (set by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    /// `since`.
+    ///
+    /// Defaults to `"1970-01-01T00:00:00Z"` (set by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<
+        ::kubegen::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+    >,
     /// How big the widget is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<i32>,
     /// `template`.
+    ///
+    /// Defaults to `{"image":"nginx"}` (set by the API server).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<WidgetSpecTemplateApply>,
 }
 impl WidgetSpecApply {
+    /// Sets `extra`.
+    #[inline]
+    pub fn with_extra(mut self, value: impl Into<::kubegen::__private::serde_json::Value>) -> Self {
+        self.extra = Some(value.into());
+        self
+    }
     /// Inserts `entries` into `labels` (an empty iterator sets it empty).
     #[inline]
     pub fn with_labels(mut self, entries: impl IntoIterator<Item = (String, String)>) -> Self {
         self.labels.get_or_insert_with(::std::collections::BTreeMap::new).extend(entries);
+        self
+    }
+    /// Inserts `entries` into `limits` (an empty iterator sets it empty).
+    #[inline]
+    pub fn with_limits(
+        mut self,
+        entries: impl IntoIterator<Item = (String, WidgetSpecLimitsApply)>,
+    ) -> Self {
+        self.limits.get_or_insert_with(::std::collections::BTreeMap::new).extend(entries);
         self
     }
     /// Sets `mode`.
@@ -142,10 +198,53 @@ impl WidgetSpecApply {
         self.mode = Some(value.into());
         self
     }
+    /// Sets `note`.
+    #[inline]
+    pub fn with_note(mut self, value: impl Into<String>) -> Self {
+        self.note = Some(value.into());
+        self
+    }
+    /// Sets `port`.
+    #[inline]
+    pub fn with_port(
+        mut self,
+        value: impl Into<
+            ::kubegen::__private::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
+        >,
+    ) -> Self {
+        self.port = Some(value.into());
+        self
+    }
     /// Appends `values` to `ports` (an empty iterator sets it empty).
     #[inline]
     pub fn with_ports(mut self, values: impl IntoIterator<Item = WidgetSpecPortsApply>) -> Self {
         self.ports.get_or_insert_with(Vec::new).extend(values);
+        self
+    }
+    /// Sets `ratio`.
+    #[inline]
+    pub fn with_ratio(
+        mut self,
+        value: impl Into<::kubegen::__private::serde_json::Number>,
+    ) -> Self {
+        self.ratio = Some(value.into());
+        self
+    }
+    /// Sets `replicas`.
+    #[inline]
+    pub fn with_replicas(mut self, value: impl Into<i32>) -> Self {
+        self.replicas = Some(value.into());
+        self
+    }
+    /// Sets `since`.
+    #[inline]
+    pub fn with_since(
+        mut self,
+        value: impl Into<
+            ::kubegen::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+        >,
+    ) -> Self {
+        self.since = Some(value.into());
         self
     }
     /// Sets `size`.
@@ -158,6 +257,40 @@ impl WidgetSpecApply {
     #[inline]
     pub fn with_template(mut self, value: impl Into<WidgetSpecTemplateApply>) -> Self {
         self.template = Some(value.into());
+        self
+    }
+}
+/// Apply configuration of `WidgetSpecLimits`: every field is optional and only what is set is sent.
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::kubegen::__private::serde::Serialize,
+    ::kubegen::__private::serde::Deserialize,
+)]
+#[serde(crate = "::kubegen::__private::serde")]
+pub struct WidgetSpecLimitsApply {
+    /// `max`.
+    ///
+    /// Defaults to `10` (set by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<i64>,
+    /// `min`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<i64>,
+}
+impl WidgetSpecLimitsApply {
+    /// Sets `max`.
+    #[inline]
+    pub fn with_max(mut self, value: impl Into<i64>) -> Self {
+        self.max = Some(value.into());
+        self
+    }
+    /// Sets `min`.
+    #[inline]
+    pub fn with_min(mut self, value: impl Into<i64>) -> Self {
+        self.min = Some(value.into());
         self
     }
 }
@@ -179,6 +312,8 @@ pub struct WidgetSpecPortsApply {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
     /// `protocol`.
+    ///
+    /// Defaults to `"TCP"` (set by the API server).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
 }
@@ -219,6 +354,11 @@ pub struct WidgetSpecTemplateApply {
     /// `image`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+    /// `pullPolicy`.
+    ///
+    /// Defaults to `"IfNotPresent"` (set by the API server).
+    #[serde(rename = "pullPolicy", default, skip_serializing_if = "Option::is_none")]
+    pub pull_policy: Option<String>,
 }
 impl WidgetSpecTemplateApply {
     /// Appends `values` to `args` (an empty iterator sets it empty).
@@ -231,6 +371,12 @@ impl WidgetSpecTemplateApply {
     #[inline]
     pub fn with_image(mut self, value: impl Into<String>) -> Self {
         self.image = Some(value.into());
+        self
+    }
+    /// Sets `pullPolicy`.
+    #[inline]
+    pub fn with_pull_policy(mut self, value: impl Into<String>) -> Self {
+        self.pull_policy = Some(value.into());
         self
     }
 }
