@@ -8,9 +8,15 @@
 //! setter per field (list and map setters take any iterator and extend), and
 //! `extract(&live, field_manager)` (+ `extract_status` where the kind has status) that
 //! keeps what the manager owns according to `metadata.managedFields`. Nested structs the
-//! model defines (CRD and OpenAPI inputs) are mirrored too (`FooSpecApply`); enums,
-//! unions and types the model only names (k8s-openapi's, or a hand-written kind's own
-//! structs) are used as they are, so setting one sets all of it.
+//! model defines are mirrored too (`FooSpecApply`): generated ones (CRD and OpenAPI
+//! inputs) and a hand-written kind's own structs that the Rust front-end read
+//! ([`HandWritten::types`], with the serde names its attributes give). Enums, unions and
+//! types the model only names (k8s-openapi's, or a hand-written type the front-end kept
+//! whole) are used as they are, so setting one sets all of it. A hand-written kind's
+//! nested apply configurations go into the kind's module; a struct two kinds share goes
+//! into the first kind's.
+//!
+//! [`HandWritten::types`]: crate::model::HandWritten::types
 //!
 //! Generated code is thin: the `kubegen` facade's runtime holds the behaviour
 //! (`kubegen::runtime::apply`: the `ApplyConfiguration` trait the clients' `apply` and
@@ -40,7 +46,7 @@ use std::collections::BTreeMap;
 use quote::quote;
 
 use super::common::{Error, GeneratedFile, Options, Paths, file, ident, path};
-use crate::model::{Group, Model, RootType, TypeDefKind, Version};
+use crate::model::{Group, Model, RootType, TypeDef, TypeDefKind, Version};
 use crate::naming;
 use items::{Context, Mirror};
 
@@ -87,7 +93,7 @@ pub fn generate_apply(model: &Model, options: &ApplyOptions) -> Result<Vec<Gener
     let mut group_modules: BTreeMap<&str, Vec<&Version>> = BTreeMap::new();
     let mut groups: Vec<&Group> = Vec::new();
     for (group, version) in model.versions() {
-        let mirrors = mirrors(version);
+        let (mirrors, hand_written) = mirrors(group, version)?;
         if mirrors.is_empty() {
             continue;
         }
@@ -98,6 +104,7 @@ pub fn generate_apply(model: &Model, options: &ApplyOptions) -> Result<Vec<Gener
             paths: &paths,
             types_module: &options.types_module,
             mirrors: &mirrors,
+            hand_written: &hand_written,
         };
         let mut modules: Vec<&str> = mirrors.values().map(|m| m.module).collect();
         modules.sort_unstable();
@@ -160,11 +167,21 @@ pub fn generate_apply(model: &Model, options: &ApplyOptions) -> Result<Vec<Gener
     Ok(files)
 }
 
-/// The structs of `version` that get an apply configuration, by type name: every
-/// generated struct and every hand-written root.
-fn mirrors(version: &Version) -> BTreeMap<&str, Mirror<'_>> {
+/// The structs of `version` that get an apply configuration, by type name (every
+/// generated struct, every hand-written root and the hand-written structs they use), and
+/// every type the hand-written roots use, by name.
+fn mirrors<'a>(
+    group: &Group,
+    version: &'a Version,
+) -> Result<
+    (
+        BTreeMap<&'a str, Mirror<'a>>,
+        BTreeMap<&'a str, &'a TypeDef>,
+    ),
+    Error,
+> {
     let mut out = BTreeMap::new();
-    for ty in &version.types {
+    for (order, ty) in version.types.iter().enumerate() {
         if let TypeDefKind::Struct(s) = &ty.kind {
             out.insert(
                 ty.name.as_str(),
@@ -173,10 +190,13 @@ fn mirrors(version: &Version) -> BTreeMap<&str, Mirror<'_>> {
                     fields: s,
                     module: ty.module.as_str(),
                     kind: None,
+                    order,
                 },
             );
         }
     }
+    let mut hand_written: BTreeMap<&str, &TypeDef> = BTreeMap::new();
+    let mut nested = version.types.len();
     for kind in version.kinds.values() {
         let Some((def, fields)) = version.root_of(kind) else {
             continue;
@@ -185,6 +205,7 @@ fn mirrors(version: &Version) -> BTreeMap<&str, Mirror<'_>> {
             RootType::HandWritten(_) => kind.module.as_str(),
             _ => def.module.as_str(),
         };
+        let order = out.get(def.name.as_str()).map_or(0, |m| m.order);
         out.insert(
             def.name.as_str(),
             Mirror {
@@ -192,8 +213,42 @@ fn mirrors(version: &Version) -> BTreeMap<&str, Mirror<'_>> {
                 fields,
                 module,
                 kind: Some(kind),
+                order,
             },
         );
+        let RootType::HandWritten(hand) = &kind.root else {
+            continue;
+        };
+        for ty in &hand.types {
+            let clash = |other: &TypeDef| Error::ApplyNameClash {
+                api_version: naming::api_version(&group.name, &version.name),
+                name: ty.name.clone(),
+                first: format!("{}::{}", other.module, other.name),
+                second: format!("{}::{}", ty.module, ty.name),
+            };
+            match hand_written.get(ty.name.as_str()) {
+                Some(seen) if seen.module != ty.module => return Err(clash(seen)),
+                Some(_) => continue,
+                None => {}
+            }
+            if let Some(generated) = version.type_named(&ty.name) {
+                return Err(clash(generated));
+            }
+            hand_written.insert(ty.name.as_str(), ty);
+            if let TypeDefKind::Struct(s) = &ty.kind {
+                nested += 1;
+                out.insert(
+                    ty.name.as_str(),
+                    Mirror {
+                        def: ty,
+                        fields: s,
+                        module: kind.module.as_str(),
+                        kind: None,
+                        order: nested,
+                    },
+                );
+            }
+        }
     }
-    out
+    Ok((out, hand_written))
 }
