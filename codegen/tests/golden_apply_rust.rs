@@ -1,6 +1,8 @@
 //! Golden tests of the apply configurations of hand-written kinds: each directory of Rust
-//! sources in `tests/fixtures_rust/` (read as `crate::apis` with the front-end's
-//! `apply_types`) generates exactly the files under `tests/golden_apply_rust/<fixture>/`.
+//! sources in `tests/fixtures/rust/` (the `kubegen crd` fixtures) and
+//! `tests/fixtures/rust_apply/` (types only apply configurations can read), read as
+//! `crate::apis` with the front-end's `apply_types`, generates exactly the files under
+//! `tests/golden_apply_rust/<fixture>/`.
 //!
 //! After an intended change to the generated code, re-bless them with:
 //!
@@ -21,13 +23,14 @@ use kubegen_codegen::frontend::rust;
 use kubegen_codegen::model::Model;
 
 fn fixtures() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures_rust");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut dirs: Vec<PathBuf> = ["rust", "rust_apply"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(root.join(dir)).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_dir())
         .collect();
-    dirs.sort();
+    dirs.sort_by_key(|p| p.file_name().map(ToOwned::to_owned));
     dirs
 }
 
