@@ -76,3 +76,33 @@ fn generation_is_deterministic() {
         );
     }
 }
+
+#[test]
+fn two_nested_types_of_one_name_in_one_version_are_refused() {
+    let kind = |name: &str, field: &str| {
+        format!(
+            "#[derive(Resource)]\n#[resource(group = \"example.com\", version = \"v1\")]\n\
+             pub struct {name} {{ pub metadata: ObjectMeta, pub spec: Spec }}\n\
+             pub struct Spec {{ pub {field}: String }}\n"
+        )
+    };
+    let sources = [
+        kubegen_codegen::frontend::Source::new("a.rs", kind("Apple", "color")),
+        kubegen_codegen::frontend::Source::new("b.rs", kind("Banana", "length")),
+    ];
+    let mut model = Model::default();
+    rust::load(
+        &mut model,
+        &sources,
+        &rust::Options::default().apply_types(true),
+    )
+    .unwrap();
+    let error = generate_apply(&model, &ApplyOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        "failed to emit the apply configurations of example.com/v1: two types are named \
+         `Spec` (crate::apis::a::Spec and crate::apis::b::Spec); rename one"
+    );
+}

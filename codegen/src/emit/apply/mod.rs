@@ -167,19 +167,16 @@ pub fn generate_apply(model: &Model, options: &ApplyOptions) -> Result<Vec<Gener
     Ok(files)
 }
 
+/// The types a version's hand-written roots use, by name.
+type HandWrittenTypes<'a> = BTreeMap<&'a str, &'a TypeDef>;
+
 /// The structs of `version` that get an apply configuration, by type name (every
 /// generated struct, every hand-written root and the hand-written structs they use), and
 /// every type the hand-written roots use, by name.
 fn mirrors<'a>(
     group: &Group,
     version: &'a Version,
-) -> Result<
-    (
-        BTreeMap<&'a str, Mirror<'a>>,
-        BTreeMap<&'a str, &'a TypeDef>,
-    ),
-    Error,
-> {
+) -> Result<(BTreeMap<&'a str, Mirror<'a>>, HandWrittenTypes<'a>), Error> {
     let mut out = BTreeMap::new();
     for (order, ty) in version.types.iter().enumerate() {
         if let TypeDefKind::Struct(s) = &ty.kind {
@@ -195,7 +192,7 @@ fn mirrors<'a>(
             );
         }
     }
-    let mut hand_written: BTreeMap<&str, &TypeDef> = BTreeMap::new();
+    let mut hand_written = HandWrittenTypes::new();
     let mut nested = version.types.len();
     for kind in version.kinds.values() {
         let Some((def, fields)) = version.root_of(kind) else {
