@@ -57,11 +57,17 @@ fn assert_same(dir: &str, runtime: Vec<CustomResourceDefinition>) {
 
 #[test]
 fn e2e_api_manifests_equal_crd() {
-    use kubegen_e2e_api::apis::example::v1::Setting;
+    use kubegen_e2e_api::apis::example::v1::{Gauge, Setting, Ticket};
     use kubegen_e2e_api::apis::samplecontroller::v1alpha1::{Foo, Zone};
     assert_same(
         "tests/e2e-api/src/apis",
-        vec![Foo::crd(), Zone::crd(), Setting::crd()],
+        vec![
+            Foo::crd(),
+            Zone::crd(),
+            Setting::crd(),
+            Gauge::crd(),
+            Ticket::crd(),
+        ],
     );
 }
 

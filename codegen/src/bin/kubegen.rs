@@ -96,7 +96,7 @@ Layout of --clients-out: mod.rs, clientset.rs, listers.rs, informers.rs (over th
 facade, see --facade-path).
 
 Layout of --apply-out: like --out, one FooApply (and FooSpecApply... for the nested structs \
-kubegen generates) per kind, for server-side apply with the clients' apply/apply_status \
+kubegen generates, or reads from --rust sources) per kind, for server-side apply with the clients' apply/apply_status \
 verbs; FooApply::extract(&live, manager) reads back what a manager owns. Kinds of \
 --kubernetes get theirs from Kubernetes' OpenAPI v3 documents given with --kubernetes-openapi \
 (one DeploymentApply, PodSpecApply... per definition the kinds reach, each in its own \
@@ -595,7 +595,8 @@ fn generate(args: &GenerateArgs) -> ExitCode {
     if args.rust.is_some() {
         let options = rust::Options::default()
             .module(args.rust_module.clone())
-            .versions(versions.clone());
+            .versions(versions.clone())
+            .apply_types(args.apply_out.is_some());
         inputs.push(Input::Rust(&structs, options));
     }
     if args.kubernetes {

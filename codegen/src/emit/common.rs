@@ -55,6 +55,22 @@ pub enum Error {
         /// What cannot be said.
         reason: String,
     },
+    /// Two different types of one version (hand-written ones used by different kinds, or
+    /// one of them and a generated one) share a name, so their apply configurations would.
+    #[error(
+        "failed to emit the apply configurations of {api_version}: two types are named `{name}` \
+         ({first} and {second}); rename one"
+    )]
+    ApplyNameClash {
+        /// The version (`group/version`).
+        api_version: String,
+        /// The shared name.
+        name: String,
+        /// Where the first one lives.
+        first: String,
+        /// Where the second one lives.
+        second: String,
+    },
     /// A generic parameter or `where` predicate of a derive input does not parse.
     #[error("failed to parse generics `{text}` of `{ty}`")]
     BadGenerics {

@@ -306,8 +306,10 @@ pub struct HandWritten {
     /// [`HandWritten::types`] resolves them.
     pub def: TypeDef,
     /// The types the root's fields use, read from the same sources, when the front-end was
-    /// asked for schemas (`kubegen crd`): the fields of `def` and of these types name them
-    /// with [`TypeRef::Named`](super::TypeRef::Named). Empty otherwise.
+    /// asked for schemas (`kubegen crd`) or apply configurations (`--apply-out`): the fields
+    /// of `def` and of these types name them with [`TypeRef::Named`](super::TypeRef::Named).
+    /// Each one's [`TypeDef::module`] is the path of the module declaring it
+    /// (`crate::apis::samplecontroller::v1alpha1`), where its own type lives. Empty otherwise.
     pub types: Vec<TypeDef>,
 }
 

@@ -24,8 +24,8 @@ use kubegen_runtime::leaderelection::LeaderElector;
 use kubegen_runtime::workqueue::RateLimitingQueue;
 use tokio::sync::watch;
 
-use crate::apis::samplecontroller::v1alpha1::{Foo, FooStatus};
-use crate::applyconfigurations::samplecontroller_k8s_io::v1alpha1::FooApply;
+use crate::apis::samplecontroller::v1alpha1::Foo;
+use crate::applyconfigurations::samplecontroller_k8s_io::v1alpha1::{FooApply, FooStatusApply};
 use kubegen::applyconfigurations::apps::v1::{DeploymentApply, DeploymentSpecApply};
 use kubegen::applyconfigurations::core::v1::{ContainerApply, PodSpecApply, PodTemplateSpecApply};
 use kubegen::kubernetes;
@@ -283,9 +283,8 @@ impl Controller {
     ) -> Result<(), kubegen_runtime::error::Error> {
         let namespace = foo.metadata.namespace.as_deref().unwrap_or_default();
         let name = foo.metadata.name.as_deref().unwrap_or_default();
-        let status = FooApply::new(name, namespace).with_status(FooStatus {
-            available_replicas: available,
-        });
+        let status = FooApply::new(name, namespace)
+            .with_status(FooStatusApply::default().with_available_replicas(available));
         self.clientset
             .samplecontroller_v1alpha1()
             .foos(namespace)

@@ -7,9 +7,9 @@
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kubegen::runtime::apply::ExtractError;
 use kubegen::runtime::client::{Scope, TypedClient};
-use kubegen_e2e_api::apis::samplecontroller::v1alpha1::{Foo, FooSpec, FooStatus, Zone};
+use kubegen_e2e_api::apis::samplecontroller::v1alpha1::{Foo, FooStatus, Zone};
 use kubegen_e2e_api::applyconfigurations::samplecontroller_k8s_io::v1alpha1::{
-    FooApply, ZoneApply,
+    FooApply, FooSpecApply, FooStatusApply, ZoneApply, ZoneSpecApply,
 };
 use kubegen_e2e_api::crd::example_com::v1::{Widget, WidgetSpecMode};
 use kubegen_e2e_api::crd_apply::example_com::v1::{
@@ -156,17 +156,17 @@ async fn clients_apply_configurations_and_status() {
     let clientset = Clientset::new(server.client());
     let foos = clientset.samplecontroller_v1alpha1().foos("default");
 
-    let desired = FooApply::new("a", "default").with_spec(FooSpec {
-        deployment_name: "a-deploy".into(),
-        replicas: 2,
-    });
+    let desired = FooApply::new("a", "default").with_spec(
+        FooSpecApply::default()
+            .with_deployment_name("a-deploy")
+            .with_replicas(2),
+    );
     let created = foos.apply(&desired, "e2e-apply", false).await.unwrap();
     assert_eq!(created.spec.replicas, 2);
     assert_eq!(created.status, None);
 
-    let status = FooApply::new("a", "default").with_status(FooStatus {
-        available_replicas: 2,
-    });
+    let status = FooApply::new("a", "default")
+        .with_status(FooStatusApply::default().with_available_replicas(2));
     let with_status = foos
         .apply_status(&status, "e2e-status", true)
         .await
@@ -182,11 +182,7 @@ async fn clients_apply_configurations_and_status() {
     let zones = clientset.samplecontroller_v1alpha1().zones();
     let zone = zones
         .apply(
-            &ZoneApply::new("z").with_spec(
-                kubegen_e2e_api::apis::samplecontroller::v1alpha1::ZoneSpec {
-                    region: "eu".into(),
-                },
-            ),
+            &ZoneApply::new("z").with_spec(ZoneSpecApply::default().with_region("eu")),
             "e2e-apply",
             false,
         )
@@ -194,4 +190,79 @@ async fn clients_apply_configurations_and_status() {
         .unwrap();
     assert_eq!(zone.spec.region, "eu");
     assert_eq!(zone.metadata.namespace, None);
+}
+
+/// Two managers of one hand-written Foo, each applying only its own spec field through the
+/// nested `FooSpecApply`: neither clobbers the other, and each one's `extract` gives back
+/// exactly its field.
+#[tokio::test]
+async fn two_managers_own_different_fields_of_one_foo() {
+    let server = ApiServer::start().await.unwrap();
+    let crds = TypedClient::<CustomResourceDefinition>::new(server.client(), Scope::All, &());
+    crds.create(&Foo::crd()).await.unwrap();
+    let clientset = Clientset::new(server.client());
+    let foos = clientset.samplecontroller_v1alpha1().foos("default");
+    let spec = |spec: FooSpecApply| FooApply::new("shared", "default").with_spec(spec);
+
+    // The deployer creates the Foo (both fields are required), then hands the replicas to
+    // the scaler, which takes them over.
+    let deployer = spec(
+        FooSpecApply::default()
+            .with_deployment_name("web")
+            .with_replicas(1),
+    );
+    foos.apply(&deployer, "deployer", false).await.unwrap();
+    let scaled = foos
+        .apply(
+            &spec(FooSpecApply::default().with_replicas(3)),
+            "scaler",
+            true,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (scaled.spec.deployment_name.as_str(), scaled.spec.replicas),
+        ("web", 3)
+    );
+
+    // The deployer now applies only the name it owns: the scaler's replicas stay.
+    let renamed = foos
+        .apply(
+            &spec(FooSpecApply::default().with_deployment_name("web-2")),
+            "deployer",
+            false,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (renamed.spec.deployment_name.as_str(), renamed.spec.replicas),
+        ("web-2", 3)
+    );
+
+    let live = foos.get("shared").await.unwrap();
+    assert_eq!(
+        FooApply::extract(&live, "deployer").unwrap().spec,
+        Some(FooSpecApply::default().with_deployment_name("web-2"))
+    );
+    assert_eq!(
+        FooApply::extract(&live, "scaler").unwrap().spec,
+        Some(FooSpecApply::default().with_replicas(3))
+    );
+
+    // The scaler changes its field: the deployer's name stays.
+    let rescaled = foos
+        .apply(
+            &spec(FooSpecApply::default().with_replicas(5)),
+            "scaler",
+            false,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            rescaled.spec.deployment_name.as_str(),
+            rescaled.spec.replicas
+        ),
+        ("web-2", 5)
+    );
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 use kubegen_codegen::emit::clients::{ClientOptions, generate_clients};
 use kubegen_codegen::frontend::{Source, crd, rust};
 use kubegen_codegen::model::{Model, RootType};
-use kubegen_e2e_api::apis::example::v1::Setting;
+use kubegen_e2e_api::apis::example::v1::{Gauge, Setting, Ticket};
 use kubegen_e2e_api::apis::samplecontroller::v1alpha1::{Foo, Zone};
 
 #[test]
@@ -23,21 +23,29 @@ fn crd_and_rust_front_ends_generate_the_same_clients() {
     let options = ClientOptions::default();
     let from_rust = generate_clients(&by_hand, &options).unwrap();
 
-    let crds: Vec<Source> = [Foo::crd(), Zone::crd(), Setting::crd()]
-        .iter()
-        .enumerate()
-        .map(|(i, c)| Source::new(format!("crd-{i}.json"), serde_json::to_string(c).unwrap()))
-        .collect();
+    let crds: Vec<Source> = [
+        Foo::crd(),
+        Zone::crd(),
+        Setting::crd(),
+        Gauge::crd(),
+        Ticket::crd(),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, c)| Source::new(format!("crd-{i}.json"), serde_json::to_string(c).unwrap()))
+    .collect();
     let mut model = Model::default();
     crd::load(&mut model, &crds, &crd::Options::default()).unwrap();
     // The CRD model generates its types; point its kinds at the hand-written ones instead,
-    // as the Rust model says where they are, so both name the same types.
+    // as the Rust model says where they are, so both name the same types. Client verbs are
+    // not part of a CRD (kubegen generate --crd takes them as options): take them from
+    // the Rust model too.
     for group in model.groups.values_mut() {
         for version in group.versions.values_mut() {
             for kind in version.kinds.values_mut() {
-                kind.root = by_hand.groups[&group.name].versions[&version.name].kinds[&kind.name]
-                    .root
-                    .clone();
+                let twin = &by_hand.groups[&group.name].versions[&version.name].kinds[&kind.name];
+                kind.root = twin.root.clone();
+                kind.client_verbs = twin.client_verbs.clone();
                 assert!(matches!(kind.root, RootType::HandWritten(_)));
             }
         }

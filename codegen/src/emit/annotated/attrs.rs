@@ -243,7 +243,9 @@ fn number_tokens(n: &serde_json::Number) -> TokenStream {
     let small = n.as_i64().is_some_and(|i| i32::try_from(i).is_ok());
     let literal = match (n.as_i64(), n.as_u64()) {
         _ if small || n.is_f64() => None,
-        (Some(i), _) => Some(Literal::i64_suffixed(i.abs())),
+        // The magnitude, negated below: `i64::MIN` has no positive `i64`, and rustc reads
+        // `-9223372036854775808i64` as the negated literal it is.
+        (Some(i), _) => format!("{}i64", i.unsigned_abs()).parse::<Literal>().ok(),
         (None, Some(u)) => Some(Literal::u64_suffixed(u)),
         (None, None) => None,
     };

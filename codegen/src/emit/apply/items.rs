@@ -23,6 +23,8 @@ pub(super) struct Mirror<'a> {
     pub(super) module: &'a str,
     /// The kind, when the struct is a kind's root.
     pub(super) kind: Option<&'a Kind>,
+    /// Its place among the module's other nested structs.
+    pub(super) order: usize,
 }
 
 /// Where an apply configuration emitter emits.
@@ -39,6 +41,9 @@ pub(super) struct Context<'a> {
     pub(super) mirrors: &'a BTreeMap<&'a str, Mirror<'a>>,
     /// The whole model, for the apply configurations of other versions' described types.
     pub(super) model: &'a Model,
+    /// Every type the version's hand-written roots use, by name (each one's `module` is
+    /// where it lives).
+    pub(super) hand_written: &'a BTreeMap<&'a str, &'a TypeDef>,
 }
 
 /// The apply configuration of the type `name`.
@@ -57,12 +62,8 @@ pub(super) fn module_items(ctx: &Context<'_>, module: &str) -> Result<TokenStrea
         .values()
         .filter(|m| m.module == module)
         .collect();
-    // Roots first, then the version's order.
-    let order = |m: &Mirror<'_>| {
-        let index = ctx.version.types.iter().position(|t| t.name == m.def.name);
-        (m.kind.is_none(), index)
-    };
-    mirrors.sort_by_key(|m| order(m));
+    // Roots first (by name), then the version's order.
+    mirrors.sort_by_key(|m| (m.kind.is_none(), m.order, m.def.name.as_str()));
     for mirror in mirrors {
         items.extend(struct_item(ctx, mirror)?);
     }
@@ -380,8 +381,11 @@ fn field_type(ctx: &Context<'_>, mirror: &Mirror<'_>, ty: &TypeRef) -> Result<To
                     quote! { super::#apply }
                 })
             }
-            // Enums and unions: the generated type itself.
-            None => type_path(&generated_path(ctx, name), k8s),
+            // Enums and unions: the user's type, or the generated one.
+            None => match ctx.hand_written.get(name) {
+                Some(def) => type_path(&format!("{}::{name}", def.module), k8s),
+                None => type_path(&generated_path(ctx, name), k8s),
+            },
         },
         NamedType::External(external) => match described_apply(ctx, &external.path) {
             Some(apply) => Ok(apply),
@@ -468,6 +472,7 @@ mod tests {
             fields: &fields,
             module: "foo",
             kind: Some(&kind),
+            order: 0,
         };
         for (written, expected) in [
             ("FooSpec", "crate::apis::example::v1::FooSpec"),

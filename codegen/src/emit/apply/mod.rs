@@ -8,14 +8,20 @@
 //! setter per field (list and map setters take any iterator and extend), and
 //! `extract(&live, field_manager)` (+ `extract_status` where the kind has status) that
 //! keeps what the manager owns according to `metadata.managedFields`. Nested structs the
-//! model defines (CRD and OpenAPI inputs) are mirrored too (`FooSpecApply`); enums,
-//! unions and types the model only names (k8s-openapi's, or a hand-written kind's own
-//! structs) are used as they are, so setting one sets all of it. Where a version
-//! describes another crate's types ([`Version::external_module`]: the built-in kinds'
-//! k8s-openapi types, with fields read from Kubernetes' OpenAPI documents) they are
-//! mirrored too, each once in its own group/version, and a field of one version whose
-//! type another version describes is that version's apply configuration
-//! (`DeploymentSpecApply::template` is `core::v1::PodTemplateSpecApply`).
+//! model defines are mirrored too (`FooSpecApply`): generated ones (CRD and OpenAPI
+//! inputs) and a hand-written kind's own structs that the Rust front-end read
+//! ([`HandWritten::types`], with the serde names its attributes give). Enums, unions and
+//! types the model only names (k8s-openapi's, or a hand-written type the front-end kept
+//! whole) are used as they are, so setting one sets all of it. A hand-written kind's
+//! nested apply configurations go into the kind's module; a struct two kinds share goes
+//! into the first kind's. Where a version describes another crate's types
+//! ([`Version::external_module`]: the built-in kinds' k8s-openapi types, with fields read
+//! from Kubernetes' OpenAPI documents) they are mirrored too, each once in its own
+//! group/version, and a field of one version whose type another version describes is that
+//! version's apply configuration (`DeploymentSpecApply::template` is
+//! `core::v1::PodTemplateSpecApply`).
+//!
+//! [`HandWritten::types`]: crate::model::HandWritten::types
 //!
 //! Generated code is thin: the `kubegen` facade's runtime holds the behaviour
 //! (`kubegen::runtime::apply`: the `ApplyConfiguration` trait the clients' `apply` and
@@ -93,7 +99,7 @@ pub fn generate_apply(model: &Model, options: &ApplyOptions) -> Result<Vec<Gener
     let mut group_modules: BTreeMap<&str, Vec<&Version>> = BTreeMap::new();
     let mut groups: Vec<&Group> = Vec::new();
     for (group, version) in model.versions() {
-        let mirrors = mirrors(version);
+        let (mirrors, hand_written) = mirrors(group, version)?;
         if mirrors.is_empty() {
             continue;
         }
@@ -105,6 +111,7 @@ pub fn generate_apply(model: &Model, options: &ApplyOptions) -> Result<Vec<Gener
             types_module: &options.types_module,
             mirrors: &mirrors,
             model,
+            hand_written: &hand_written,
         };
         let mut modules: Vec<&str> = mirrors.values().map(|m| m.module).collect();
         modules.sort_unstable();
@@ -184,12 +191,18 @@ fn root_of<'a>(
     }
 }
 
-/// The structs of `version` that get an apply configuration, by type name: every
-/// generated struct (or described one, for another crate's types) and every hand-written
-/// root.
-fn mirrors(version: &Version) -> BTreeMap<&str, Mirror<'_>> {
+/// The types a version's hand-written roots use, by name.
+type HandWrittenTypes<'a> = BTreeMap<&'a str, &'a TypeDef>;
+
+/// The structs of `version` that get an apply configuration, by type name (every
+/// generated struct, every hand-written root and the hand-written structs they use), and
+/// every type the hand-written roots use, by name.
+fn mirrors<'a>(
+    group: &Group,
+    version: &'a Version,
+) -> Result<(BTreeMap<&'a str, Mirror<'a>>, HandWrittenTypes<'a>), Error> {
     let mut out = BTreeMap::new();
-    for ty in &version.types {
+    for (order, ty) in version.types.iter().enumerate() {
         if let TypeDefKind::Struct(s) = &ty.kind {
             out.insert(
                 ty.name.as_str(),
@@ -198,10 +211,13 @@ fn mirrors(version: &Version) -> BTreeMap<&str, Mirror<'_>> {
                     fields: s,
                     module: ty.module.as_str(),
                     kind: None,
+                    order,
                 },
             );
         }
     }
+    let mut hand_written = HandWrittenTypes::new();
+    let mut nested = version.types.len();
     for kind in version.kinds.values() {
         let Some((def, fields)) = root_of(version, kind) else {
             continue;
@@ -210,6 +226,7 @@ fn mirrors(version: &Version) -> BTreeMap<&str, Mirror<'_>> {
             RootType::HandWritten(_) => kind.module.as_str(),
             _ => def.module.as_str(),
         };
+        let order = out.get(def.name.as_str()).map_or(0, |m| m.order);
         out.insert(
             def.name.as_str(),
             Mirror {
@@ -217,8 +234,42 @@ fn mirrors(version: &Version) -> BTreeMap<&str, Mirror<'_>> {
                 fields,
                 module,
                 kind: Some(kind),
+                order,
             },
         );
+        let RootType::HandWritten(hand) = &kind.root else {
+            continue;
+        };
+        for ty in &hand.types {
+            let clash = |other: &TypeDef| Error::ApplyNameClash {
+                api_version: naming::api_version(&group.name, &version.name),
+                name: ty.name.clone(),
+                first: format!("{}::{}", other.module, other.name),
+                second: format!("{}::{}", ty.module, ty.name),
+            };
+            match hand_written.get(ty.name.as_str()) {
+                Some(seen) if seen.module != ty.module => return Err(clash(seen)),
+                Some(_) => continue,
+                None => {}
+            }
+            if let Some(generated) = version.type_named(&ty.name) {
+                return Err(clash(generated));
+            }
+            hand_written.insert(ty.name.as_str(), ty);
+            if let TypeDefKind::Struct(s) = &ty.kind {
+                nested += 1;
+                out.insert(
+                    ty.name.as_str(),
+                    Mirror {
+                        def: ty,
+                        fields: s,
+                        module: kind.module.as_str(),
+                        kind: None,
+                        order: nested,
+                    },
+                );
+            }
+        }
     }
-    out
+    Ok((out, hand_written))
 }

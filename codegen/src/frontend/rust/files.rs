@@ -28,6 +28,11 @@ pub struct Options {
     /// [`HandWritten::types`](crate::model::HandWritten::types) (what `kubegen crd` needs for
     /// schemas; clients only need the roots).
     pub schemas: bool,
+    /// Whether to read the types the roots' fields use for apply configurations: like
+    /// [`Options::schemas`] but for serde's names only, keeping a type it cannot read whole
+    /// instead of failing (what `--apply-out` needs to mirror nested structs). Ignored when
+    /// `schemas` is set, whose stricter reading wins.
+    pub apply_types: bool,
 }
 
 impl Default for Options {
@@ -36,6 +41,7 @@ impl Default for Options {
             module: "crate::apis".to_owned(),
             versions: Versions::default(),
             schemas: false,
+            apply_types: false,
         }
     }
 }
@@ -50,6 +56,13 @@ impl Options {
     /// Reads the types the roots' fields use too (see [`Options::schemas`]).
     pub fn schemas(mut self, schemas: bool) -> Self {
         self.schemas = schemas;
+        self
+    }
+
+    /// Reads the types the roots' fields use for apply configurations (see
+    /// [`Options::apply_types`]).
+    pub fn apply_types(mut self, apply_types: bool) -> Self {
+        self.apply_types = apply_types;
         self
     }
 
@@ -140,9 +153,11 @@ pub fn load(model: &mut Model, sources: &[Source], options: &Options) -> Result<
         files.push(file);
     }
     let mut index = schema::Index::default();
-    if options.schemas {
+    if options.schemas || options.apply_types {
         for (source, file) in sources.iter().zip(&files) {
-            index.add(&source.name, &file.items);
+            let mut module = vec![options.module.clone()];
+            module.extend(module_of(&source.name));
+            index.add(&source.name, module.join("::"), &file.items);
         }
     }
     let reader = Reader { options, index };
@@ -210,8 +225,20 @@ impl Reader<'_> {
         if let RootType::HandWritten(hand) = &mut derived.kind.root {
             hand.path = format!("{}::{}", module.join("::"), input.ident);
         }
-        if self.options.schemas {
-            schema::resolve(&self.index, &source.name, input, &mut derived.kind.root)?;
+        let purpose = match (self.options.schemas, self.options.apply_types) {
+            (true, _) => Some(schema::Purpose::Schema),
+            (false, true) => Some(schema::Purpose::Apply),
+            (false, false) => None,
+        };
+        if let Some(purpose) = purpose {
+            let at = (source.name.as_str(), module.join("::"));
+            schema::resolve(
+                &self.index,
+                (at.0, &at.1),
+                input,
+                &mut derived.kind.root,
+                purpose,
+            )?;
         }
         let version = model.version_mut(&derived.group, &derived.version);
         if version.kinds.contains_key(&derived.kind.name) {

@@ -38,16 +38,47 @@ pub mod example_com {
             pub fn new(client: ::kubegen::__private::kube::Client) -> Self {
                 Self { client }
             }
+            /// `gauges` in `namespace` (`""`: all namespaces).
+            #[inline]
+            pub fn gauges(&self, namespace: &str) -> GaugeClient {
+                ::kubegen::gentype::namespaced(self.client.clone(), namespace)
+            }
             /// `settings` in `namespace` (`""`: all namespaces).
             #[inline]
             pub fn settings(&self, namespace: &str) -> SettingClient {
                 ::kubegen::gentype::namespaced(self.client.clone(), namespace)
             }
+            /// `tickets` in `namespace` (`""`: all namespaces).
+            #[inline]
+            pub fn tickets(&self, namespace: &str) -> TicketClient {
+                ::kubegen::gentype::namespaced(self.client.clone(), namespace)
+            }
         }
+        /// The typed client of `gauges`.
+        pub type GaugeClient = ::kubegen::gentype::ResourceClient<
+            crate::apis::example::v1::Gauge,
+            ::kubegen::gentype::subresources::None,
+            ::kubegen::gentype::verbs::ReadOnly,
+        >;
         /// The typed client of `settings`.
         pub type SettingClient = ::kubegen::gentype::ResourceClient<
             crate::apis::example::v1::Setting,
             ::kubegen::gentype::subresources::None,
+        >;
+        /// The typed client of `tickets`.
+        pub type TicketClient = ::kubegen::gentype::ResourceClient<
+            crate::apis::example::v1::Ticket,
+            ::kubegen::gentype::subresources::None,
+            ::kubegen::gentype::verbs::Verbs<
+                ::kubegen::gentype::verbs::Yes,
+                ::kubegen::gentype::verbs::Yes,
+                ::kubegen::gentype::verbs::No,
+                ::kubegen::gentype::verbs::Yes,
+                ::kubegen::gentype::verbs::No,
+                ::kubegen::gentype::verbs::No,
+                ::kubegen::gentype::verbs::Yes,
+                ::kubegen::gentype::verbs::No,
+            >,
         >;
     }
 }

@@ -60,15 +60,33 @@ pub mod example_com {
             pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
                 Self { factory }
             }
+            /// The shared informer of `gauges`.
+            #[inline]
+            pub fn gauges(&self) -> GaugeInformer {
+                GaugeInformer::new(self.factory.clone())
+            }
             /// The shared informer of `settings`.
             #[inline]
             pub fn settings(&self) -> SettingInformer {
                 SettingInformer::new(self.factory.clone())
             }
+            /// The shared informer of `tickets`.
+            #[inline]
+            pub fn tickets(&self) -> TicketInformer {
+                TicketInformer::new(self.factory.clone())
+            }
         }
+        /// The shared informer of `gauges`.
+        pub type GaugeInformer = ::kubegen::gentype::Informer<
+            crate::apis::example::v1::Gauge,
+        >;
         /// The shared informer of `settings`.
         pub type SettingInformer = ::kubegen::gentype::Informer<
             crate::apis::example::v1::Setting,
+        >;
+        /// The shared informer of `tickets`.
+        pub type TicketInformer = ::kubegen::gentype::Informer<
+            crate::apis::example::v1::Ticket,
         >;
     }
 }

@@ -5,9 +5,17 @@
 pub mod example_com {
     /// `example.com/v1`.
     pub mod v1 {
+        /// Reads `gauges` from an informer's cache.
+        pub type GaugeLister = ::kubegen::runtime::lister::Lister<
+            crate::apis::example::v1::Gauge,
+        >;
         /// Reads `settings` from an informer's cache.
         pub type SettingLister = ::kubegen::runtime::lister::Lister<
             crate::apis::example::v1::Setting,
+        >;
+        /// Reads `tickets` from an informer's cache.
+        pub type TicketLister = ::kubegen::runtime::lister::Lister<
+            crate::apis::example::v1::Ticket,
         >;
     }
 }

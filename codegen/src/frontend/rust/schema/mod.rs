@@ -13,9 +13,15 @@
 //!
 //! Types are found by name: in the same file first, then in any file of the directory.
 //!
+//! Apply configurations read the same types for their serde names only
+//! ([`Purpose::Apply`], the front-end's [`Options::apply_types`]): there, a type that cannot
+//! be read exactly is no error but kept whole, named by its path from the crate root.
+//!
 //! [`Options::schemas`]: super::Options::schemas
+//! [`Options::apply_types`]: super::Options::apply_types
 
 mod attrs;
+mod scope;
 mod values;
 
 use values::{container_validation, default_value};
@@ -29,9 +35,24 @@ use super::types::{option_inner, type_args};
 use crate::frontend::schema::validation;
 use crate::frontend::{Error, Result};
 use crate::model::{
-    Additional, EnumDef, EnumVariant, Field, RootType, StructDef, TypeDef, TypeDefKind, TypeRef,
-    Validation,
+    Additional, EnumDef, EnumVariant, ExternalType, Field, RootType, StructDef, TypeDef,
+    TypeDefKind, TypeRef, Validation,
 };
+use scope::Scope;
+
+/// What the types a root uses are read for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Purpose {
+    /// CRD schemas (`kubegen crd`): everything schemars would write, exactly; anything that
+    /// cannot be read is an error.
+    Schema,
+    /// Apply configurations: serde's names (`rename`, `rename_all`, `skip`) and field types.
+    /// A type that cannot be read (an attribute kubegen does not follow, such as `flatten`
+    /// or `with`; a generic, recursive or data-carrying type; a type the sources do not
+    /// define) is kept whole, as [`TypeRef::External`] with its path from the crate root;
+    /// a field type that is not even a plain path keeps its whole struct.
+    Apply,
+}
 
 /// A declaration in the sources.
 #[derive(Clone, Copy)]
@@ -43,19 +64,24 @@ enum Decl<'a> {
 #[derive(Clone, Copy)]
 struct Entry<'a, T> {
     file: &'a str,
+    /// The module declaring it (index into [`Index::scopes`]).
+    scope: usize,
     item: T,
 }
 
-/// Every struct, enum and function of the sources, by name.
+/// Every struct, enum and function of the sources, by name, and the modules declaring them.
 #[derive(Default)]
 pub(super) struct Index<'a> {
     types: BTreeMap<String, Vec<Entry<'a, Decl<'a>>>>,
     functions: BTreeMap<String, Vec<Entry<'a, &'a syn::ItemFn>>>,
+    scopes: Vec<Scope>,
 }
 
 impl<'a> Index<'a> {
-    /// Adds the items of one file (inline modules included).
-    pub(super) fn add(&mut self, file: &'a str, items: &'a [Item]) {
+    /// Adds the items of one file, the module `module` (its inline modules included).
+    pub(super) fn add(&mut self, file: &'a str, module: String, items: &'a [Item]) {
+        let scope = self.scopes.len();
+        self.scopes.push(Scope::new(module.clone(), items));
         for item in items {
             match item {
                 Item::Struct(s) => self
@@ -64,6 +90,7 @@ impl<'a> Index<'a> {
                     .or_default()
                     .push(Entry {
                         file,
+                        scope,
                         item: Decl::Struct(s),
                     }),
                 Item::Enum(e) => self
@@ -72,21 +99,31 @@ impl<'a> Index<'a> {
                     .or_default()
                     .push(Entry {
                         file,
+                        scope,
                         item: Decl::Enum(e),
                     }),
                 Item::Fn(f) => self
                     .functions
                     .entry(f.sig.ident.to_string())
                     .or_default()
-                    .push(Entry { file, item: f }),
+                    .push(Entry {
+                        file,
+                        scope,
+                        item: f,
+                    }),
                 Item::Mod(m) => {
                     if let Some((_, items)) = &m.content {
-                        self.add(file, items);
+                        self.add(file, format!("{module}::{}", m.ident), items);
                     }
                 }
                 _ => {}
             }
         }
+    }
+
+    /// The module whose path is `path`, if the sources have it.
+    fn scope_of(&self, path: &str) -> Option<usize> {
+        self.scopes.iter().position(|s| s.path == path)
     }
 }
 
@@ -113,12 +150,14 @@ fn syn_error(file: &str, e: &syn::Error) -> Error {
 }
 
 /// Resolves the field types of the hand-written root of `kind` (declared by `input` in
-/// `file`) into [`HandWritten::types`](crate::model::HandWritten::types).
+/// `file`, in the module `module`) into [`HandWritten::types`](crate::model::HandWritten::types),
+/// for `purpose`.
 pub(super) fn resolve(
     index: &Index<'_>,
-    file: &str,
+    (file, module): (&str, &str),
     input: &syn::DeriveInput,
     root: &mut RootType,
+    purpose: Purpose,
 ) -> Result<()> {
     let RootType::HandWritten(hand) = root else {
         return Ok(());
@@ -131,23 +170,53 @@ pub(super) fn resolve(
     };
     let mut resolver = Resolver {
         index,
+        purpose,
         types: BTreeMap::new(),
-        order: Vec::new(),
         stack: Vec::new(),
         containers: BTreeMap::new(),
         defaults: BTreeMap::new(),
+        scopes: index.scope_of(module).into_iter().collect(),
     };
     for (field, syn_field) in def.fields.iter_mut().zip(&data.fields) {
         if field.wire_name == "metadata" {
             continue;
         }
         let ty = option_inner(&syn_field.ty).unwrap_or(&syn_field.ty);
-        field.ty = resolver.type_ref(ty, file)?;
-        field.validation = resolver.type_validation(&field.ty, file, syn_field)?;
-        field.default = resolver.type_default(&field.ty);
+        match resolver.type_ref(ty, file) {
+            Ok(ty) => field.ty = ty,
+            // The root keeps the field's type as written.
+            Err(_) if purpose == Purpose::Apply => continue,
+            Err(e) => return Err(e),
+        }
+        if purpose == Purpose::Schema {
+            field.validation = resolver.type_validation(&field.ty, file, syn_field)?;
+            field.default = resolver.type_default(&field.ty);
+        }
     }
-    hand.types = resolver
-        .order
+    // Depth first from the root, each type before the ones it uses; a type read before
+    // a type using it failed (and was kept whole) is left out.
+    let mut order: Vec<String> = Vec::new();
+    let mut pending: Vec<&str> = Vec::new();
+    for field in def.fields.iter().rev() {
+        field.ty.visit_named(&mut |name| pending.push(name));
+    }
+    while let Some(name) = pending.pop() {
+        if order.iter().any(|n| n == name) {
+            continue;
+        }
+        let Some((_, ty)) = resolver.types.get(name) else {
+            continue;
+        };
+        order.push(name.to_owned());
+        if let TypeDefKind::Struct(s) = &ty.kind {
+            let mut uses = Vec::new();
+            for field in &s.fields {
+                field.ty.visit_named(&mut |name| uses.push(name));
+            }
+            pending.extend(uses.into_iter().rev());
+        }
+    }
+    hand.types = order
         .iter()
         .filter_map(|name| resolver.types.remove(name))
         .map(|(_, def)| def)
@@ -157,20 +226,71 @@ pub(super) fn resolve(
 
 struct Resolver<'i, 'a> {
     index: &'i Index<'a>,
+    purpose: Purpose,
     /// Types read so far by name, with the file they come from.
     types: BTreeMap<String, (String, TypeDef)>,
-    /// Names in the order they were first met.
-    order: Vec<String>,
     /// The types being read, to refuse recursion (a CRD schema is inlined).
     stack: Vec<String>,
     /// The validations of structs' own `#[schemars(extend(...))]`, by type name.
     containers: BTreeMap<String, Validation>,
     /// The defaults of structs' own `#[schemars(extend("default" = ...))]`, by type name.
     defaults: BTreeMap<String, serde_json::Value>,
+    /// The modules of the types being read (the last is where field types are written).
+    scopes: Vec<usize>,
 }
 
 impl Resolver<'_, '_> {
     fn type_ref(&mut self, ty: &Type, file: &str) -> Result<TypeRef> {
+        match self.read(ty, file) {
+            Err(e) if self.purpose == Purpose::Apply => match self.whole(ty, file) {
+                Some(path) => Ok(TypeRef::External(ExternalType::new(path, false))),
+                None => Err(e),
+            },
+            read => read,
+        }
+    }
+
+    /// The path from the crate root of a type kept whole, when it is a plain path.
+    fn whole(&self, ty: &Type, file: &str) -> Option<String> {
+        let Type::Path(path) = ty else {
+            return None;
+        };
+        if path.qself.is_some() || path.path.segments.iter().any(|s| !s.arguments.is_empty()) {
+            return None;
+        }
+        let segments: Vec<String> = path
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let scope = &self.index.scopes[*self.scopes.last()?];
+        let defined = match segments.as_slice() {
+            [name] => pick(self.index.types.get(name), file)
+                .map(|entry| self.index.scopes[entry.scope].path.as_str()),
+            _ => None,
+        };
+        let is_module = |path: &str| self.index.scope_of(path).is_some();
+        Some(scope.resolve(
+            &segments,
+            path.path.leading_colon.is_some(),
+            defined,
+            &is_module,
+        ))
+    }
+
+    /// Whether the type `name` declared by `decl` is the one a bare `name` means in the
+    /// current module (not shadowed by a `use` of another type of that name).
+    fn in_scope(&self, name: &str, decl: &Entry<'_, Decl<'_>>) -> bool {
+        let Some(scope) = self.scopes.last().map(|s| &self.index.scopes[*s]) else {
+            return true;
+        };
+        let declared = &self.index.scopes[decl.scope].path;
+        scope.resolve(&[name.to_owned()], false, Some(declared), &|_| false)
+            == format!("{declared}::{name}")
+    }
+
+    fn read(&mut self, ty: &Type, file: &str) -> Result<TypeRef> {
         let unsupported = |what: &str| {
             error(
                 file,
@@ -221,9 +341,11 @@ impl Resolver<'_, '_> {
                 TypeRef::map(self.type_ref(value, file)?)
             }
             (_, []) => {
-                let decl = pick(self.index.types.get(&name), file).ok_or_else(|| {
-                    unsupported(&format!("`{name}` (not defined once in the sources)"))
-                })?;
+                let decl = pick(self.index.types.get(&name), file)
+                    .filter(|decl| self.purpose == Purpose::Schema || self.in_scope(&name, decl))
+                    .ok_or_else(|| {
+                        unsupported(&format!("`{name}` (not defined once in the sources)"))
+                    })?;
                 self.named(&name, decl)?;
                 TypeRef::Named(name)
             }
@@ -264,12 +386,17 @@ impl Resolver<'_, '_> {
             ));
         }
         self.stack.push(name.to_owned());
+        self.scopes.push(decl.scope);
+        let index = self.index;
+        let module = &index.scopes[decl.scope].path;
         let def = match decl.item {
-            Decl::Struct(s) => self.strukt(decl.file, s)?,
-            Decl::Enum(e) => enumeration(decl.file, e)?,
+            Decl::Struct(s) => self.strukt(decl.file, s),
+            Decl::Enum(e) => enumeration(decl.file, e),
         };
+        self.scopes.pop();
         self.stack.pop();
-        self.order.push(name.to_owned());
+        let mut def = def?;
+        def.module = module.clone();
         self.types
             .insert(name.to_owned(), (decl.file.to_owned(), def));
         Ok(())
@@ -277,7 +404,8 @@ impl Resolver<'_, '_> {
 
     fn strukt(&mut self, file: &str, item: &syn::ItemStruct) -> Result<TypeDef> {
         let container = attrs::container(&item.attrs).map_err(|e| syn_error(file, &e))?;
-        if container.default {
+        let schema = self.purpose == Purpose::Schema;
+        if container.default && schema {
             return Err(error(
                 file,
                 item.ident.span(),
@@ -306,7 +434,8 @@ impl Resolver<'_, '_> {
         for f in &named.named {
             let Some(ident) = &f.ident else { continue };
             let member = attrs::member(&f.attrs).map_err(|e| syn_error(file, &e))?;
-            if member.skip {
+            // An apply configuration sends what serde serializes.
+            if member.skip || (member.skip_serializing && !schema) {
                 continue;
             }
             if member.flatten {
@@ -324,25 +453,29 @@ impl Resolver<'_, '_> {
                 });
             let inner = option_inner(&f.ty);
             let written_schema = match &member.schema_with {
-                Some(path) => Some(self.written(file, path)?),
-                None => None,
+                Some(path) if schema => Some(self.written(file, path)?),
+                _ => None,
             };
             let ty = match (&written_schema, inner) {
                 (Some(_), _) => TypeRef::Json,
                 (None, Some(inner)) => self.type_ref(inner, file)?,
                 (None, None) => self.type_ref(&f.ty, file)?,
             };
-            let mut validation = self.type_validation(&ty, file, f)?;
-            self.validation(file, f, &member, &ty, &mut validation)?;
-            let written_default = member
-                .extend
-                .iter()
-                .find(|(key, _)| key == "default")
-                .map(|(_, value)| value.clone());
-            let default = match written_default.or_else(|| self.type_default(&ty)) {
-                Some(value) => Some(value),
-                None => default_value(file, f, &member, &ty)?,
-            };
+            let mut validation = Validation::default();
+            let mut default = None;
+            if schema {
+                validation = self.type_validation(&ty, file, f)?;
+                self.validation(file, f, &member, &ty, &mut validation)?;
+                let written_default = member
+                    .extend
+                    .iter()
+                    .find(|(key, _)| key == "default")
+                    .map(|(_, value)| value.clone());
+                default = match written_default.or_else(|| self.type_default(&ty)) {
+                    Some(value) => Some(value),
+                    None => default_value(file, f, &member, &ty)?,
+                };
+            }
             // schemars writes an optional `Option<T>` as nullable (not a required one, nor
             // `Option<Value>`); `extend("nullable" = ...)` says it outright.
             let written_nullable = member

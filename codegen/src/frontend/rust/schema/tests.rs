@@ -167,3 +167,52 @@ fn struct_extends_inside_lists_and_flattened_non_maps_are_errors() {
     let error = load(&[("v1.rs", &text)]).unwrap_err().to_string();
     assert!(error.contains("`#[serde(flatten)]` on maps"), "{error}");
 }
+
+#[test]
+fn apply_types_keep_what_they_cannot_read_whole() {
+    // What `kubegen crd` refuses, apply configurations read leniently.
+    let text = format!(
+        "{ROOT}use k8s_openapi::apimachinery::pkg::api::resource::Quantity;\n\
+         #[serde(default)]\npub struct FooSpec {{\n\
+         pub size: u32,\n\
+         #[schemars(schema_with = \"anything\")]\npub inner: Inner,\n\
+         #[serde(skip_serializing)]\npub seen: bool,\n\
+         pub limit: Quantity,\n\
+         pub odd: Odd,\n\
+         pub generic: Option<Generic>,\n}}\n\
+         pub struct Inner {{ pub a: String }}\n\
+         pub struct Odd {{ #[serde(flatten)] pub rest: Inner }}\n\
+         pub struct Generic {{ pub items: std::collections::BTreeSet<String> }}\n"
+    );
+    assert!(load(&[("v1.rs", &text)]).is_err());
+    let sources = [Source::new("g/v1.rs", text)];
+    let mut model = Model::default();
+    let options = rust::Options::default().apply_types(true);
+    rust::load(&mut model, &sources, &options).unwrap();
+    let hand = hand(&model);
+    let names: Vec<&str> = hand.types.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["FooSpec", "Inner"]);
+    assert!(hand.types.iter().all(|t| t.module == "crate::apis::g::v1"));
+    let TypeDefKind::Struct(spec) = &named(hand, "FooSpec").kind else {
+        panic!()
+    };
+    let whole = |path: &str| TypeRef::External(crate::model::ExternalType::new(path, false));
+    let fields: Vec<(&str, &TypeRef)> = spec
+        .fields
+        .iter()
+        .map(|f| (f.wire_name.as_str(), &f.ty))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("size", &whole("u32")),
+            ("inner", &TypeRef::Named("Inner".into())),
+            (
+                "limit",
+                &whole("k8s_openapi::apimachinery::pkg::api::resource::Quantity")
+            ),
+            ("odd", &whole("crate::apis::g::v1::Odd")),
+            ("generic", &whole("crate::apis::g::v1::Generic")),
+        ]
+    );
+}

@@ -27,10 +27,10 @@ pub struct IcecreamApply {
     >,
     /// `spec`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spec: Option<crate::apis::icecream::v1::IcecreamSpec>,
+    pub spec: Option<IcecreamSpecApply>,
     /// `status`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<crate::apis::icecream::v1::IcecreamStatus>,
+    pub status: Option<IcecreamStatusApply>,
 }
 impl IcecreamApply {
     /// Sets `metadata` (replacing what `new` set).
@@ -44,16 +44,13 @@ impl IcecreamApply {
     }
     /// Sets `spec`.
     #[inline]
-    pub fn with_spec(mut self, value: impl Into<crate::apis::icecream::v1::IcecreamSpec>) -> Self {
+    pub fn with_spec(mut self, value: impl Into<IcecreamSpecApply>) -> Self {
         self.spec = Some(value.into());
         self
     }
     /// Sets `status`.
     #[inline]
-    pub fn with_status(
-        mut self,
-        value: impl Into<crate::apis::icecream::v1::IcecreamStatus>,
-    ) -> Self {
+    pub fn with_status(mut self, value: impl Into<IcecreamStatusApply>) -> Self {
         self.status = Some(value.into());
         self
     }
@@ -104,3 +101,125 @@ const _: () = {
         }
     }
 };
+/// Apply configuration of `IcecreamSpec`: every field is optional and only what is set is sent.
+///
+/// The desired state of an \[`Icecream`\].
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::kubegen::__private::serde::Serialize,
+    ::kubegen::__private::serde::Deserialize,
+)]
+#[serde(crate = "::kubegen::__private::serde")]
+pub struct IcecreamSpecApply {
+    /// The flavor (free text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flavor: Option<String>,
+    /// Which pods of the namespace serve this Icecream. An empty selector selects every pod.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<
+        ::kubegen::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+    >,
+}
+impl IcecreamSpecApply {
+    /// Sets `flavor`.
+    #[inline]
+    pub fn with_flavor(mut self, value: impl Into<String>) -> Self {
+        self.flavor = Some(value.into());
+        self
+    }
+    /// Sets `selector`.
+    #[inline]
+    pub fn with_selector(
+        mut self,
+        value: impl Into<
+            ::kubegen::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
+        >,
+    ) -> Self {
+        self.selector = Some(value.into());
+        self
+    }
+}
+/// Apply configuration of `IcecreamStatus`: every field is optional and only what is set is sent.
+///
+/// The observed state of an \[`Icecream`\].
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::kubegen::__private::serde::Serialize,
+    ::kubegen::__private::serde::Deserialize,
+)]
+#[serde(crate = "::kubegen::__private::serde")]
+pub struct IcecreamStatusApply {
+    /// The `metadata.generation` of the spec this status was computed for.
+    #[serde(
+        rename = "observedGeneration",
+        default,
+        skip_serializing_if = "Option::is_none",
+    )]
+    pub observed_generation: Option<i64>,
+    /// Every matching pod, sorted by name, with the node it is scheduled on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pods: Option<Vec<PodPlacementApply>>,
+    /// The distinct nodes of the scheduled matching pods, sorted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<String>>,
+}
+impl IcecreamStatusApply {
+    /// Sets `observedGeneration`.
+    #[inline]
+    pub fn with_observed_generation(mut self, value: impl Into<i64>) -> Self {
+        self.observed_generation = Some(value.into());
+        self
+    }
+    /// Appends `values` to `pods` (an empty iterator sets it empty).
+    #[inline]
+    pub fn with_pods(mut self, values: impl IntoIterator<Item = PodPlacementApply>) -> Self {
+        self.pods.get_or_insert_with(Vec::new).extend(values);
+        self
+    }
+    /// Appends `values` to `nodes` (an empty iterator sets it empty).
+    #[inline]
+    pub fn with_nodes(mut self, values: impl IntoIterator<Item = String>) -> Self {
+        self.nodes.get_or_insert_with(Vec::new).extend(values);
+        self
+    }
+}
+/// Apply configuration of `PodPlacement`: every field is optional and only what is set is sent.
+///
+/// Where one pod runs.
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::kubegen::__private::serde::Serialize,
+    ::kubegen::__private::serde::Deserialize,
+)]
+#[serde(crate = "::kubegen::__private::serde")]
+pub struct PodPlacementApply {
+    /// The pod's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The node it is scheduled on; absent while unscheduled.
+    #[serde(rename = "nodeName", default, skip_serializing_if = "Option::is_none")]
+    pub node_name: Option<String>,
+}
+impl PodPlacementApply {
+    /// Sets `name`.
+    #[inline]
+    pub fn with_name(mut self, value: impl Into<String>) -> Self {
+        self.name = Some(value.into());
+        self
+    }
+    /// Sets `nodeName`.
+    #[inline]
+    pub fn with_node_name(mut self, value: impl Into<String>) -> Self {
+        self.node_name = Some(value.into());
+        self
+    }
+}

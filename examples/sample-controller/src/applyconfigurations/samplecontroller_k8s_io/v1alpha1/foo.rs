@@ -27,10 +27,10 @@ pub struct FooApply {
     >,
     /// `spec`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spec: Option<crate::apis::samplecontroller::v1alpha1::FooSpec>,
+    pub spec: Option<FooSpecApply>,
     /// `status`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<crate::apis::samplecontroller::v1alpha1::FooStatus>,
+    pub status: Option<FooStatusApply>,
 }
 impl FooApply {
     /// Sets `metadata` (replacing what `new` set).
@@ -44,19 +44,13 @@ impl FooApply {
     }
     /// Sets `spec`.
     #[inline]
-    pub fn with_spec(
-        mut self,
-        value: impl Into<crate::apis::samplecontroller::v1alpha1::FooSpec>,
-    ) -> Self {
+    pub fn with_spec(mut self, value: impl Into<FooSpecApply>) -> Self {
         self.spec = Some(value.into());
         self
     }
     /// Sets `status`.
     #[inline]
-    pub fn with_status(
-        mut self,
-        value: impl Into<crate::apis::samplecontroller::v1alpha1::FooStatus>,
-    ) -> Self {
+    pub fn with_status(mut self, value: impl Into<FooStatusApply>) -> Self {
         self.status = Some(value.into());
         self
     }
@@ -107,3 +101,66 @@ const _: () = {
         }
     }
 };
+/// Apply configuration of `FooSpec`: every field is optional and only what is set is sent.
+///
+/// The desired state of a \[`Foo`\].
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::kubegen::__private::serde::Serialize,
+    ::kubegen::__private::serde::Deserialize,
+)]
+#[serde(crate = "::kubegen::__private::serde")]
+pub struct FooSpecApply {
+    /// The name of the Deployment the Foo owns.
+    #[serde(rename = "deploymentName", default, skip_serializing_if = "Option::is_none")]
+    pub deployment_name: Option<String>,
+    /// How many replicas the Deployment runs (1 to 10; default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+}
+impl FooSpecApply {
+    /// Sets `deploymentName`.
+    #[inline]
+    pub fn with_deployment_name(mut self, value: impl Into<String>) -> Self {
+        self.deployment_name = Some(value.into());
+        self
+    }
+    /// Sets `replicas`.
+    #[inline]
+    pub fn with_replicas(mut self, value: impl Into<i32>) -> Self {
+        self.replicas = Some(value.into());
+        self
+    }
+}
+/// Apply configuration of `FooStatus`: every field is optional and only what is set is sent.
+///
+/// The observed state of a \[`Foo`\].
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::kubegen::__private::serde::Serialize,
+    ::kubegen::__private::serde::Deserialize,
+)]
+#[serde(crate = "::kubegen::__private::serde")]
+pub struct FooStatusApply {
+    /// The owned Deployment's `status.availableReplicas`.
+    #[serde(
+        rename = "availableReplicas",
+        default,
+        skip_serializing_if = "Option::is_none",
+    )]
+    pub available_replicas: Option<i32>,
+}
+impl FooStatusApply {
+    /// Sets `availableReplicas`.
+    #[inline]
+    pub fn with_available_replicas(mut self, value: impl Into<i32>) -> Self {
+        self.available_replicas = Some(value.into());
+        self
+    }
+}

@@ -27,7 +27,7 @@ pub struct ZoneApply {
     >,
     /// `spec`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spec: Option<crate::apis::samplecontroller::v1alpha1::ZoneSpec>,
+    pub spec: Option<ZoneSpecApply>,
 }
 impl ZoneApply {
     /// Sets `metadata` (replacing what `new` set).
@@ -41,10 +41,7 @@ impl ZoneApply {
     }
     /// Sets `spec`.
     #[inline]
-    pub fn with_spec(
-        mut self,
-        value: impl Into<crate::apis::samplecontroller::v1alpha1::ZoneSpec>,
-    ) -> Self {
+    pub fn with_spec(mut self, value: impl Into<ZoneSpecApply>) -> Self {
         self.spec = Some(value.into());
         self
     }
@@ -85,3 +82,28 @@ const _: () = {
         }
     }
 };
+/// Apply configuration of `ZoneSpec`: every field is optional and only what is set is sent.
+///
+/// Where Zones are.
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::kubegen::__private::serde::Serialize,
+    ::kubegen::__private::serde::Deserialize,
+)]
+#[serde(crate = "::kubegen::__private::serde")]
+pub struct ZoneSpecApply {
+    /// The region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+}
+impl ZoneSpecApply {
+    /// Sets `region`.
+    #[inline]
+    pub fn with_region(mut self, value: impl Into<String>) -> Self {
+        self.region = Some(value.into());
+        self
+    }
+}
