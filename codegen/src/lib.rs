@@ -8,7 +8,7 @@
 //!  --rust      #[derive(Resource)] - frontend::rust -----┼-> model::Model --validate()--┐
 //!  --kubernetes built-in table ---- frontend::builtin ---┘                              │
 //!                                                                                       │
-//!      ┌── emit::types   (--out: every generated type, + resource / deepcopy impls) ◄──┤
+//!      ┌── emit::types   (--out: every generated type, + resource impls) ◄──────────────┤
 //!      ├── emit::clients (--clients-out: clientset, listers, informers of every kind) ◄┤
 //!      └── emit::apply   (--apply-out: apply configurations of every kind) ◄────────────┘
 //!                         │
@@ -27,7 +27,8 @@
 //! - [`naming`]: every identifier rule (casing, keywords, clashes, modules, accessors) and
 //!   Kubernetes' rules for API names.
 //! - [`emit`]: model -> formatted Rust files; emitters import no other emitter but the
-//!   leaves `resource` and `deepcopy`.
+//!   leaf `resource`. Generated types derive `Clone`; the field-wise `clone_from` of
+//!   `deepcopy` is for hand-written types with `#[derive(DeepCopy)]`.
 //! - [`output`] and [`diff`]: writing files all-or-nothing, and `--verify`.
 //! - [`testkit_tables`]: the testkit API server's generated facts about built-in kinds.
 //! - [`fuzz`]: arbitrary bytes through each front-end and the whole pipeline, for the

@@ -4,14 +4,14 @@
 //! |----------------|--------------------------------------------------------------|--------------------|
 //! | [`types`]      | the types tree: structs, enums, unions of every generated type | `--out`, [`generate`] |
 //! | [`resource`]   | a root type's resource traits, `Serialize` (+ `Deserialize`, `crd()`) | `types`, `#[derive(Resource)]` |
-//! | [`deepcopy`]   | an allocation-reusing `Clone`                                | `types`, `#[derive(DeepCopy)]` |
+//! | [`deepcopy`]   | an allocation-reusing `Clone`                                | `#[derive(DeepCopy)]` |
 //! | [`clients`]    | clientset, listers and informers of every kind               | `--clients-out`    |
 //! | [`apply`]      | apply configurations (`FooApply`) of every kind with a field model | `--apply-out` |
 //! | [`crd`]        | one CustomResourceDefinition YAML per kind (not Rust)        | `kubegen crd`      |
 //! | [`annotated`]  | `#[derive(Resource)]` sources of CRD kinds, for users to own | `--style derive`   |
 //!
 //! Emitters read only the model and their options, and import no other emitter except the
-//! leaves `resource` and `deepcopy` (which `types` uses); what they share (options, crate
+//! leaf `resource` (which `types` uses); what they share (options, crate
 //! paths, identifiers, formatting, the [`Error`] type) is in a common module. Every file is
 //! built with `quote!`, laid out by one small deterministic printer (no second parse) and
 //! gets a `DO NOT EDIT` header. The output is a pure function of the model: the same

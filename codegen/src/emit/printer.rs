@@ -19,6 +19,7 @@
 //! bytes. Re-reading the output gives the same tokens back (in debug builds
 //! [`file`](super::common::file) checks that on every file).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use proc_macro2::{Delimiter, Ident, Literal, Spacing, TokenStream, TokenTree};
@@ -344,7 +345,9 @@ impl Printer {
                     } else {
                         Braces::Block
                     };
-                    let multiline = self.brace(contents, layout);
+                    // An empty item body (`impl Foo {}`) ends its line as a longer one does.
+                    let empty_body = contents.is_empty() && layout == Braces::Block;
+                    let multiline = self.brace(contents, layout) || empty_body;
                     opener = false;
                     let next = toks.get(i + 1);
                     let continues = next.is_some_and(|n| {
@@ -408,7 +411,8 @@ impl Printer {
     fn attribute(&mut self, inner: bool, contents: &[Tok]) {
         if let [Tok::Ident(name), Tok::Op("="), Tok::Literal(literal)] = contents {
             if *name == "doc" {
-                if let Some(text) = doc_text(literal) {
+                let written = literal.to_string();
+                if let Some(text) = doc_text(literal, &written) {
                     self.out.push_str(if inner { "//!" } else { "///" });
                     self.out.push_str(&text);
                     // A comment runs to the end of the line.
@@ -516,7 +520,7 @@ fn closing_angle(toks: &[Tok]) -> Option<usize> {
 }
 
 /// How a `{ ... }` group is laid out.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Braces {
     /// Statements, items, fields or arms, one a line.
     Block,
@@ -576,13 +580,20 @@ fn split_commas(toks: &[Tok]) -> Vec<&[Tok]> {
     elements
 }
 
-/// The text of a doc string when a line comment can carry it exactly: one line, not
-/// starting with `/` or `!` (which would make another kind of comment).
-fn doc_text(literal: &Literal) -> Option<String> {
-    let syn::Lit::Str(text) = syn::Lit::new(literal.clone()) else {
-        return None;
+/// The text of a doc string (`written` is `literal` as written, quotes and escapes
+/// included) when a line comment can carry it exactly: one line, not starting with `/`
+/// or `!` (which would make another kind of comment). A string without escapes is its
+/// text between the quotes; only one with escapes is read with syn.
+fn doc_text<'a>(literal: &Literal, written: &'a str) -> Option<Cow<'a, str>> {
+    let text = match written.strip_prefix('"').and_then(|w| w.strip_suffix('"')) {
+        Some(plain) if !plain.contains('\\') => Cow::Borrowed(plain),
+        _ => {
+            let syn::Lit::Str(text) = syn::Lit::new(literal.clone()) else {
+                return None;
+            };
+            Cow::Owned(text.value())
+        }
     };
-    let text = text.value();
     let plain = !text.contains(['\n', '\r']) && !text.starts_with(['/', '!']);
     plain.then_some(text)
 }
@@ -790,6 +801,17 @@ pub use self::foo::*;
         let tokens = quote! { pub struct Foo(i32); };
         assert!(super::reads_back(tokens.clone(), "pub struct Foo(i64);").is_err());
         assert!(super::reads_back(tokens, "pub struct Foo(i32").is_err());
+    }
+
+    #[test]
+    fn docs_with_escapes_become_comments() {
+        let tokens = quote! {
+            #[doc = " a \"quoted\" C:\\path, tab\t and é"]
+            pub struct Foo;
+        };
+        let expected = "/// a \"quoted\" C:\\path, tab\t and é\npub struct Foo;\n";
+        assert_eq!(print(tokens.clone()), expected);
+        super::reads_back(tokens, expected).unwrap();
     }
 
     #[test]

@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 
 use crate::emit::common::{Error, NamedType, Paths, ident, rust_type, type_path};
 use crate::emit::docs::{doc_attrs, validation_docs};
-use crate::emit::{deepcopy, resource};
+use crate::emit::resource;
 use crate::model::{
     EnumDef, Field, Group, Resource, StructDef, TypeDef, TypeDefKind, TypeRef, UnionDef, Version,
 };
@@ -138,18 +138,18 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
         }
         None => (quote! { #serde::Serialize, }, TokenStream::new()),
     };
-    let clone = deepcopy::generated_struct(ty, s)?;
+    // Generated types derive `Clone`: the derive is what rustc compiles fastest, and a
+    // field-wise `clone_from` is for hand-written types that ask for `#[derive(DeepCopy)]`.
     let defaults = super::defaults::struct_impl(ctx, ty, s);
     Ok(quote! {
         #docs
-        #[derive(Debug, #default PartialEq, #serialize #serde::Deserialize)]
+        #[derive(Clone, Debug, #default PartialEq, #serialize #serde::Deserialize)]
         #serde_crate
         #rename_all
         pub struct #name {
             #(#fields)*
             #additional
         }
-        #clone
         #impls
         #defaults
     })
@@ -259,16 +259,14 @@ fn union_item(ctx: &Context<'_>, ty: &TypeDef, u: &UnionDef) -> Result<TokenStre
             })
         })
         .collect::<Result<Vec<_>, Error>>()?;
-    let clone = deepcopy::generated_union(ty, u)?;
     Ok(quote! {
         #docs
-        #[derive(Debug, PartialEq, #serde::Serialize, #serde::Deserialize)]
+        #[derive(Clone, Debug, PartialEq, #serde::Serialize, #serde::Deserialize)]
         #[serde(untagged)]
         #serde_crate
         pub enum #name {
             #(#variants)*
         }
-        #clone
     })
 }
 

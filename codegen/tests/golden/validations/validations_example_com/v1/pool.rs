@@ -2,7 +2,7 @@
 
 /// Validated by the API server:
 /// - `self.metadata.name.size() < 40`
-#[derive(Debug, Default, PartialEq, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Deserialize)]
 pub struct Pool {
     /// Standard object's metadata. More info: <https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata>
     #[serde(default)]
@@ -12,23 +12,6 @@ pub struct Pool {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<PoolSpec>,
 }
-const _: () = {
-    #[automatically_derived]
-    impl ::core::clone::Clone for Pool {
-        #[inline]
-        fn clone(&self) -> Self {
-            Self {
-                metadata: ::core::clone::Clone::clone(&self.metadata),
-                spec: ::core::clone::Clone::clone(&self.spec),
-            }
-        }
-        #[inline]
-        fn clone_from(&mut self, source: &Self) {
-            ::core::clone::Clone::clone_from(&mut self.metadata, &source.metadata);
-            ::core::clone::Clone::clone_from(&mut self.spec, &source.spec);
-        }
-    }
-};
 const _: () = {
     #[automatically_derived]
     impl ::k8s_openapi::Resource for Pool {
@@ -74,7 +57,7 @@ const _: () = {
         }
     }
 };
-#[derive(Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PoolSpec {
     /// Validated by the API server:
@@ -108,32 +91,7 @@ pub struct PoolSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zones: Option<Vec<String>>,
 }
-const _: () = {
-    #[automatically_derived]
-    impl ::core::clone::Clone for PoolSpec {
-        #[inline]
-        fn clone(&self) -> Self {
-            Self {
-                labels: ::core::clone::Clone::clone(&self.labels),
-                max_size: ::core::clone::Clone::clone(&self.max_size),
-                members: ::core::clone::Clone::clone(&self.members),
-                min_size: ::core::clone::Clone::clone(&self.min_size),
-                name: ::core::clone::Clone::clone(&self.name),
-                zones: ::core::clone::Clone::clone(&self.zones),
-            }
-        }
-        #[inline]
-        fn clone_from(&mut self, source: &Self) {
-            ::core::clone::Clone::clone_from(&mut self.labels, &source.labels);
-            ::core::clone::Clone::clone_from(&mut self.max_size, &source.max_size);
-            ::core::clone::Clone::clone_from(&mut self.members, &source.members);
-            ::core::clone::Clone::clone_from(&mut self.min_size, &source.min_size);
-            ::core::clone::Clone::clone_from(&mut self.name, &source.name);
-            ::core::clone::Clone::clone_from(&mut self.zones, &source.zones);
-        }
-    }
-};
-#[derive(Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct PoolSpecMembers {
     pub name: String,
     /// Validated by the API server:
@@ -141,20 +99,3 @@ pub struct PoolSpecMembers {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight: Option<i64>,
 }
-const _: () = {
-    #[automatically_derived]
-    impl ::core::clone::Clone for PoolSpecMembers {
-        #[inline]
-        fn clone(&self) -> Self {
-            Self {
-                name: ::core::clone::Clone::clone(&self.name),
-                weight: ::core::clone::Clone::clone(&self.weight),
-            }
-        }
-        #[inline]
-        fn clone_from(&mut self, source: &Self) {
-            ::core::clone::Clone::clone_from(&mut self.name, &source.name);
-            ::core::clone::Clone::clone_from(&mut self.weight, &source.weight);
-        }
-    }
-};

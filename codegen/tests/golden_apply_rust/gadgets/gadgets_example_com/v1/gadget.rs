@@ -127,9 +127,9 @@ pub struct GadgetSpecApply {
     /// An enum: the user's own type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<crate::apis::gadgets::v1::Mode>,
-    /// A struct with `flatten`: kept whole.
+    /// A struct whose only field is a flattened map: mirrored, the map as it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extra: Option<crate::apis::gadgets::v1::Flattened>,
+    pub extra: Option<FlattenedApply>,
     /// Imported from the sources' other file: mirrored, with its own `rename_all`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<OwnerApply>,
@@ -176,7 +176,7 @@ impl GadgetSpecApply {
     }
     /// Sets `extra`.
     #[inline]
-    pub fn with_extra(mut self, value: impl Into<crate::apis::gadgets::v1::Flattened>) -> Self {
+    pub fn with_extra(mut self, value: impl Into<FlattenedApply>) -> Self {
         self.extra = Some(value.into());
         self
     }
@@ -239,6 +239,24 @@ impl PartApply {
         self
     }
 }
+/// Apply configuration of `Flattened`: every field is optional and only what is set is sent.
+///
+/// Flattened.
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::kubegen::__private::serde::Serialize,
+    ::kubegen::__private::serde::Deserialize,
+)]
+#[serde(crate = "::kubegen::__private::serde")]
+pub struct FlattenedApply {
+    /// Properties not declared by the schema.
+    #[serde(flatten)]
+    pub rest: ::std::collections::BTreeMap<String, String>,
+}
+impl FlattenedApply {}
 /// Apply configuration of `Owner`: every field is optional and only what is set is sent.
 ///
 /// Who owns a gadget.
