@@ -6,7 +6,7 @@ use syn::{DeriveInput, Item};
 
 use super::{derive, location, schema};
 use crate::frontend::{Error, Result, Source, Versions};
-use crate::model::{Model, RootType};
+use crate::model::{Location, Model, RootType};
 use crate::naming;
 
 /// Options of the Rust front-end.
@@ -147,8 +147,15 @@ fn module_of(name: &str) -> Vec<String> {
 /// # Ok::<(), kubegen_codegen::frontend::Error>(())
 /// ```
 pub fn load(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> {
+    // syn parses nested types and expressions recursively: on a large stack, and only
+    // sources nested no deeper than the readers allow.
+    crate::parallel::deep(|| read(model, sources, options))
+}
+
+fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> {
     let mut files = Vec::with_capacity(sources.len());
     for source in sources {
+        check_nesting(source)?;
         let file = syn::parse_file(&source.text).map_err(|e| invalid(source, &e))?;
         files.push(file);
     }
@@ -167,6 +174,42 @@ pub fn load(model: &mut Model, sources: &[Source], options: &Options) -> Result<
         reader.visit(&file.items, &mut module, source, model)?;
     }
     model.validate()?;
+    Ok(())
+}
+
+/// Refuses a source nested deeper than [`MAX_NESTING`] levels, at the first place that
+/// is, before syn's recursive parse sees it. A level is an open `(`, `[` or `{`, or a `<`
+/// not yet closed within its statement (a comparison counts until the next `;`, `{` or
+/// `}`, which no real source nests hundreds deep).
+///
+/// [`MAX_NESTING`]: crate::frontend::schema::MAX_NESTING
+fn check_nesting(source: &Source) -> Result<()> {
+    let max = crate::frontend::schema::MAX_NESTING;
+    let (mut groups, mut angles) = (0usize, 0usize);
+    let (mut line, mut column) = (1u64, 0u64);
+    for c in source.text.chars() {
+        if c == '\n' {
+            (line, column) = (line + 1, 0);
+            continue;
+        }
+        column += 1;
+        match c {
+            '(' | '[' | '{' => groups += 1,
+            ')' | ']' | '}' => groups = groups.saturating_sub(1),
+            '<' => angles += 1,
+            '>' => angles = angles.saturating_sub(1),
+            _ => {}
+        }
+        if matches!(c, ';' | '{' | '}') {
+            angles = 0;
+        }
+        if groups + angles > max {
+            return Err(Error::Input {
+                at: Location::new(&source.name, line, column),
+                message: format!("nested more than {max} levels deep"),
+            });
+        }
+    }
     Ok(())
 }
 
