@@ -159,18 +159,23 @@ fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> 
         let file = syn::parse_file(&source.text).map_err(|e| invalid(source, &e))?;
         files.push(file);
     }
-    let mut index = schema::Index::default();
-    if options.schemas || options.apply_types {
-        for (source, file) in sources.iter().zip(&files) {
+    // The module path of each file: the root module, then the file's path below it.
+    let modules: Vec<Vec<String>> = sources
+        .iter()
+        .map(|source| {
             let mut module = vec![options.module.clone()];
             module.extend(module_of(&source.name));
+            module
+        })
+        .collect();
+    let mut index = schema::Index::default();
+    if options.schemas || options.apply_types {
+        for ((source, file), module) in sources.iter().zip(&files).zip(&modules) {
             index.add(&source.name, module.join("::"), &file.items);
         }
     }
     let reader = Reader { options, index };
-    for (source, file) in sources.iter().zip(&files) {
-        let mut module = vec![options.module.clone()];
-        module.extend(module_of(&source.name));
+    for ((source, file), mut module) in sources.iter().zip(&files).zip(modules) {
         reader.visit(&file.items, &mut module, source, model)?;
     }
     model.validate()?;
