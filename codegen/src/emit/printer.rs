@@ -21,6 +21,7 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::iter::Peekable;
 
 use proc_macro2::{Delimiter, Ident, Literal, Spacing, TokenStream, TokenTree};
 
@@ -44,6 +45,11 @@ enum Tok {
     Lifetime(Ident),
     Op(&'static str),
     Group(Delimiter, Vec<Tok>),
+    /// A `macro_rules!` metavariable, `$name`.
+    Var(Ident),
+    /// A `macro_rules!` repetition, `$( ... )` with its separator and operator (`*`,
+    /// `,*`, `?`).
+    Repeat(Vec<Tok>, &'static str),
 }
 
 impl Tok {
@@ -108,6 +114,13 @@ fn lex_into(tokens: TokenStream, out: &mut Vec<Tok>) {
                 }
                 let mut at = 0;
                 while at < len {
+                    if run[at] == '$' && at + 1 == len {
+                        if let Some(tok) = macro_var(&mut trees) {
+                            out.push(tok);
+                            at += 1;
+                            continue;
+                        }
+                    }
                     if run[at] == '\'' {
                         if let Some(TokenTree::Ident(name)) =
                             trees.next_if(|t| matches!(t, TokenTree::Ident(_)))
@@ -123,6 +136,46 @@ fn lex_into(tokens: TokenStream, out: &mut Vec<Tok>) {
                 }
             }
         }
+    }
+}
+
+/// What follows a `$`: a metavariable (`$name`) or a repetition (`$( ... ),*`), moved
+/// out of `trees`; `None` (a lone `$`) otherwise.
+fn macro_var(trees: &mut Peekable<impl Iterator<Item = TokenTree>>) -> Option<Tok> {
+    match trees.next_if(|t| match t {
+        TokenTree::Ident(_) => true,
+        TokenTree::Group(group) => group.delimiter() == Delimiter::Parenthesis,
+        _ => false,
+    })? {
+        TokenTree::Ident(name) => Some(Tok::Var(name)),
+        TokenTree::Group(group) => {
+            let contents = lex(group.stream());
+            let is_op = |c: char| matches!(c, '*' | '+' | '?');
+            let punct = |t: &TokenTree, want: &dyn Fn(char) -> bool| matches!(t, TokenTree::Punct(p) if want(p.as_char()));
+            let suffix = match trees.next_if(|t| punct(t, &|c| is_op(c) || c == ',' || c == ';')) {
+                Some(TokenTree::Punct(p)) if is_op(p.as_char()) => single(p.as_char()),
+                Some(TokenTree::Punct(separator)) => {
+                    let op = trees.next_if(|t| punct(t, &is_op));
+                    match (separator.as_char(), op) {
+                        (',', Some(TokenTree::Punct(op))) => match op.as_char() {
+                            '*' => ",*",
+                            '+' => ",+",
+                            _ => ",?",
+                        },
+                        (';', Some(TokenTree::Punct(op))) => match op.as_char() {
+                            '*' => ";*",
+                            '+' => ";+",
+                            _ => ";?",
+                        },
+                        // Not a repetition operator: the separator stays a token of its own.
+                        (c, _) => return Some(Tok::Repeat(contents, single(c))),
+                    }
+                }
+                _ => "",
+            };
+            Some(Tok::Repeat(contents, suffix))
+        }
+        _ => None,
     }
 }
 
@@ -162,13 +215,17 @@ fn is_keyword(ident: &Ident) -> bool {
 fn is_prefix(op: &str) -> bool {
     matches!(
         op,
-        "::" | "." | "#" | "!" | "&" | "*" | "-" | ".." | "<" | "'"
+        "::" | "." | "#" | "!" | "&" | "*" | "-" | ".." | "<" | "'" | "@" | "$"
     )
 }
 
 /// Whether a space separates `prev` and `next` on one line.
 fn space(prev: &Tok, next: &Tok) -> bool {
     use Tok::{Group, Ident, Op};
+    // A metavariable is spaced as a name is.
+    if let Tok::Var(name) = prev {
+        return space(&Ident(name.clone()), next);
+    }
     if let Op(op) = prev {
         if is_prefix(op) {
             return false;
@@ -186,6 +243,8 @@ fn space(prev: &Tok, next: &Tok) -> bool {
         Op("<") => matches!(prev, Op(_)),
         Group(Delimiter::Parenthesis | Delimiter::Bracket, _) => match prev {
             Ident(i) => is_keyword(i) && *i != "pub",
+            // `&'static [T]`
+            Tok::Lifetime(_) => true,
             Op(">") => false,
             Op(_) => true,
             _ => false,
@@ -203,6 +262,9 @@ struct Printer {
     line_start: bool,
     /// Measuring a list on one line: nested lists do not break.
     trial: bool,
+    /// Inside a macro's arguments or a `macro_rules!` body, where a comma the printer
+    /// added would change what the macro sees: lists stay on their line.
+    in_macro: bool,
 }
 
 impl Printer {
@@ -266,7 +328,69 @@ impl Printer {
                     continue;
                 }
             }
+            // `macro_rules! name { ... }`: the rules, one a line, their lists unbroken.
+            if let (Tok::Ident(keyword), Some(Tok::Op("!")), Some(Tok::Ident(name))) =
+                (tok, toks.get(i + 1), toks.get(i + 2))
+            {
+                if *keyword == "macro_rules" {
+                    if let Some(Tok::Group(Delimiter::Brace, rules)) = toks.get(i + 3) {
+                        self.lead(prev, tok);
+                        let _ = write!(self.out, "macro_rules! {name} ");
+                        let in_macro = std::mem::replace(&mut self.in_macro, true);
+                        self.brace(rules, Braces::Block);
+                        self.in_macro = in_macro;
+                        self.newline();
+                        prev = None;
+                        i += 4;
+                        continue;
+                    }
+                }
+            }
             match tok {
+                Tok::Var(name) => {
+                    self.lead(prev, tok);
+                    let _ = write!(self.out, "${name}");
+                    // `$name:fragment` in a rule's pattern.
+                    if let (Some(Tok::Op(":")), Some(Tok::Ident(fragment))) =
+                        (toks.get(i + 1), toks.get(i + 2))
+                    {
+                        if is_fragment(fragment) {
+                            let _ = write!(self.out, ":{fragment}");
+                            prev = toks.get(i + 2);
+                            i += 3;
+                            continue;
+                        }
+                    }
+                }
+                Tok::Repeat(contents, suffix) => {
+                    self.lead(prev, tok);
+                    self.out.push_str("$(");
+                    let in_macro = std::mem::replace(&mut self.in_macro, true);
+                    self.seq(contents, false);
+                    self.in_macro = in_macro;
+                    self.out.push(')');
+                    self.out.push_str(suffix);
+                    // In a block, a repeated statement, field or arm ends its line.
+                    let ends_line = matches!(
+                        contents.last(),
+                        Some(Tok::Op(";" | ",") | Tok::Group(Delimiter::Brace, _))
+                    );
+                    if block && ends_line {
+                        self.newline();
+                        prev = None;
+                        i += 1;
+                        continue;
+                    }
+                }
+                Tok::Group(Delimiter::Parenthesis, contents)
+                    if prev.is_some_and(|p| p.is_op("!")) =>
+                {
+                    // A macro call's arguments.
+                    self.lead(prev, tok);
+                    let in_macro = std::mem::replace(&mut self.in_macro, true);
+                    self.list('(', ')', contents);
+                    self.in_macro = in_macro;
+                }
                 Tok::Op(";") => {
                     self.out.push(';');
                     opener = false;
@@ -402,7 +526,8 @@ impl Printer {
             .rposition(|t| t.is_op(","))
             .map_or(toks, |comma| &toks[comma + 1..]);
         let base = last_element.first().is_some_and(|t| t.is_op(".."));
-        if block && listed && ends_list && !base {
+        // A macro's arguments keep their commas as written.
+        if block && listed && ends_list && !base && !self.in_macro {
             self.out.push(',');
         }
     }
@@ -443,7 +568,7 @@ impl Printer {
             Braces::Literal => {
                 let start = self.out.len();
                 let fields = match contents.split_last() {
-                    Some((last, fields)) if last.is_op(",") => fields,
+                    Some((last, fields)) if last.is_op(",") && !self.in_macro => fields,
                     _ => contents,
                 };
                 self.out.push_str("{ ");
@@ -478,6 +603,7 @@ impl Printer {
         self.out.push(close);
         self.trial = trial;
         if trial
+            || self.in_macro
             || contents.is_empty()
             || self.out[start..].contains('\n')
             || self.column() <= MAX_WIDTH
@@ -530,6 +656,28 @@ enum Braces {
     Path,
 }
 
+/// Whether `name` is a `macro_rules!` fragment specifier (`$name:ident`).
+fn is_fragment(name: &Ident) -> bool {
+    const FRAGMENTS: [&str; 15] = [
+        "block",
+        "expr",
+        "expr_2021",
+        "ident",
+        "item",
+        "lifetime",
+        "literal",
+        "meta",
+        "pat",
+        "pat_param",
+        "path",
+        "stmt",
+        "tt",
+        "ty",
+        "vis",
+    ];
+    FRAGMENTS.iter().any(|f| name == f)
+}
+
 /// Keywords whose construct takes a block (so a `{` after them is not a struct literal).
 fn takes_block(ident: &Ident) -> bool {
     const OPENERS: [&str; 14] = [
@@ -543,6 +691,7 @@ fn takes_block(ident: &Ident) -> bool {
 fn names_type(prev: &Tok) -> bool {
     match prev {
         Tok::Ident(ident) => !is_keyword(ident),
+        Tok::Var(_) => true,
         Tok::Op(op) => *op == ">",
         _ => false,
     }
@@ -777,6 +926,56 @@ pub use self::foo::*;
     )]
     pub a: Option<i64>,
 }
+"#;
+        assert_eq!(print(tokens.clone()), expected);
+        super::reads_back(tokens, expected).unwrap();
+    }
+
+    #[test]
+    fn lays_out_macro_rules_and_keeps_macro_arguments_as_written() {
+        let tokens = quote! {
+            macro_rules! fields {
+                ($name:ident { $($field:ident $wire:literal),* $(,)? } $(.. $extra:ident)?) => {
+                    impl $name {
+                        fn names() -> &'static [&'static str] {
+                            &[$($wire),*]
+                        }
+                        fn show(&self) {
+                            $(println!("{}", &self.$field);)*
+                            $(for (key, value) in &self.$extra {
+                                println!("{key}: {value}");
+                            })?
+                        }
+                    }
+                };
+                (@one $field:ident) => { $field };
+            }
+            fields!(AVeryLongStructNameThatWouldOtherwiseBreakTheList { first "first", second "second" });
+        };
+        // Rules one a line, `$name:fragment` and `$( ... ),*` written as in source; a
+        // macro's arguments keep their commas as written (none is added or dropped).
+        let expected = r#"macro_rules! fields {
+    ($name:ident { $($field:ident $wire:literal),* $(,)? } $(..$extra:ident)?) => {
+        impl $name {
+            fn names() -> &'static [&'static str] {
+                &[$($wire),*]
+            }
+            fn show(&self) {
+                $(println!("{}", &self.$field);)*
+                $(for (key, value) in &self.$extra {
+                    println!("{key}: {value}");
+                })?
+            }
+        }
+    };
+    (@one $field:ident) => {
+        $field
+    };
+}
+fields!(AVeryLongStructNameThatWouldOtherwiseBreakTheList {
+    first "first",
+    second "second"
+});
 "#;
         assert_eq!(print(tokens.clone()), expected);
         super::reads_back(tokens, expected).unwrap();

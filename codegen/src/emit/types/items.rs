@@ -3,18 +3,15 @@
 use std::collections::{BTreeSet, HashMap};
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 
+use super::serde_impls;
 use crate::emit::common::{Error, NamedType, Paths, ident, rust_type, type_path};
 use crate::emit::docs::{doc_attrs, validation_docs};
 use crate::emit::resource;
 use crate::model::{
     EnumDef, Field, Group, Resource, StructDef, TypeDef, TypeDefKind, TypeRef, UnionDef, Version,
 };
-use crate::naming;
-
-/// Name of the private helper that keeps explicit `null`s (`Some(None)` / `Some(Null)`).
-const DESERIALIZE_SOME: &str = "deserialize_some";
 
 /// Everything a type emitter needs to know about where it emits.
 pub(crate) struct Context<'a> {
@@ -33,38 +30,24 @@ pub(crate) struct Context<'a> {
 /// Items for every type of `ctx.module`, in the version's order.
 pub(crate) fn module_items(ctx: &Context<'_>) -> Result<TokenStream, Error> {
     let mut items = TokenStream::new();
-    let mut needs_helper = false;
+    let mut structs = false;
     for ty in ctx.version.types.iter().filter(|t| t.module == ctx.module) {
         items.extend(match &ty.kind {
             TypeDefKind::Struct(s) => {
-                needs_helper |= s.fields.iter().any(keeps_null);
+                structs = true;
                 struct_item(ctx, ty, s)?
             }
             TypeDefKind::Enum(e) => enum_item(ctx, ty, e),
             TypeDefKind::Union(u) => union_item(ctx, ty, u)?,
         });
     }
-    if needs_helper {
-        let serde = &ctx.paths.serde;
-        let helper = format_ident!("{DESERIALIZE_SOME}");
-        items.extend(quote! {
-            /// Deserializes a present value (even `null`) as `Some`, so explicit `null`s
-            /// survive a round trip; absent fields stay `None` through `#[serde(default)]`.
-            fn #helper<'de, D, T>(deserializer: D) -> ::std::result::Result<Option<T>, D::Error>
-            where
-                D: #serde::Deserializer<'de>,
-                T: #serde::Deserialize<'de>,
-            {
-                <T as #serde::Deserialize<'de>>::deserialize(deserializer).map(Some)
-            }
-        });
-    }
-    Ok(items)
-}
-
-/// Whether a field is read through the `deserialize_some` helper.
-fn keeps_null(field: &Field) -> bool {
-    !field.required && (field.nullable || field.ty == TypeRef::Json)
+    Ok(match structs {
+        true => {
+            let import = serde_impls::module_import();
+            quote! { #import #items }
+        }
+        false => items,
+    })
 }
 
 fn serde_crate_attr(paths: &Paths) -> TokenStream {
@@ -77,7 +60,6 @@ fn serde_crate_attr(paths: &Paths) -> TokenStream {
 }
 
 fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenStream, Error> {
-    let serde = &ctx.paths.serde;
     let name = ident(&ty.name);
     let mut docs = ty.docs.clone().unwrap_or_default();
     // A root type lists what the API server checks on the whole object.
@@ -89,15 +71,11 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
         docs.push_str(&rules);
     }
     let docs = doc_attrs(&docs);
-    // `rename_all` covers the usual camelCase names; odd ones get their own `rename`.
-    let camel = s.fields.iter().any(|f| {
-        f.wire_name != f.rust_name && naming::serde_camel_case(&f.rust_name) == f.wire_name
-    });
-    let rename_all = camel.then(|| quote! { #[serde(rename_all = "camelCase")] });
+    let root = s.root.is_some();
     let fields = s
         .fields
         .iter()
-        .map(|f| field_tokens(ctx, f, s.root.is_some(), camel))
+        .map(|f| field_tokens(ctx, f, root))
         .collect::<Result<Vec<_>, _>>()?;
     let additional = match &s.additional {
         Some(extra) => {
@@ -105,7 +83,6 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
             let value = type_tokens(ctx, &extra.value)?;
             Some(quote! {
                 /// Properties not declared by the schema, kept as they are.
-                #[serde(flatten)]
                 pub #field: ::std::collections::BTreeMap<String, #value>,
             })
         }
@@ -115,8 +92,7 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
         .defaultable
         .contains(&ty.name)
         .then(|| quote! { Default, });
-    let serde_crate = serde_crate_attr(ctx.paths);
-    let (serialize, impls) = match &s.root {
+    let impls = match &s.root {
         Some(root) => {
             let kind = ctx
                 .version
@@ -134,45 +110,30 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
                 fields: s,
             };
             let impls = resource::root_impls(&resource, ctx.paths);
-            (TokenStream::new(), quote! { const _: () = { #impls }; })
+            quote! { const _: () = { #impls }; }
         }
-        None => (quote! { #serde::Serialize, }, TokenStream::new()),
+        None => TokenStream::new(),
     };
+    let serde = serde_impls::invocation(&ty.name, s);
     // Generated types derive `Clone`: the derive is what rustc compiles fastest, and a
     // field-wise `clone_from` is for hand-written types that ask for `#[derive(DeepCopy)]`.
     let defaults = super::defaults::struct_impl(ctx, ty, s);
     Ok(quote! {
         #docs
-        #[derive(Clone, Debug, #default PartialEq, #serialize #serde::Deserialize)]
-        #serde_crate
-        #rename_all
+        #[derive(Clone, Debug, #default PartialEq)]
         pub struct #name {
             #(#fields)*
             #additional
         }
+        #serde
         #impls
         #defaults
     })
 }
 
-/// The Rust type of a field, with the `Option`s its presence rules need.
-fn field_type(ctx: &Context<'_>, field: &Field) -> Result<TokenStream, Error> {
-    let inner = type_tokens(ctx, &field.ty)?;
-    Ok(match (field.required, field.nullable, &field.ty) {
-        (true, false, _) => inner,
-        (false, true, ty) if *ty != TypeRef::Json => quote! { Option<Option<#inner>> },
-        _ => quote! { Option<#inner> },
-    })
-}
-
-fn field_tokens(
-    ctx: &Context<'_>,
-    field: &Field,
-    root: bool,
-    camel: bool,
-) -> Result<TokenStream, Error> {
+fn field_tokens(ctx: &Context<'_>, field: &Field, root: bool) -> Result<TokenStream, Error> {
     let name = ident(&field.rust_name);
-    let ty = field_type(ctx, field)?;
+    let ty = serde_impls::field_type(field, root, type_tokens(ctx, &field.ty)?);
     let mut docs = field.docs.clone().unwrap_or_default();
     if let Some(default) = &field.default {
         if !docs.is_empty() {
@@ -187,30 +148,8 @@ fn field_tokens(
         docs.push_str(&validation);
     }
     let docs = doc_attrs(&docs);
-    let mut attrs = Vec::new();
-    let serde_name = if camel {
-        naming::serde_camel_case(&field.rust_name)
-    } else {
-        field.rust_name.clone()
-    };
-    if field.wire_name != serde_name {
-        let wire = &field.wire_name;
-        attrs.push(quote! { rename = #wire });
-    }
-    if root && field.wire_name == "metadata" {
-        attrs.push(quote! { default });
-    }
-    if !field.required {
-        attrs.push(quote! { default });
-        if keeps_null(field) {
-            attrs.push(quote! { deserialize_with = #DESERIALIZE_SOME });
-        }
-        attrs.push(quote! { skip_serializing_if = "Option::is_none" });
-    }
-    let serde_attr = (!attrs.is_empty()).then(|| quote! { #[serde(#(#attrs),*)] });
     Ok(quote! {
         #docs
-        #serde_attr
         pub #name: #ty,
     })
 }

@@ -154,7 +154,7 @@ fn knob_spec_fractions_schema(_: &mut schemars::SchemaGenerator) -> schemars::Sc
         "items": {
             "type": "number"
         },
-        "type": "array",
+        "type": "array"
     })
 }
 fn knob_spec_memory_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -165,7 +165,7 @@ fn knob_spec_memory_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schem
 fn knob_spec_payload_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "format": "byte",
-        "type": "string",
+        "type": "string"
     })
 }
 fn knob_spec_port_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -194,28 +194,28 @@ fn knob_spec_selector_schema(_: &mut schemars::SchemaGenerator) -> schemars::Sch
                             "items": {
                                 "type": "string"
                             },
-                            "type": "array",
+                            "type": "array"
                         }
                     },
                     "required": ["key", "operator"],
-                    "type": "object",
+                    "type": "object"
                 },
-                "type": "array",
+                "type": "array"
             },
             "matchLabels": {
                 "additionalProperties": {
                     "type": "string"
                 },
-                "type": "object",
+                "type": "object"
             }
         },
-        "type": "object",
+        "type": "object"
     })
 }
 fn knob_spec_since_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "format": "date-time",
-        "type": "string",
+        "type": "string"
     })
 }
 fn knob_spec_weight_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {

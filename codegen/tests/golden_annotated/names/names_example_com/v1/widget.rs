@@ -100,6 +100,6 @@ pub struct WidgetSpecSpecSpec {
 fn widget_spec_ca_crt_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "format": "byte",
-        "type": "string",
+        "type": "string"
     })
 }

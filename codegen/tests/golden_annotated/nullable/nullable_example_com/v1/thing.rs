@@ -44,6 +44,6 @@ pub struct ThingSpecMaybeObject {
 fn thing_spec_maybe_ratio_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "nullable": true,
-        "type": "number",
+        "type": "number"
     })
 }

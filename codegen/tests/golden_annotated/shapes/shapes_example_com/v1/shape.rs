@@ -121,7 +121,7 @@ pub struct ShapeSpecTemplate {
 fn shape_spec_data_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "format": "byte",
-        "type": "string",
+        "type": "string"
     })
 }
 fn shape_spec_port_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -139,7 +139,7 @@ fn shape_spec_resources_schema(_: &mut schemars::SchemaGenerator) -> schemars::S
         "additionalProperties": {
             "x-kubernetes-int-or-string": true
         },
-        "type": "object",
+        "type": "object"
     })
 }
 fn shape_spec_size_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -150,6 +150,6 @@ fn shape_spec_size_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema
 fn shape_spec_when_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "format": "date-time",
-        "type": "string",
+        "type": "string"
     })
 }

@@ -73,6 +73,6 @@ fn route_spec_number_schema(_: &mut schemars::SchemaGenerator) -> schemars::Sche
 fn route_spec_target_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "description": "A host name or a list of them.",
-        "x-kubernetes-preserve-unknown-fields": true,
+        "x-kubernetes-preserve-unknown-fields": true
     })
 }

@@ -85,7 +85,7 @@ fn watcher_spec_ref_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schem
                 "type": "string"
             }
         },
-        "type": "object",
+        "type": "object"
     })
 }
 fn watcher_spec_selector_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -104,22 +104,22 @@ fn watcher_spec_selector_schema(_: &mut schemars::SchemaGenerator) -> schemars::
                             "items": {
                                 "type": "string"
                             },
-                            "type": "array",
+                            "type": "array"
                         }
                     },
                     "required": ["key", "operator"],
-                    "type": "object",
+                    "type": "object"
                 },
-                "type": "array",
+                "type": "array"
             },
             "matchLabels": {
                 "additionalProperties": {
                     "type": "string"
                 },
-                "type": "object",
+                "type": "object"
             }
         },
-        "type": "object",
+        "type": "object"
     })
 }
 fn watcher_status_conditions_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -128,14 +128,14 @@ fn watcher_status_conditions_schema(_: &mut schemars::SchemaGenerator) -> schema
             "properties": {
                 "lastTransitionTime": {
                     "format": "date-time",
-                    "type": "string",
+                    "type": "string"
                 },
                 "message": {
                     "type": "string"
                 },
                 "observedGeneration": {
                     "format": "int64",
-                    "type": "integer",
+                    "type": "integer"
                 },
                 "reason": {
                     "type": "string"
@@ -148,9 +148,9 @@ fn watcher_status_conditions_schema(_: &mut schemars::SchemaGenerator) -> schema
                 }
             },
             "required": ["lastTransitionTime", "message", "reason", "status", "type"],
-            "type": "object",
+            "type": "object"
         },
-        "type": "array",
+        "type": "array"
     })
 }
 fn watcher_status_loose_conditions_last_transition_time_schema(
@@ -158,6 +158,6 @@ fn watcher_status_loose_conditions_last_transition_time_schema(
 ) -> schemars::Schema {
     schemars::json_schema!({
         "format": "date-time",
-        "type": "string",
+        "type": "string"
     })
 }

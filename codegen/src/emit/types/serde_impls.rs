@@ -1,0 +1,312 @@
+//! `Serialize` and `Deserialize` for generated structs, through one `macro_rules!` per
+//! types tree.
+//!
+//! `#[derive(Serialize, Deserialize)]` costs rustc most of its time on a generated crate:
+//! the derive expands every struct to a field enum, three visitors and a sequence form no
+//! Kubernetes format uses, and rustc type-checks and borrow-checks all of it. Instead the
+//! tree's root module defines `__kubegen_serde!` once, and each struct invokes it with
+//! its field list, one line a field:
+//!
+//! ```text
+//! __kubegen_serde!(CertificateSpec {
+//!     0 common_name "commonName" optional,
+//!     1 issuer_ref "issuerRef" required
+//! });
+//! ```
+//!
+//! The macro expands to a map-only `Deserialize` (a key is looked up once, by
+//! `__FieldSeed`, as an index into the field names) and a `Serialize` that writes the
+//! fields in order. Both mean what the serde attributes kubegen used to emit meant; the
+//! modes are documented on the macro itself (see [`definition`]).
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use crate::emit::common::{Paths, ident};
+use crate::model::{Field, StructDef, TypeRef};
+
+/// The macro's name, defined in the tree's root module and in scope in every module below.
+const MACRO: &str = "__kubegen_serde";
+
+/// How one field is read and written; its name is the mode word in the invocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// `T`: must be present; always written.
+    Required,
+    /// `T` with a default (a root's `metadata`): absent reads as `T::default()`; always
+    /// written.
+    Defaulted,
+    /// `Option<T>`: absent or `null` read as `None`; `None` is not written.
+    Optional,
+    /// `Option<T>` of a required nullable property: absent or `null` read as `None`;
+    /// always written (`None` as `null`).
+    Nullable,
+    /// `Option<Option<T>>` or `Option<Value>` of an optional nullable property: a present
+    /// `null` reads as `Some(None)` (`Some(Value::Null)`), so it survives a round trip;
+    /// `None` is not written.
+    KeepsNull,
+}
+
+impl Mode {
+    fn of(field: &Field, root: bool) -> Self {
+        match (field.required, field.nullable) {
+            (true, false) if root && field.wire_name == "metadata" => Mode::Defaulted,
+            (true, false) => Mode::Required,
+            (true, true) => Mode::Nullable,
+            (false, nullable) if nullable || field.ty == TypeRef::Json => Mode::KeepsNull,
+            (false, _) => Mode::Optional,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Mode::Required => "required",
+            Mode::Defaulted => "defaulted",
+            Mode::Optional => "optional",
+            Mode::Nullable => "nullable",
+            Mode::KeepsNull => "keeps_null",
+        }
+    }
+}
+
+/// The Rust type of a field, with the `Option`s its [`Mode`] needs around `inner`.
+pub(super) fn field_type(field: &Field, root: bool, inner: TokenStream) -> TokenStream {
+    match Mode::of(field, root) {
+        Mode::Required | Mode::Defaulted => inner,
+        Mode::KeepsNull if field.ty != TypeRef::Json => quote! { Option<Option<#inner>> },
+        Mode::Optional | Mode::Nullable | Mode::KeepsNull => quote! { Option<#inner> },
+    }
+}
+
+/// The invocation for one struct: both impls, or only `Deserialize` for a root (its
+/// `Serialize` writes `apiVersion` and `kind` too, see `resource::root_impls`).
+pub(super) fn invocation(name: &str, s: &StructDef) -> TokenStream {
+    let root = s.root.is_some();
+    let fields = s.fields.iter().enumerate().map(|(index, field)| {
+        let index = Literal::usize_unsuffixed(index);
+        let field_name = ident(&field.rust_name);
+        let wire = &field.wire_name;
+        let mode = ident(Mode::of(field, root).word());
+        quote! { #index #field_name #wire #mode }
+    });
+    let extra = s.additional.as_ref().map(|extra| {
+        let extra = ident(&extra.rust_name);
+        quote! { ..#extra }
+    });
+    let arm = root.then(|| quote! { @deserialize });
+    let name = ident(name);
+    let mac = ident(MACRO);
+    quote! {
+        #mac!(#arm #name { #(#fields),* } #extra);
+    }
+}
+
+/// What a module with structs imports from the root for the macro's expansions (modules
+/// sit at `<group>/<version>/<module>.rs`, three levels below the root).
+pub(super) fn module_import() -> TokenStream {
+    quote! {
+        use super::super::super::{__FieldSeed, __Key};
+    }
+}
+
+/// The macro and the key reader it uses, for the root module of a tree with structs.
+pub(super) fn definition(paths: &Paths) -> TokenStream {
+    let serde = &paths.serde;
+    let mac = ident(MACRO);
+    let fields = quote! {
+        { $($index:literal $field:ident $wire:literal $mode:ident),* $(,)? } $(.. $extra:ident)?
+    };
+    let forward = quote! { { $($index $field $wire $mode),* } $(.. $extra)? };
+    quote! {
+        /// Implements `Serialize` and `Deserialize` for a generated struct from its fields,
+        /// `index field "wireName" mode,` each, then `..extra` for a map that keeps the
+        /// properties no field declares. `@deserialize` first implements only
+        /// `Deserialize` (a root type, whose `Serialize` also writes `apiVersion` and
+        /// `kind`).
+        ///
+        /// Modes, for a field's presence on the wire:
+        /// - `required` (`T`): must be present, always written;
+        /// - `defaulted` (`T`): absent reads as `T::default()`, always written;
+        /// - `optional` (`Option<T>`): absent or `null` reads as `None`, `None` is not
+        ///   written;
+        /// - `nullable` (`Option<T>`): absent or `null` reads as `None`, always written;
+        /// - `keeps_null` (`Option<Option<T>>`, `Option<Value>`): a present `null` reads as
+        ///   `Some(None)` (`Some(Value::Null)`), `None` is not written.
+        ///
+        /// Objects are read as maps; unknown keys are skipped (or kept in `..extra`), and
+        /// a key given twice keeps its last value, as Go's `encoding/json` (and so the API
+        /// server's decoder) does.
+        macro_rules! #mac {
+            ($name:ident #fields) => {
+                #mac!(@serialize $name #forward);
+                #mac!(@deserialize $name #forward);
+            };
+            (@serialize $name:ident #fields) => {
+                impl #serde::Serialize for $name {
+                    fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error>
+                    where
+                        __S: #serde::Serializer,
+                    {
+                        use #serde::ser::SerializeMap as _;
+                        let mut map = serializer.serialize_map(::core::option::Option::None)?;
+                        $(#mac!(@write $mode map self $field $wire);)*
+                        $(for (key, value) in &self.$extra {
+                            map.serialize_entry(key, value)?;
+                        })?
+                        map.end()
+                    }
+                }
+            };
+            (@deserialize $name:ident #fields) => {
+                impl<'de> #serde::Deserialize<'de> for $name {
+                    fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error>
+                    where
+                        __D: #serde::Deserializer<'de>,
+                    {
+                        struct __Visitor;
+                        impl<'de> #serde::de::Visitor<'de> for __Visitor {
+                            type Value = $name;
+                            fn expecting(&self, formatter: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                                formatter.write_str(::core::concat!("struct ", ::core::stringify!($name)))
+                            }
+                            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<$name, __A::Error>
+                            where
+                                __A: #serde::de::MapAccess<'de>,
+                            {
+                                $(let mut $field = ::core::option::Option::None;)*
+                                $(let mut $extra = ::std::collections::BTreeMap::new();)?
+                                let seed = __FieldSeed {
+                                    names: &[$($wire),*],
+                                    keep: #mac!(@keep $($extra)?),
+                                };
+                                while let ::core::option::Option::Some(key) = map.next_key_seed(seed)? {
+                                    match key {
+                                        $(__Key::Field($index) => #mac!(@read $mode map $field),)*
+                                        $(__Key::Other(key) => {
+                                            $extra.insert(key, map.next_value()?);
+                                        })?
+                                        _ => {
+                                            map.next_value::<#serde::de::IgnoredAny>()?;
+                                        }
+                                    }
+                                }
+                                ::core::result::Result::Ok($name {
+                                    $($field: #mac!(@take $mode $field $wire),)*
+                                    $($extra,)?
+                                })
+                            }
+                        }
+                        deserializer.deserialize_map(__Visitor)
+                    }
+                }
+            };
+            (@keep) => { false };
+            (@keep $extra:ident) => { true };
+            (@read required $map:ident $field:ident) => {
+                $field = ::core::option::Option::Some($map.next_value()?)
+            };
+            (@read defaulted $map:ident $field:ident) => {
+                $field = ::core::option::Option::Some($map.next_value()?)
+            };
+            (@read keeps_null $map:ident $field:ident) => {
+                $field = ::core::option::Option::Some($map.next_value()?)
+            };
+            (@read $mode:ident $map:ident $field:ident) => {
+                $field = $map.next_value()?
+            };
+            (@take required $field:ident $wire:literal) => {
+                match $field {
+                    ::core::option::Option::Some(value) => value,
+                    ::core::option::Option::None => {
+                        return ::core::result::Result::Err(<__A::Error as #serde::de::Error>::missing_field($wire));
+                    }
+                }
+            };
+            (@take defaulted $field:ident $wire:literal) => {
+                $field.unwrap_or_default()
+            };
+            (@take $mode:ident $field:ident $wire:literal) => {
+                $field
+            };
+            (@write optional $map:ident $this:ident $field:ident $wire:literal) => {
+                if let ::core::option::Option::Some(value) = &$this.$field {
+                    $map.serialize_entry($wire, value)?;
+                }
+            };
+            (@write keeps_null $map:ident $this:ident $field:ident $wire:literal) => {
+                if let ::core::option::Option::Some(value) = &$this.$field {
+                    $map.serialize_entry($wire, value)?;
+                }
+            };
+            (@write $mode:ident $map:ident $this:ident $field:ident $wire:literal) => {
+                $map.serialize_entry($wire, &$this.$field)?
+            };
+        }
+
+        /// A map key as `__kubegen_serde!` reads it.
+        enum __Key {
+            /// The field at this index of the names.
+            Field(usize),
+            /// A key no field declares, kept for the struct's map of other properties.
+            Other(::std::string::String),
+            /// A key no field declares, skipped.
+            Ignored,
+        }
+
+        /// Reads a map key as the index of one of `names`; any other key is kept
+        /// (`keep`) or skipped.
+        #[derive(Clone, Copy)]
+        struct __FieldSeed {
+            names: &'static [&'static str],
+            keep: bool,
+        }
+
+        impl __FieldSeed {
+            fn key(self, key: &str) -> ::core::option::Option<__Key> {
+                match self.names.iter().position(|name| *name == key) {
+                    ::core::option::Option::Some(index) => ::core::option::Option::Some(__Key::Field(index)),
+                    ::core::option::Option::None if self.keep => ::core::option::Option::None,
+                    ::core::option::Option::None => ::core::option::Option::Some(__Key::Ignored),
+                }
+            }
+        }
+
+        impl<'de> #serde::de::DeserializeSeed<'de> for __FieldSeed {
+            type Value = __Key;
+            fn deserialize<__D>(self, deserializer: __D) -> ::core::result::Result<__Key, __D::Error>
+            where
+                __D: #serde::Deserializer<'de>,
+            {
+                deserializer.deserialize_identifier(self)
+            }
+        }
+
+        impl<'de> #serde::de::Visitor<'de> for __FieldSeed {
+            type Value = __Key;
+            fn expecting(&self, formatter: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                formatter.write_str("a field name")
+            }
+            fn visit_str<__E>(self, key: &str) -> ::core::result::Result<__Key, __E>
+            where
+                __E: #serde::de::Error,
+            {
+                ::core::result::Result::Ok(self.key(key).unwrap_or_else(|| __Key::Other(key.to_owned())))
+            }
+            fn visit_string<__E>(self, key: ::std::string::String) -> ::core::result::Result<__Key, __E>
+            where
+                __E: #serde::de::Error,
+            {
+                ::core::result::Result::Ok(self.key(&key).unwrap_or(__Key::Other(key)))
+            }
+            fn visit_bytes<__E>(self, key: &[u8]) -> ::core::result::Result<__Key, __E>
+            where
+                __E: #serde::de::Error,
+            {
+                match ::core::str::from_utf8(key) {
+                    ::core::result::Result::Ok(key) => self.visit_str(key),
+                    ::core::result::Result::Err(_) => ::core::result::Result::Ok(__Key::Ignored),
+                }
+            }
+        }
+    }
+}
