@@ -42,6 +42,7 @@ pub mod deepcopy;
 mod docs;
 mod printer;
 pub mod resource;
+mod serde_macro;
 pub mod types;
 
 pub use common::{Error, GeneratedFile, HEADER, Options};

@@ -8,6 +8,7 @@ use quote::{format_ident, quote};
 
 use crate::emit::common::{Error, NamedType, Paths, ident, rust_type, type_path};
 use crate::emit::docs::doc_attrs;
+use crate::emit::serde_macro::{self, MacroField, Mode};
 use crate::model::{
     Field, Group, Kind, Model, RootType, Scope, StructDef, TypeDef, TypeDefKind, TypeRef, Version,
 };
@@ -64,14 +65,14 @@ pub(super) fn module_items(ctx: &Context<'_>, module: &str) -> Result<TokenStrea
         .collect();
     // Roots first (by name), then the version's order.
     mirrors.sort_by_key(|m| (m.kind.is_none(), m.order, m.def.name.as_str()));
+    let import = (!mirrors.is_empty()).then(serde_macro::module_import);
     for mirror in mirrors {
         items.extend(struct_item(ctx, mirror)?);
     }
-    Ok(items)
+    Ok(quote! { #import #items })
 }
 
 fn struct_item(ctx: &Context<'_>, mirror: &Mirror<'_>) -> Result<TokenStream, Error> {
-    let serde = &ctx.paths.serde;
     let name = format_ident!("{}", apply_name(&mirror.def.name));
     let root = mirror.kind.map(|kind| (kind, root_type(ctx, mirror, kind)));
     let fields: Vec<&Field> = mirror
@@ -88,14 +89,11 @@ fn struct_item(ctx: &Context<'_>, mirror: &Mirror<'_>) -> Result<TokenStream, Er
         let meta = quote! { #k8s::apimachinery::pkg::apis::meta::v1::ObjectMeta };
         field_items.push(quote! {
             /// `apiVersion`, set by `new`.
-            #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
             pub api_version: Option<String>,
             /// `kind`, set by `new`.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
             pub kind: Option<String>,
             /// Object metadata: `name` and `namespace` (set by `new`), and whatever labels,
             /// annotations, owner references or finalizers this manager owns.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
             pub metadata: Option<#meta>,
         });
         setter_names.reserve("with_metadata");
@@ -113,10 +111,8 @@ fn struct_item(ctx: &Context<'_>, mirror: &Mirror<'_>) -> Result<TokenStream, Er
         let wire = &field.wire_name;
         let ty = field_type(ctx, mirror, unwrap_option(&field.ty))?;
         let docs = doc_attrs(&field_docs(field));
-        let rename = (field.rust_name != *wire).then(|| quote! { rename = #wire, });
         field_items.push(quote! {
             #docs
-            #[serde(#rename default, skip_serializing_if = "Option::is_none")]
             pub #rust: Option<#ty>,
         });
         let setter = format_ident!(
@@ -165,16 +161,34 @@ fn struct_item(ctx: &Context<'_>, mirror: &Mirror<'_>) -> Result<TokenStream, Er
             let value = field_type(ctx, mirror, &extra.value)?;
             Some(quote! {
                 /// Properties not declared by the schema.
-                #[serde(flatten)]
                 pub #field: ::std::collections::BTreeMap<String, #value>,
             })
         }
         None => None,
     };
-    let serde_crate = {
-        let path = serde.to_string().replace(' ', "");
-        quote! { #[serde(crate = #path)] }
-    };
+    // Every field is optional: absent reads as `None`, and `None` is not sent.
+    let root_fields = ROOT_FIELDS.iter().zip(["api_version", "kind", "metadata"]);
+    let macro_fields: Vec<MacroField<'_>> = root_fields
+        .filter(|_| root.is_some())
+        .map(|(wire, rust)| (rust, *wire))
+        .chain(
+            fields
+                .iter()
+                .map(|f| (f.rust_name.as_str(), f.wire_name.as_str())),
+        )
+        .map(|(rust, wire)| MacroField {
+            rust,
+            wire,
+            mode: Mode::Optional,
+        })
+        .collect();
+    let extra = mirror.fields.additional.as_ref();
+    let serde = serde_macro::invocation(
+        &apply_name(&mirror.def.name),
+        &macro_fields,
+        extra.map(|e| e.rust_name.as_str()),
+        true,
+    );
     let type_doc = match root.as_ref() {
         Some((kind, _)) => format!(
             "Apply configuration of `{}` (`{}`) for server-side apply: every field is optional and only what is set is sent, so a field manager owns exactly what it sets.",
@@ -198,12 +212,12 @@ fn struct_item(ctx: &Context<'_>, mirror: &Mirror<'_>) -> Result<TokenStream, Er
     };
     Ok(quote! {
         #docs
-        #[derive(Clone, Debug, Default, PartialEq, #serde::Serialize, #serde::Deserialize)]
-        #serde_crate
+        #[derive(Clone, Debug, Default, PartialEq)]
         pub struct #name {
             #(#field_items)*
             #additional
         }
+        #serde
 
         impl #name {
             #(#setters)*

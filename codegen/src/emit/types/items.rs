@@ -5,10 +5,10 @@ use std::collections::{BTreeSet, HashMap};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::serde_impls;
 use crate::emit::common::{Error, NamedType, Paths, ident, rust_type, type_path};
 use crate::emit::docs::{doc_attrs, validation_docs};
 use crate::emit::resource;
+use crate::emit::serde_macro;
 use crate::model::{
     EnumDef, Field, Group, Resource, StructDef, TypeDef, TypeDefKind, TypeRef, UnionDef, Version,
 };
@@ -43,7 +43,7 @@ pub(crate) fn module_items(ctx: &Context<'_>) -> Result<TokenStream, Error> {
     }
     Ok(match structs {
         true => {
-            let import = serde_impls::module_import();
+            let import = serde_macro::module_import();
             quote! { #import #items }
         }
         false => items,
@@ -114,7 +114,7 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
         }
         None => TokenStream::new(),
     };
-    let serde = serde_impls::invocation(&ty.name, s);
+    let serde = serde_macro::type_invocation(&ty.name, s);
     // Generated types derive `Clone`: the derive is what rustc compiles fastest, and a
     // field-wise `clone_from` is for hand-written types that ask for `#[derive(DeepCopy)]`.
     let defaults = super::defaults::struct_impl(ctx, ty, s);
@@ -133,7 +133,7 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
 
 fn field_tokens(ctx: &Context<'_>, field: &Field, root: bool) -> Result<TokenStream, Error> {
     let name = ident(&field.rust_name);
-    let ty = serde_impls::field_type(field, root, type_tokens(ctx, &field.ty)?);
+    let ty = serde_macro::field_type(field, root, type_tokens(ctx, &field.ty)?);
     let mut docs = field.docs.clone().unwrap_or_default();
     if let Some(default) = &field.default {
         if !docs.is_empty() {

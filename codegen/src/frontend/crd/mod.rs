@@ -121,9 +121,17 @@ fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> 
                 .map(move |d| (source, d))
         })
         .collect();
-    let results = crate::parallel::map(&docs, |(source, doc)| parse(source, doc));
+    // Longest documents first, so no thread is left with a big one at the end.
+    let mut order: Vec<usize> = (0..docs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(docs[i].1.text.len()));
+    let mut results: Vec<Option<Result<Option<document::Crd>>>> =
+        docs.iter().map(|_| None).collect();
+    let in_order = crate::parallel::map(&order, |&i| parse(docs[i].0, &docs[i].1));
+    for (i, result) in order.into_iter().zip(in_order) {
+        results[i] = Some(result);
+    }
     let mut parsed = Vec::new();
-    for ((source, doc), result) in docs.iter().zip(results) {
+    for ((source, doc), result) in docs.iter().zip(results.into_iter().flatten()) {
         if let Some(crd) = result? {
             parsed.push(Parsed {
                 file: &source.name,

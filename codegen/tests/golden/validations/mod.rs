@@ -137,7 +137,9 @@ macro_rules! __kubegen_serde {
 enum __Key {
     /// The field at this index of the names.
     Field(usize),
-    /// A key no field declares, kept for the struct's map of other properties.
+    /// A key no field declares, kept for the struct's map of other properties
+    /// (read only where a struct has one).
+    #[allow(dead_code)]
     Other(::std::string::String),
     /// A key no field declares, skipped.
     Ignored,

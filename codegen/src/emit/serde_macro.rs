@@ -1,5 +1,5 @@
-//! `Serialize` and `Deserialize` for generated structs, through one `macro_rules!` per
-//! types tree.
+//! `Serialize` and `Deserialize` for generated structs (types and apply configurations),
+//! through one `macro_rules!` per generated tree.
 //!
 //! `#[derive(Serialize, Deserialize)]` costs rustc most of its time on a generated crate:
 //! the derive expands every struct to a field enum, three visitors and a sequence form no
@@ -30,7 +30,7 @@ const MACRO: &str = "__kubegen_serde";
 
 /// How one field is read and written; its name is the mode word in the invocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
+pub(crate) enum Mode {
     /// `T`: must be present; always written.
     Required,
     /// `T` with a default (a root's `metadata`): absent reads as `T::default()`; always
@@ -48,6 +48,7 @@ enum Mode {
 }
 
 impl Mode {
+    /// The mode of a generated type's field (`root`: of a kind's root struct).
     fn of(field: &Field, root: bool) -> Self {
         match (field.required, field.nullable) {
             (true, false) if root && field.wire_name == "metadata" => Mode::Defaulted,
@@ -70,7 +71,7 @@ impl Mode {
 }
 
 /// The Rust type of a field, with the `Option`s its [`Mode`] needs around `inner`.
-pub(super) fn field_type(field: &Field, root: bool, inner: TokenStream) -> TokenStream {
+pub(crate) fn field_type(field: &Field, root: bool, inner: TokenStream) -> TokenStream {
     match Mode::of(field, root) {
         Mode::Required | Mode::Defaulted => inner,
         Mode::KeepsNull if field.ty != TypeRef::Json => quote! { Option<Option<#inner>> },
@@ -78,22 +79,53 @@ pub(super) fn field_type(field: &Field, root: bool, inner: TokenStream) -> Token
     }
 }
 
-/// The invocation for one struct: both impls, or only `Deserialize` for a root (its
-/// `Serialize` writes `apiVersion` and `kind` too, see `resource::root_impls`).
-pub(super) fn invocation(name: &str, s: &StructDef) -> TokenStream {
+/// One field as the macro sees it.
+pub(crate) struct MacroField<'a> {
+    /// The Rust field name.
+    pub(crate) rust: &'a str,
+    /// The JSON property name.
+    pub(crate) wire: &'a str,
+    /// How it is read and written.
+    pub(crate) mode: Mode,
+}
+
+/// The invocation for a generated type's struct: both impls, or only `Deserialize` for a
+/// root (its `Serialize` writes `apiVersion` and `kind` too, see `resource::root_impls`).
+pub(crate) fn type_invocation(name: &str, s: &StructDef) -> TokenStream {
     let root = s.root.is_some();
-    let fields = s.fields.iter().enumerate().map(|(index, field)| {
+    let fields: Vec<MacroField<'_>> = s
+        .fields
+        .iter()
+        .map(|field| MacroField {
+            rust: &field.rust_name,
+            wire: &field.wire_name,
+            mode: Mode::of(field, root),
+        })
+        .collect();
+    let extra = s.additional.as_ref().map(|extra| extra.rust_name.as_str());
+    invocation(name, &fields, extra, !root)
+}
+
+/// The invocation for a struct `name` with `fields` and a map of other properties
+/// (`extra`); `serialize`: both impls, else only `Deserialize`.
+pub(crate) fn invocation(
+    name: &str,
+    fields: &[MacroField<'_>],
+    extra: Option<&str>,
+    serialize: bool,
+) -> TokenStream {
+    let fields = fields.iter().enumerate().map(|(index, field)| {
         let index = Literal::usize_unsuffixed(index);
-        let field_name = ident(&field.rust_name);
-        let wire = &field.wire_name;
-        let mode = ident(Mode::of(field, root).word());
+        let field_name = ident(field.rust);
+        let wire = field.wire;
+        let mode = ident(field.mode.word());
         quote! { #index #field_name #wire #mode }
     });
-    let extra = s.additional.as_ref().map(|extra| {
-        let extra = ident(&extra.rust_name);
+    let extra = extra.map(|extra| {
+        let extra = ident(extra);
         quote! { ..#extra }
     });
-    let arm = root.then(|| quote! { @deserialize });
+    let arm = (!serialize).then(|| quote! { @deserialize });
     let name = ident(name);
     let mac = ident(MACRO);
     quote! {
@@ -103,14 +135,14 @@ pub(super) fn invocation(name: &str, s: &StructDef) -> TokenStream {
 
 /// What a module with structs imports from the root for the macro's expansions (modules
 /// sit at `<group>/<version>/<module>.rs`, three levels below the root).
-pub(super) fn module_import() -> TokenStream {
+pub(crate) fn module_import() -> TokenStream {
     quote! {
         use super::super::super::{__FieldSeed, __Key};
     }
 }
 
 /// The macro and the key reader it uses, for the root module of a tree with structs.
-pub(super) fn definition(paths: &Paths) -> TokenStream {
+pub(crate) fn definition(paths: &Paths) -> TokenStream {
     let serde = &paths.serde;
     let mac = ident(MACRO);
     let fields = quote! {
@@ -247,7 +279,9 @@ pub(super) fn definition(paths: &Paths) -> TokenStream {
         enum __Key {
             /// The field at this index of the names.
             Field(usize),
-            /// A key no field declares, kept for the struct's map of other properties.
+            /// A key no field declares, kept for the struct's map of other properties
+            /// (read only where a struct has one).
+            #[allow(dead_code)]
             Other(::std::string::String),
             /// A key no field declares, skipped.
             Ignored,
