@@ -28,7 +28,10 @@
 //!   Kubernetes' rules for API names.
 //! - [`emit`]: model -> formatted Rust files; emitters import no other emitter but the
 //!   leaf `resource`. Generated types derive `Clone`; the field-wise `clone_from` of
-//!   `deepcopy` is for hand-written types with `#[derive(DeepCopy)]`.
+//!   `deepcopy` is for hand-written types with `#[derive(DeepCopy)]`. Generated structs
+//!   implement `Serialize` and `Deserialize` through one `macro_rules!` defined in the
+//!   tree's root module (a line a field), not serde's derive, which cost rustc twice the
+//!   time.
 //! - [`output`] and [`diff`]: writing files all-or-nothing, and `--verify`.
 //! - [`testkit_tables`]: the testkit API server's generated facts about built-in kinds.
 //! - [`fuzz`]: arbitrary bytes through each front-end and the whole pipeline, for the

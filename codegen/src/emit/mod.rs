@@ -12,7 +12,10 @@
 //!
 //! Emitters read only the model and their options, and import no other emitter except the
 //! leaf `resource` (which `types` uses); what they share (options, crate
-//! paths, identifiers, formatting, the [`Error`] type) is in a common module. Every file is
+//! paths, identifiers, formatting, the [`Error`] type) is in a common module, and the
+//! `__kubegen_serde!` macro through which generated structs and apply configurations
+//! implement `Serialize` and `Deserialize` (in less code for rustc than serde's derive) is
+//! in `serde_macro`. Every file is
 //! built with `quote!`, laid out by one small deterministic printer (no second parse) and
 //! gets a `DO NOT EDIT` header. The output is a pure function of the model: the same
 //! model gives the same bytes.
