@@ -79,6 +79,11 @@ fn a_value_of_the_wrong_type_names_what_was_expected() {
         error.to_string(),
         "invalid type: integer `5`, expected struct WidgetSpecTemplate at line 1 column 25"
     );
+    let error = serde_json::from_str::<WidgetSpec>(r#"{"size": 1, "mode": "Medium"}"#).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "unknown variant `Medium`, expected `Fast` or `Slow` at line 1 column 28"
+    );
     let error = serde_json::from_str::<WidgetSpec>(r#"{"size": "big"}"#).unwrap_err();
     assert!(
         error

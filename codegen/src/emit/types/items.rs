@@ -155,28 +155,40 @@ fn field_tokens(ctx: &Context<'_>, field: &Field, root: bool) -> Result<TokenStr
 }
 
 fn enum_item(ctx: &Context<'_>, ty: &TypeDef, e: &EnumDef) -> TokenStream {
-    let serde = &ctx.paths.serde;
     let name = ident(&ty.name);
     let docs = doc_attrs(ty.docs.as_deref().unwrap_or_default());
-    let serde_crate = serde_crate_attr(ctx.paths);
     let variants = e.variants.iter().map(|v| {
         let variant = ident(&v.rust_name);
-        let wire = &v.wire;
-        let rename = (v.rust_name != v.wire).then(|| quote! { #[serde(rename = #wire)] });
         let doc = format!(" `{}`", v.wire.replace('`', "'"));
         quote! {
             #[doc = #doc]
-            #rename
             #variant,
         }
     });
+    // serde's derive handles an enum without variants, which the macro does not.
+    let (derive_serde, serde_crate, serde_impls) = match e.variants.is_empty() {
+        true => {
+            let serde = &ctx.paths.serde;
+            let derive = quote! { , #serde::Serialize, #serde::Deserialize };
+            (Some(derive), serde_crate_attr(ctx.paths), None)
+        }
+        false => {
+            let pairs = e
+                .variants
+                .iter()
+                .map(|v| (v.rust_name.as_str(), v.wire.as_str()));
+            let impls = serde_macro::enum_invocation(&ty.name, pairs);
+            (None, TokenStream::new(), Some(impls))
+        }
+    };
     quote! {
         #docs
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, #serde::Serialize, #serde::Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord #derive_serde)]
         #serde_crate
         pub enum #name {
             #(#variants)*
         }
+        #serde_impls
     }
 }
 

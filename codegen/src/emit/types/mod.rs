@@ -78,7 +78,7 @@ pub fn generate(model: &Model, options: &Options) -> Result<Vec<GeneratedFile>, 
         defines_serde_macro: versions.iter().any(|(_, v)| {
             v.types
                 .iter()
-                .any(|t| matches!(t.kind, TypeDefKind::Struct(_)))
+                .any(|t| matches!(t.kind, TypeDefKind::Struct(_) | TypeDefKind::Enum(_)))
         }),
     }];
     for group in &groups {

@@ -6,7 +6,7 @@
 /// `index field "wireName" mode,` each, then `..extra` for a map that keeps the
 /// properties no field declares. `@deserialize` first implements only
 /// `Deserialize` (a root type, whose `Serialize` also writes `apiVersion` and
-/// `kind`).
+/// `kind`). `@enum Name { Variant "wire", ... }` implements both for a string enum.
 ///
 /// Modes, for a field's presence on the wire:
 /// - `required` (`T`): must be present, always written;
@@ -85,6 +85,44 @@ macro_rules! __kubegen_serde {
                     }
                 }
                 deserializer.deserialize_map(__Visitor)
+            }
+        }
+    };
+    (@enum $name:ident {
+        $($variant:ident $wire:literal),* $(,)?
+    }) => {
+        impl ::kubegen::__private::serde::Serialize for $name {
+            fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error>
+            where
+                __S: ::kubegen::__private::serde::Serializer,
+            {
+                serializer.serialize_str(match self {
+                    $(Self::$variant => $wire,)*
+                })
+            }
+        }
+        impl<'de> ::kubegen::__private::serde::Deserialize<'de> for $name {
+            fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error>
+            where
+                __D: ::kubegen::__private::serde::Deserializer<'de>,
+            {
+                struct __Visitor;
+                impl<'de> ::kubegen::__private::serde::de::Visitor<'de> for __Visitor {
+                    type Value = $name;
+                    fn expecting(&self, formatter: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        formatter.write_str(::core::concat!("enum ", ::core::stringify!($name)))
+                    }
+                    fn visit_str<__E>(self, value: &str) -> ::core::result::Result<$name, __E>
+                    where
+                        __E: ::kubegen::__private::serde::de::Error,
+                    {
+                        match value {
+                            $($wire => ::core::result::Result::Ok($name::$variant),)*
+                            _ => ::core::result::Result::Err(__E::unknown_variant(value, &[$($wire),*])),
+                        }
+                    }
+                }
+                deserializer.deserialize_str(__Visitor)
             }
         }
     };

@@ -407,26 +407,17 @@ const _: () = {
         }
     }
 };
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum KnobSpecLevel {
     /// `low`
-    #[serde(rename = "low")]
     Low,
     /// `high-ish`
-    #[serde(rename = "high-ish")]
     HighIsh,
 }
+__kubegen_serde!(@enum KnobSpecLevel {
+    Low "low",
+    HighIsh "high-ish"
+});
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct KnobSpecRules {
     /// Defaults to `"allow"` (set by the API server).

@@ -98,40 +98,32 @@ pub struct WidgetSpecOption {
     pub value: Option<String>,
 }
 __kubegen_serde!(WidgetSpecOption { 0 value "value" optional });
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WidgetSpecPhase {
     /// `Ready`
     Ready,
     /// `ready`
-    #[serde(rename = "ready")]
     Ready2,
     /// `not-ready`
-    #[serde(rename = "not-ready")]
     NotReady,
     /// ``
-    #[serde(rename = "")]
     Empty,
     /// `*`
-    #[serde(rename = "*")]
     Star,
     /// `1.0`
-    #[serde(rename = "1.0")]
     V10,
     /// `Self`
-    #[serde(rename = "Self")]
     Self_,
 }
+__kubegen_serde!(@enum WidgetSpecPhase {
+    Ready "Ready",
+    Ready2 "ready",
+    NotReady "not-ready",
+    Empty "",
+    Star "*",
+    V10 "1.0",
+    Self_ "Self"
+});
 /// A property named like its parent's type.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetSpecSpec {

@@ -88,21 +88,14 @@ pub struct GadgetStatus {
     pub phase: Option<GadgetStatusPhase>,
 }
 __kubegen_serde!(GadgetStatus { 0 phase "phase" optional });
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GadgetStatusPhase {
     /// `Pending`
     Pending,
     /// `Ready`
     Ready,
 }
+__kubegen_serde!(@enum GadgetStatusPhase {
+    Pending "Pending",
+    Ready "Ready"
+});

@@ -138,27 +138,20 @@ __kubegen_serde!(WidgetSpec {
     12 template "template" required
 });
 /// How fast.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WidgetSpecMode {
     /// `Fast`
     Fast,
     /// `Slow`
     Slow,
     /// `not-sure`
-    #[serde(rename = "not-sure")]
     NotSure,
 }
+__kubegen_serde!(@enum WidgetSpecMode {
+    Fast "Fast",
+    Slow "Slow",
+    NotSure "not-sure"
+});
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetSpecPorts {
     pub name: String,

@@ -228,24 +228,17 @@ const _: () = {
         }
     }
 };
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum WidgetSpecMode {
     /// `Fast`
     Fast,
     /// `Slow`
     Slow,
 }
+__kubegen_serde!(@enum WidgetSpecMode {
+    Fast "Fast",
+    Slow "Slow"
+});
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WidgetSpecPorts {
     pub name: String,
