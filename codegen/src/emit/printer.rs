@@ -114,12 +114,13 @@ fn lex_into(tokens: TokenStream, out: &mut Vec<Tok>) {
                 }
                 let mut at = 0;
                 while at < len {
-                    if run[at] == '$' && at + 1 == len {
-                        if let Some(tok) = macro_var(&mut trees) {
-                            out.push(tok);
-                            at += 1;
-                            continue;
-                        }
+                    if run[at] == '$'
+                        && at + 1 == len
+                        && let Some(tok) = macro_var(&mut trees)
+                    {
+                        out.push(tok);
+                        at += 1;
+                        continue;
                     }
                     if run[at] == '\'' {
                         if let Some(TokenTree::Ident(name)) =
@@ -331,20 +332,18 @@ impl Printer {
             // `macro_rules! name { ... }`: the rules, one a line, their lists unbroken.
             if let (Tok::Ident(keyword), Some(Tok::Op("!")), Some(Tok::Ident(name))) =
                 (tok, toks.get(i + 1), toks.get(i + 2))
+                && *keyword == "macro_rules"
+                && let Some(Tok::Group(Delimiter::Brace, rules)) = toks.get(i + 3)
             {
-                if *keyword == "macro_rules" {
-                    if let Some(Tok::Group(Delimiter::Brace, rules)) = toks.get(i + 3) {
-                        self.lead(prev, tok);
-                        let _ = write!(self.out, "macro_rules! {name} ");
-                        let in_macro = std::mem::replace(&mut self.in_macro, true);
-                        self.brace(rules, Braces::Block);
-                        self.in_macro = in_macro;
-                        self.newline();
-                        prev = None;
-                        i += 4;
-                        continue;
-                    }
-                }
+                self.lead(prev, tok);
+                let _ = write!(self.out, "macro_rules! {name} ");
+                let in_macro = std::mem::replace(&mut self.in_macro, true);
+                self.brace(rules, Braces::Block);
+                self.in_macro = in_macro;
+                self.newline();
+                prev = None;
+                i += 4;
+                continue;
             }
             match tok {
                 Tok::Var(name) => {
@@ -353,13 +352,12 @@ impl Printer {
                     // `$name:fragment` in a rule's pattern.
                     if let (Some(Tok::Op(":")), Some(Tok::Ident(fragment))) =
                         (toks.get(i + 1), toks.get(i + 2))
+                        && is_fragment(fragment)
                     {
-                        if is_fragment(fragment) {
-                            let _ = write!(self.out, ":{fragment}");
-                            prev = toks.get(i + 2);
-                            i += 3;
-                            continue;
-                        }
+                        let _ = write!(self.out, ":{fragment}");
+                        prev = toks.get(i + 2);
+                        i += 3;
+                        continue;
                     }
                 }
                 Tok::Repeat(contents, suffix) => {
