@@ -9,7 +9,7 @@
 //! - otherwise `[`, `]`, `<`, `>` are escaped (outside `code spans`, where a backslash
 //!   would show) and URLs are wrapped in `<...>`.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use crate::model::Validation;
@@ -81,14 +81,39 @@ pub(crate) fn validation_docs(v: &Validation) -> Option<String> {
 pub(crate) fn doc_attrs(text: &str) -> TokenStream {
     let lines = doc_lines(text);
     let attrs = lines.iter().map(|line| {
-        let line = if line.is_empty() {
-            String::new()
-        } else {
-            format!(" {line}")
-        };
+        let line = doc_literal(line);
         quote! { #[doc = #line] }
     });
     quote! { #(#attrs)* }
+}
+
+/// The string literal of one doc line (a space before non-empty text). It is written raw
+/// (`r"..."`, with as many `#` as the text needs) where it can be: escaping every character
+/// (`Literal::string`) was the generator's most expensive step after reading YAML, and the
+/// printer turns the literal back into a `///` comment either way.
+fn doc_literal(line: &str) -> Literal {
+    if line.is_empty() {
+        return Literal::string("");
+    }
+    // A raw string cannot hold a bare carriage return.
+    if !line.contains('\r') {
+        let hashes = line
+            .match_indices('"')
+            .map(|(at, _)| line[at + 1..].bytes().take_while(|b| *b == b'#').count() + 1)
+            .max()
+            .unwrap_or(0);
+        let mut raw = String::with_capacity(line.len() + 4 + 2 * hashes);
+        raw.push('r');
+        raw.extend(std::iter::repeat_n('#', hashes));
+        raw.push_str("\" ");
+        raw.push_str(line);
+        raw.push('"');
+        raw.extend(std::iter::repeat_n('#', hashes));
+        if let Ok(literal) = raw.parse::<Literal>() {
+            return literal;
+        }
+    }
+    Literal::string(&format!(" {line}"))
 }
 
 /// The doc lines for `text`, escaped (see the module docs).

@@ -183,10 +183,27 @@ pub fn escape_keyword(name: String) -> String {
 
 /// An `UpperCamelCase` name made of `parts` (kind name, then property names along the path).
 pub fn type_name(parts: &[&str]) -> String {
-    let mut name: String = parts
-        .iter()
-        .map(|p| words(p).to_upper_camel_case())
-        .collect();
+    type_name_cached(parts, &mut PartCache::default())
+}
+
+/// Each part of a type name as [`type_name`] spells it, for a builder that names many types
+/// whose paths share parts (`spec`, `containers`, ...).
+#[derive(Debug, Default)]
+pub struct PartCache(std::collections::HashMap<String, String>);
+
+/// [`type_name`], with each part's spelling looked up in, or added to, `cache`.
+pub fn type_name_cached(parts: &[&str], cache: &mut PartCache) -> String {
+    let mut name = String::new();
+    for part in parts {
+        match cache.0.get(*part) {
+            Some(camel) => name.push_str(camel),
+            None => {
+                let camel = words(part).to_upper_camel_case();
+                name.push_str(&camel);
+                cache.0.insert((*part).to_owned(), camel);
+            }
+        }
+    }
     if name.is_empty() {
         name.push_str("Type");
     }

@@ -285,6 +285,7 @@ fn add_crd(
             dialect: Dialect::Crd,
             refs: None,
             fixed_name: None,
+            name_parts: Default::default(),
         };
         let root_type = builder.root(kind_name, root)?;
         // Rules and extensions of the whole object.

@@ -274,6 +274,7 @@ fn add_fields(
             dialect: Dialect::OpenApi,
             refs: Some(refs),
             fixed_name: None,
+            name_parts: Default::default(),
         };
         let at = builder.at(&definition_location(doc, name));
         builder.definition(name, at)?;

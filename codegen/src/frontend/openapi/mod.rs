@@ -418,6 +418,7 @@ version: {:?}, kind: {:?}}}, the kind path `{}` serves",
         dialect: Dialect::OpenApi,
         refs: Some(refs),
         fixed_name: None,
+        name_parts: Default::default(),
     };
     for (resource, name, schema) in &kinds {
         let kind_name = &resource.kind.kind;

@@ -57,6 +57,8 @@ pub(crate) struct TypeBuilder<'a> {
     /// The name the next named type takes instead of one derived from its path (a
     /// definition's own name).
     pub(crate) fixed_name: Option<String>,
+    /// How each part of a type's path is spelled in its name, computed once.
+    pub(crate) name_parts: naming::PartCache,
 }
 
 /// Which kind of document schemas come from.
@@ -138,7 +140,10 @@ https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions
     fn claim(&mut self, path: &[&str]) -> String {
         match self.fixed_name.take() {
             Some(name) => name,
-            None => self.names.claim(naming::type_name(path)),
+            None => {
+                let name = naming::type_name_cached(path, &mut self.name_parts);
+                self.names.claim(name)
+            }
         }
     }
 
