@@ -41,13 +41,11 @@ pub(crate) fn module_items(ctx: &Context<'_>) -> Result<TokenStream, Error> {
             TypeDefKind::Union(u) => union_item(ctx, ty, u)?,
         });
     }
-    Ok(match structs {
-        true => {
-            let import = serde_macro::module_import();
-            quote! { #import #items }
-        }
-        false => items,
-    })
+    if !structs {
+        return Ok(items);
+    }
+    let import = serde_macro::module_import();
+    Ok(quote! { #import #items })
 }
 
 fn serde_crate_attr(paths: &Paths) -> TokenStream {
@@ -166,20 +164,17 @@ fn enum_item(ctx: &Context<'_>, ty: &TypeDef, e: &EnumDef) -> TokenStream {
         }
     });
     // serde's derive handles an enum without variants, which the macro does not.
-    let (derive_serde, serde_crate, serde_impls) = match e.variants.is_empty() {
-        true => {
-            let serde = &ctx.paths.serde;
-            let derive = quote! { , #serde::Serialize, #serde::Deserialize };
-            (Some(derive), serde_crate_attr(ctx.paths), None)
-        }
-        false => {
-            let pairs = e
-                .variants
-                .iter()
-                .map(|v| (v.rust_name.as_str(), v.wire.as_str()));
-            let impls = serde_macro::enum_invocation(&ty.name, pairs);
-            (None, TokenStream::new(), Some(impls))
-        }
+    let (derive_serde, serde_crate, serde_impls) = if e.variants.is_empty() {
+        let serde = &ctx.paths.serde;
+        let derive = quote! { , #serde::Serialize, #serde::Deserialize };
+        (Some(derive), serde_crate_attr(ctx.paths), None)
+    } else {
+        let pairs = e
+            .variants
+            .iter()
+            .map(|v| (v.rust_name.as_str(), v.wire.as_str()));
+        let impls = serde_macro::enum_invocation(&ty.name, pairs);
+        (None, TokenStream::new(), Some(impls))
     };
     quote! {
         #docs

@@ -143,9 +143,10 @@ fn run(job: &Job<'_>, options: &Options) -> Result<GeneratedFile, Error> {
             let children: Vec<_> = children.iter().map(|c| ident(c)).collect();
             let reexports = reexport.then(|| quote! { #(pub use self::#children::*;)* });
             // Defined before the child modules, so they are in its textual scope.
-            let serde_macro = match defines_serde_macro {
-                true => Some(serde_macro::definition(&Paths::new(options)?)),
-                false => None,
+            let serde_macro = if *defines_serde_macro {
+                Some(serde_macro::definition(&Paths::new(options)?))
+            } else {
+                None
             };
             file(
                 path,
