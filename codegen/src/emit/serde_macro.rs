@@ -1,5 +1,5 @@
-//! `Serialize` and `Deserialize` for generated structs (types and apply configurations),
-//! through one `macro_rules!` per generated tree.
+//! `Serialize` and `Deserialize` for generated structs and string enums (types and apply
+//! configurations), through one `macro_rules!` per generated tree.
 //!
 //! `#[derive(Serialize, Deserialize)]` costs rustc most of its time on a generated crate:
 //! the derive expands every struct to a field enum, three visitors and a sequence form no
@@ -16,8 +16,11 @@
 //!
 //! The macro expands to a map-only `Deserialize` (a key is looked up once, by
 //! `__FieldSeed`, as an index into the field names) and a `Serialize` that writes the
-//! fields in order. Both mean what the serde attributes kubegen used to emit meant; the
-//! modes are documented on the macro itself (see [`definition`]).
+//! fields in order; a string enum (`@enum`) reads and writes its variants' strings. They
+//! mean what serde's derive with kubegen's attributes meant, but for two things: a key given
+//! twice keeps its last value (the derive refused it), and a struct is read only from a
+//! map (the derive also took a sequence). The modes are documented on the macro itself
+//! (see [`definition`]).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
