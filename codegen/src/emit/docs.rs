@@ -79,12 +79,12 @@ pub(crate) fn validation_docs(v: &Validation) -> Option<String> {
 
 /// `#[doc = "..."]` attributes for `text` (none for empty text).
 pub(crate) fn doc_attrs(text: &str) -> TokenStream {
-    let lines = doc_lines(text);
-    let attrs = lines.iter().map(|line| {
-        let line = doc_literal(line);
-        quote! { #[doc = #line] }
-    });
-    quote! { #(#attrs)* }
+    let mut attrs = TokenStream::new();
+    for line in doc_lines(text) {
+        let line = doc_literal(&line);
+        attrs.extend(quote! { #[doc = #line] });
+    }
+    attrs
 }
 
 /// The string literal of one doc line (a space before non-empty text). It is written raw

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::quote;
 
 use crate::emit::common::{Error, NamedType, Paths, ident, rust_type, type_path};
@@ -44,8 +44,10 @@ pub(crate) fn module_items(ctx: &Context<'_>) -> Result<TokenStream, Error> {
     if !structs {
         return Ok(items);
     }
-    let import = serde_macro::module_import();
-    Ok(quote! { #import #items })
+    // Streams are moved, not interpolated: `quote!` copies what it interpolates.
+    let mut module = serde_macro::module_import();
+    module.extend(items);
+    Ok(module)
 }
 
 fn serde_crate_attr(paths: &Paths) -> TokenStream {
@@ -116,17 +118,20 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
     // Generated types derive `Clone`: the derive is what rustc compiles fastest, and a
     // field-wise `clone_from` is for hand-written types that ask for `#[derive(DeepCopy)]`.
     let defaults = super::defaults::struct_impl(ctx, ty, s);
-    Ok(quote! {
-        #docs
+    let mut body = TokenStream::new();
+    body.extend(fields);
+    body.extend(additional);
+    let mut item = docs;
+    item.extend(quote! {
         #[derive(Clone, Debug, #default PartialEq)]
-        pub struct #name {
-            #(#fields)*
-            #additional
-        }
-        #serde
-        #impls
-        #defaults
-    })
+        pub struct #name
+    });
+    item.extend([TokenTree::Group(proc_macro2::Group::new(
+        Delimiter::Brace,
+        body,
+    ))]);
+    item.extend([serde, impls, defaults]);
+    Ok(item)
 }
 
 fn field_tokens(ctx: &Context<'_>, field: &Field, root: bool) -> Result<TokenStream, Error> {
@@ -145,11 +150,11 @@ fn field_tokens(ctx: &Context<'_>, field: &Field, root: bool) -> Result<TokenStr
         }
         docs.push_str(&validation);
     }
-    let docs = doc_attrs(&docs);
-    Ok(quote! {
-        #docs
-        pub #name: #ty,
-    })
+    let mut tokens = doc_attrs(&docs);
+    tokens.extend(quote! { pub #name: });
+    tokens.extend(ty);
+    tokens.extend(quote! { , });
+    Ok(tokens)
 }
 
 fn enum_item(ctx: &Context<'_>, ty: &TypeDef, e: &EnumDef) -> TokenStream {
