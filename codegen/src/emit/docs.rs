@@ -192,6 +192,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn doc_lines_are_raw_literals_with_enough_hashes() {
+        let written = |line: &str| doc_literal(line).to_string();
+        assert_eq!(written("plain"), r#"r" plain""#);
+        assert_eq!(written(r#"say "hi""#), r##"r#" say "hi""#"##);
+        assert_eq!(written(r##"a "# b"##), r###"r##" a "# b"##"###);
+        assert_eq!(written(r"back\slash"), r#"r" back\slash""#);
+        // A carriage return cannot be in a raw string: the line is escaped instead.
+        assert_eq!(written("a\rb"), r#"" a\rb""#);
+        assert_eq!(written(""), r#""""#);
+        // Every form reads back as the line's text.
+        for line in ["plain", r#"say "hi""#, r##"a "# b"##, "a\rb"] {
+            let syn::Lit::Str(text) = syn::Lit::new(doc_literal(line)) else {
+                panic!("{line:?} is not a string literal");
+            };
+            assert_eq!(text.value(), format!(" {line}"));
+        }
+    }
+
+    #[test]
     fn escapes_links_html_and_urls() {
         assert_eq!(
             doc_lines("Must match [a-z]+ and <name>; see https://k8s.io/docs."),

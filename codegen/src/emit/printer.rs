@@ -1019,6 +1019,17 @@ fields!(AVeryLongStructNameThatWouldOtherwiseBreakTheList {
     }
 
     #[test]
+    fn raw_docs_become_comments_as_written() {
+        let tokens = quote! {
+            #[doc = r##" a "quoted"# C:\path"##]
+            pub struct Foo;
+        };
+        let expected = "/// a \"quoted\"# C:\\path\npub struct Foo;\n";
+        assert_eq!(print(tokens.clone()), expected);
+        super::reads_back(tokens, expected).unwrap();
+    }
+
+    #[test]
     fn keeps_odd_docs_as_attributes() {
         let tokens = quote! {
             #[doc = "/ slash"]
