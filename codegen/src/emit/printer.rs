@@ -40,7 +40,8 @@ const OPERATORS: [&str; 13] = [
 
 /// A token as the printer sees it: joined operators, lifetimes as one token.
 enum Tok {
-    Ident(Ident),
+    /// An identifier, with what its text means to the layout.
+    Ident(Ident, Word),
     Literal(Literal),
     Lifetime(Ident),
     Op(&'static str),
@@ -57,8 +58,71 @@ impl Tok {
         matches!(self, Tok::Op(o) if *o == op)
     }
 
-    fn is_ident(&self, name: &str) -> bool {
-        matches!(self, Tok::Ident(i) if i == name)
+    fn is_word(&self, word: Word) -> bool {
+        matches!(self, Tok::Ident(_, w) if *w == word)
+    }
+}
+
+/// What an identifier's text means to the layout, read once when it is lexed: comparing a
+/// `proc_macro2::Ident` with a string goes through the ident's wrapper every time, and the
+/// layout rules ask about most identifiers several times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Word {
+    /// A name (`self`, `Self`, `super` and `crate` included).
+    Name,
+    /// A `macro_rules!` fragment specifier (`ident`, `ty`, `tt`...), a name elsewhere.
+    Fragment,
+    /// `macro_rules`.
+    MacroRules,
+    /// A keyword whose construct takes a block (`fn`, `impl`, `match`...), so a `{` after
+    /// it is not a struct literal.
+    Opener,
+    /// `impl`, an opener after whose generics a space follows.
+    Impl,
+    /// `else`, which continues the statement of the block before it.
+    Else,
+    /// `where`, which goes on its own line.
+    Where,
+    /// `pub`, a keyword with no space before `(`.
+    Pub,
+    /// `union`: its construct takes a block, but it is no keyword.
+    Union,
+    /// Any other keyword that is followed by a space before `(`, `[`, `::`, `!`.
+    Keyword,
+}
+
+impl Word {
+    fn of(text: &str) -> Word {
+        match text {
+            "impl" => Word::Impl,
+            "else" => Word::Else,
+            "where" => Word::Where,
+            "pub" => Word::Pub,
+            "macro_rules" => Word::MacroRules,
+            "fn" | "struct" | "enum" | "trait" | "mod" | "match" | "if" | "while" | "for"
+            | "loop" | "unsafe" => Word::Opener,
+            "as" | "async" | "await" | "break" | "const" | "continue" | "dyn" | "extern" | "in"
+            | "let" | "move" | "mut" | "ref" | "return" | "static" | "type" | "use" | "yield"
+            | "box" => Word::Keyword,
+            "union" => Word::Union,
+            "block" | "expr" | "expr_2021" | "ident" | "item" | "lifetime" | "literal" | "meta"
+            | "pat" | "pat_param" | "path" | "stmt" | "tt" | "ty" | "vis" => Word::Fragment,
+            _ => Word::Name,
+        }
+    }
+
+    /// Keywords are followed by a space before `(`, `[`, `::`, `!` and in `<`-less
+    /// positions; `union` is a name there.
+    fn is_keyword(self) -> bool {
+        matches!(
+            self,
+            Word::Opener | Word::Impl | Word::Else | Word::Where | Word::Pub | Word::Keyword
+        )
+    }
+
+    /// Whether a `{` after this word opens a block.
+    fn takes_block(self) -> bool {
+        matches!(self, Word::Opener | Word::Impl | Word::Else | Word::Union)
     }
 }
 
@@ -75,11 +139,12 @@ pub(crate) fn print(tokens: TokenStream) -> String {
 /// flattened.
 fn lex(tokens: TokenStream) -> Vec<Tok> {
     let mut out = Vec::new();
-    lex_into(tokens, &mut out);
+    lex_into(tokens, &mut out, &mut String::new());
     out
 }
 
-fn lex_into(tokens: TokenStream, out: &mut Vec<Tok>) {
+/// Appends the tokens of `tokens` to `out`; `text` is scratch space for identifiers.
+fn lex_into(tokens: TokenStream, out: &mut Vec<Tok>, text: &mut String) {
     let mut trees = tokens.into_iter().peekable();
     // Puncts joined to the one before (at most three, the longest operator).
     let mut run = ['\0'; 3];
@@ -91,12 +156,19 @@ fn lex_into(tokens: TokenStream, out: &mut Vec<Tok>) {
                 let stream = group.stream();
                 drop(group);
                 if delimiter == Delimiter::None {
-                    lex_into(stream, out);
+                    lex_into(stream, out, text);
                 } else {
-                    out.push(Tok::Group(delimiter, lex(stream)));
+                    let mut contents = Vec::new();
+                    lex_into(stream, &mut contents, text);
+                    out.push(Tok::Group(delimiter, contents));
                 }
             }
-            TokenTree::Ident(ident) => out.push(Tok::Ident(ident)),
+            TokenTree::Ident(ident) => {
+                text.clear();
+                let _ = write!(text, "{ident}");
+                let word = Word::of(text);
+                out.push(Tok::Ident(ident, word));
+            }
             TokenTree::Literal(literal) => out.push(Tok::Literal(literal)),
             TokenTree::Punct(punct) => {
                 let mut len = 1;
@@ -202,18 +274,6 @@ fn single(c: char) -> &'static str {
     }
 }
 
-/// Keywords that are followed by a space before `(`, `[`, `::`, `!` and `<`-less
-/// positions; `self`, `Self`, `super` and `crate` act as names.
-fn is_keyword(ident: &Ident) -> bool {
-    const KEYWORDS: [&str; 34] = [
-        "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern",
-        "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
-        "ref", "return", "static", "struct", "trait", "type", "unsafe", "use", "where", "while",
-        "yield", "box",
-    ];
-    KEYWORDS.iter().any(|k| ident == k)
-}
-
 /// Operators after which no space follows (prefix operators and path separators).
 fn is_prefix(op: &str) -> bool {
     matches!(
@@ -227,7 +287,8 @@ fn space(prev: &Tok, next: &Tok) -> bool {
     use Tok::{Group, Ident, Op};
     // A metavariable is spaced as a name is.
     if let Tok::Var(name) = prev {
-        return space(&Ident(name.clone()), next);
+        let word = Word::of(&name.to_string());
+        return space(&Ident(name.clone(), word), next);
     }
     if let Op(op) = prev {
         if is_prefix(op) {
@@ -237,15 +298,15 @@ fn space(prev: &Tok, next: &Tok) -> bool {
     match next {
         Op("," | ";" | "." | "?" | ":" | ">") => false,
         // `name!` is a macro call; `if !x` a negation.
-        Op("!") => !matches!(prev, Ident(i) if !is_keyword(i)),
+        Op("!") => !matches!(prev, Ident(_, w) if !w.is_keyword()),
         Op("::") => match prev {
-            Ident(i) => is_keyword(i),
+            Ident(_, w) => w.is_keyword(),
             Op(op) => *op != ">",
             _ => false,
         },
         Op("<") => matches!(prev, Op(_)),
         Group(Delimiter::Parenthesis | Delimiter::Bracket, _) => match prev {
-            Ident(i) => is_keyword(i) && *i != "pub",
+            Ident(_, w) => w.is_keyword() && *w != Word::Pub,
             // `&'static [T]`
             Tok::Lifetime(_) => true,
             Op(">") => false,
@@ -332,9 +393,8 @@ impl Printer {
                 }
             }
             // `macro_rules! name { ... }`: the rules, one a line, their lists unbroken.
-            if let (Tok::Ident(keyword), Some(Tok::Op("!")), Some(Tok::Ident(name))) =
+            if let (Tok::Ident(_, Word::MacroRules), Some(Tok::Op("!")), Some(Tok::Ident(name, _))) =
                 (tok, toks.get(i + 1), toks.get(i + 2))
-                && *keyword == "macro_rules"
                 && let Some(Tok::Group(Delimiter::Brace, rules)) = toks.get(i + 3)
             {
                 self.lead(prev, tok);
@@ -352,9 +412,8 @@ impl Printer {
                     self.lead(prev, tok);
                     let _ = write!(self.out, "${name}");
                     // `$name:fragment` in a rule's pattern.
-                    if let (Some(Tok::Op(":")), Some(Tok::Ident(fragment))) =
+                    if let (Some(Tok::Op(":")), Some(Tok::Ident(fragment, Word::Fragment))) =
                         (toks.get(i + 1), toks.get(i + 2))
-                        && is_fragment(fragment)
                     {
                         let _ = write!(self.out, ":{fragment}");
                         prev = toks.get(i + 2);
@@ -418,7 +477,7 @@ impl Printer {
                     match closing_angle(&toks[i..]) {
                         Some(len) => {
                             self.list('<', '>', &toks[i + 1..i + len]);
-                            let after_impl = prev.is_some_and(|p| p.is_ident("impl"));
+                            let after_impl = prev.is_some_and(|p| p.is_word(Word::Impl));
                             // `impl<T> Trait`: a space before whatever follows.
                             prev = Some(if after_impl { &spaced } else { &toks[i + len] });
                             i += len + 1;
@@ -440,7 +499,7 @@ impl Printer {
                     self.out.push('|');
                     closure_open = false;
                 }
-                Tok::Ident(ident) if block && *ident == "where" => {
+                Tok::Ident(_, Word::Where) if block => {
                     self.newline();
                     self.lead(None, tok);
                     self.out.push_str("where");
@@ -475,7 +534,7 @@ impl Printer {
                     opener = false;
                     let next = toks.get(i + 1);
                     let continues = next.is_some_and(|n| {
-                        n.is_ident("else")
+                        n.is_word(Word::Else)
                             || matches!(n, Tok::Op(";" | "," | "." | "?") | Tok::Group(..))
                     });
                     if multiline && block && !continues {
@@ -492,9 +551,9 @@ impl Printer {
                         _ => self.list('(', ')', contents),
                     }
                 }
-                Tok::Ident(ident) => {
+                Tok::Ident(ident, word) => {
                     self.lead(prev, tok);
-                    opener |= takes_block(ident);
+                    opener |= word.takes_block();
                     let _ = write!(self.out, "{ident}");
                 }
                 Tok::Literal(literal) => {
@@ -534,7 +593,12 @@ impl Printer {
 
     /// `#[...]` or `#![...]`; a doc attribute with a one-line string becomes a comment.
     fn attribute(&mut self, inner: bool, contents: &[Tok]) {
-        if let [Tok::Ident(name), Tok::Op("="), Tok::Literal(literal)] = contents {
+        if let [
+            Tok::Ident(name, Word::Name),
+            Tok::Op("="),
+            Tok::Literal(literal),
+        ] = contents
+        {
             if *name == "doc" {
                 let written = literal.to_string();
                 if let Some(text) = doc_text(literal, &written) {
@@ -656,41 +720,10 @@ enum Braces {
     Path,
 }
 
-/// Whether `name` is a `macro_rules!` fragment specifier (`$name:ident`).
-fn is_fragment(name: &Ident) -> bool {
-    const FRAGMENTS: [&str; 15] = [
-        "block",
-        "expr",
-        "expr_2021",
-        "ident",
-        "item",
-        "lifetime",
-        "literal",
-        "meta",
-        "pat",
-        "pat_param",
-        "path",
-        "stmt",
-        "tt",
-        "ty",
-        "vis",
-    ];
-    FRAGMENTS.iter().any(|f| name == f)
-}
-
-/// Keywords whose construct takes a block (so a `{` after them is not a struct literal).
-fn takes_block(ident: &Ident) -> bool {
-    const OPENERS: [&str; 14] = [
-        "fn", "impl", "struct", "enum", "union", "trait", "mod", "match", "if", "while", "for",
-        "loop", "else", "unsafe",
-    ];
-    OPENERS.iter().any(|k| ident == k)
-}
-
 /// Whether `prev` can end the path of a struct literal (`Self`, `Foo`, `Foo<T>`).
 fn names_type(prev: &Tok) -> bool {
     match prev {
-        Tok::Ident(ident) => !is_keyword(ident),
+        Tok::Ident(_, word) => !word.is_keyword(),
         Tok::Var(_) => true,
         Tok::Op(op) => *op == ">",
         _ => false,
@@ -701,7 +734,7 @@ fn names_type(prev: &Tok) -> bool {
 fn opens_expression(prev: &Tok) -> bool {
     match prev {
         Tok::Op(op) => !matches!(*op, ")" | "]" | ">"),
-        Tok::Ident(ident) => is_keyword(ident),
+        Tok::Ident(_, word) => word.is_keyword(),
         _ => false,
     }
 }
