@@ -11,7 +11,7 @@
 //! ([`MAX_NESTING`](crate::frontend::schema::MAX_NESTING)) so that this is always enough.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Mutex, PoisonError, mpsc};
 
 /// Stack of every thread started here: address space reserved, used only as deep as the
 /// input nests.
@@ -68,6 +68,18 @@ pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> 
     results.into_iter().map(|(_, r)| r).collect()
 }
 
+/// `items.into_iter().map(f).collect()`, run as [`map`] runs: each item is moved into
+/// the thread that maps it (and is dropped there, if `f` drops it).
+pub(crate) fn map_into<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|i| Mutex::new(Some(i))).collect();
+    // Each slot is visited once, so each holds its item when it is.
+    let taken = map(&slots, |slot| {
+        let item = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+        item.map(&f)
+    });
+    taken.into_iter().flatten().collect()
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -77,5 +89,8 @@ mod tests {
         let squares = super::map(&items, |x| x * x);
         assert_eq!(squares, items.iter().map(|x| x * x).collect::<Vec<_>>());
         assert!(super::map(&[] as &[u8], |x| *x).is_empty());
+        let names: Vec<String> = (0..100).map(|i| i.to_string()).collect();
+        let lengths = super::map_into(names.clone(), |name| name.len());
+        assert_eq!(lengths, names.iter().map(String::len).collect::<Vec<_>>());
     }
 }

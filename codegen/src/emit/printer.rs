@@ -863,7 +863,7 @@ fn without_trailing_commas(tokens: Vec<String>) -> Vec<String> {
 mod tests {
     use quote::quote;
 
-    use super::print;
+    use super::{Word, print};
 
     #[test]
     fn lays_out_items() {
@@ -946,6 +946,21 @@ pub use self::foo::*;
             "{printed}"
         );
         super::reads_back(tokens, &printed).expect("the printed file reads back");
+    }
+
+    #[test]
+    fn words_are_classified_as_the_layout_needs() {
+        assert_eq!(Word::of("fn"), Word::Opener);
+        assert!(Word::of("fn").is_keyword() && Word::of("fn").takes_block());
+        // `union` opens a block but is spaced as a name.
+        assert!(Word::of("union").takes_block() && !Word::of("union").is_keyword());
+        assert!(Word::of("pub").is_keyword() && !Word::of("pub").takes_block());
+        assert!(Word::of("else").takes_block());
+        assert_eq!(Word::of("ty"), Word::Fragment);
+        // Raw identifiers and `self`-like words are names.
+        for name in ["r#type", "self", "Self", "crate", "super", "Foo", "types"] {
+            assert_eq!(Word::of(name), Word::Name, "{name}");
+        }
     }
 
     #[test]

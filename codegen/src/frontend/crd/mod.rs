@@ -56,7 +56,8 @@ use serde_saphyr::Location as SourceLocation;
 use super::schema::{self, Dialect, TypeBuilder};
 use super::{Error, Result, Source, Versions};
 use crate::model::{
-    self, ClientVerbs, Kind, KindNames, Model, Origin, PrinterColumn, RootType, Scale, Subresources,
+    self, ClientVerbs, Kind, KindNames, Model, Origin, PrinterColumn, RootType, Scale,
+    Subresources, Version,
 };
 use crate::naming::{self, UniqueNames, kubernetes};
 use documents::Document;
@@ -86,6 +87,8 @@ impl Options {
 struct Parsed<'a> {
     file: &'a str,
     line_offset: u64,
+    /// The length of its document, which is about how long its types take to build.
+    size: usize,
     crd: document::Crd,
 }
 
@@ -126,7 +129,7 @@ fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> 
     order.sort_by_key(|&i| std::cmp::Reverse(docs[i].1.text.len()));
     let mut results: Vec<Option<Result<Option<document::Crd>>>> =
         docs.iter().map(|_| None).collect();
-    let in_order = crate::parallel::map(&order, |&i| parse(docs[i].0, &docs[i].1));
+    let in_order = crate::parallel::map(&order, |&i| parse(docs[i].0, &docs[i].1, options));
     for (i, result) in order.into_iter().zip(in_order) {
         results[i] = Some(result);
     }
@@ -136,6 +139,7 @@ fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> 
             parsed.push(Parsed {
                 file: &source.name,
                 line_offset: doc.line_offset,
+                size: doc.text.len(),
                 crd,
             });
         }
@@ -150,23 +154,134 @@ fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> 
         key(a).cmp(&key(b))
     });
 
-    let mut type_names: BTreeMap<(String, String), UniqueNames> = BTreeMap::new();
-    let mut modules: BTreeMap<(String, String), UniqueNames> = BTreeMap::new();
-    for p in &parsed {
-        check_crd(p)?;
-        add_crd(model, p, &options.versions, &mut type_names, &mut modules)?;
+    // Every CRD is checked before any is built. The first CRD that fails its check ends
+    // the load, unless one before it fails to build: that error comes first, as it would
+    // reading one CRD after the other.
+    let failed_check = parsed
+        .iter()
+        .enumerate()
+        .find_map(|(i, p)| check_crd(p).err().map(|e| (i, e)));
+    let checked = failed_check.as_ref().map_or(parsed.len(), |(i, _)| *i);
+    let mut units = units(model, &mut parsed[..checked], &options.versions);
+    // Biggest first, for balance across threads.
+    units.sort_by_key(|unit| std::cmp::Reverse(unit.weight));
+    let built = crate::parallel::map_into(units, |unit| unit.build(&parsed));
+    let mut first_error: Option<(usize, usize, Error)> = None;
+    for (group, version, error) in built {
+        let name = version.name.clone();
+        *model.version_mut(&group, &name) = version;
+        if let Some(error) = error
+            && first_error
+                .as_ref()
+                .is_none_or(|(crd, v, _)| (error.0, error.1) < (*crd, *v))
+        {
+            first_error = Some(error);
+        }
+    }
+    if let Some((_, _, error)) = first_error.or(failed_check.map(|(i, e)| (i, 0, e))) {
+        return Err(error);
     }
     model.box_recursive_fields();
     model.validate()?;
     Ok(())
 }
 
-fn parse(source: &Source, doc: &Document<'_>) -> Result<Option<document::Crd>> {
+/// The kinds one version of one group gets from the CRDs. They share the version's type
+/// and module names, so they are built one after the other, in (group, kind) order; the
+/// versions build at once.
+struct Unit {
+    group: String,
+    /// The model's version, taken out of the model while it is built (empty if new).
+    target: Version,
+    /// The CRDs' versions of this name, in order.
+    items: Vec<Item>,
+    /// About how long the unit takes to build.
+    weight: usize,
+}
+
+/// One CRD's version in a [`Unit`].
+struct Item {
+    /// Index of the CRD in the parsed CRDs.
+    crd: usize,
+    /// Index of the version in the CRD's `spec.versions`.
+    version: usize,
+    /// The version's schema, moved out of the parsed CRD: the unit's thread drops it once
+    /// its types are built.
+    schema: Option<document::Validation>,
+}
+
+/// The units that build the versions `versions` selects of `parsed`, each with its
+/// version taken out of `model` and its CRDs' schemas taken out of `parsed`.
+fn units(model: &mut Model, parsed: &mut [Parsed<'_>], versions: &Versions) -> Vec<Unit> {
+    let mut units: BTreeMap<(String, String), Unit> = BTreeMap::new();
+    for (crd, p) in parsed.iter_mut().enumerate() {
+        let group = &p.crd.spec.group.value;
+        let count = p.crd.spec.versions.len();
+        for (index, version) in p.crd.spec.versions.iter_mut().enumerate() {
+            let name = &version.name.value;
+            if !versions.selects(name, version.served, version.storage) {
+                continue;
+            }
+            let unit = units
+                .entry((group.clone(), name.clone()))
+                .or_insert_with(|| Unit {
+                    group: group.clone(),
+                    target: std::mem::replace(model.version_mut(group, name), Version::new(name)),
+                    items: Vec::new(),
+                    weight: 0,
+                });
+            unit.weight += p.size / count;
+            unit.items.push(Item {
+                crd,
+                version: index,
+                schema: version.schema.take(),
+            });
+        }
+    }
+    units.into_values().collect()
+}
+
+impl Unit {
+    /// Builds the unit's kinds into its version. Returns the group, the version, and the
+    /// first error with the CRD and version it is in.
+    fn build(mut self, parsed: &[Parsed<'_>]) -> (String, Version, Option<(usize, usize, Error)>) {
+        let mut type_names = UniqueNames::camel();
+        for ty in &self.target.types {
+            type_names.reserve(&ty.name);
+        }
+        let mut module_names = UniqueNames::snake();
+        module_names.reserve("mod");
+        for module in self.target.modules() {
+            module_names.reserve(module);
+        }
+        let mut names = Names {
+            types: type_names,
+            modules: module_names,
+        };
+        for item in std::mem::take(&mut self.items) {
+            let (crd, version) = (item.crd, item.version);
+            if let Err(error) = add_version(&mut self.target, &mut names, &parsed[crd], item) {
+                return (self.group, self.target, Some((crd, version, error)));
+            }
+        }
+        (self.group, self.target, None)
+    }
+}
+
+/// The names taken in a version: its types' and its modules'.
+struct Names {
+    types: UniqueNames,
+    modules: UniqueNames,
+}
+
+/// Parses `doc` if it may be a CRD. The schemas of the versions `options` does not select
+/// are dropped here, on the parsing thread.
+fn parse(source: &Source, doc: &Document<'_>, options: &Options) -> Result<Option<document::Crd>> {
     if !doc.may_be_crd() {
         return Ok(None);
     }
-    let options = schema::yaml_options();
-    let crd: document::Crd = serde_saphyr::from_str_with_options(doc.text, options)
+    let yaml_options = schema::yaml_options();
+    let mut crd: document::Crd = serde_saphyr::from_str_with_options(doc.text, yaml_options)
         .map_err(|e| schema::parse_error(&source.name, doc.line_offset, &e))?;
     if crd.api_version != "apiextensions.k8s.io/v1" {
         return Err(Error::input(
@@ -178,6 +293,14 @@ fn parse(source: &Source, doc: &Document<'_>) -> Result<Option<document::Crd>> {
                 crd.api_version
             ),
         ));
+    }
+    for version in &mut crd.spec.versions {
+        if !options
+            .versions
+            .selects(&version.name.value, version.served, version.storage)
+        {
+            version.schema = None;
+        }
     }
     Ok(Some(crd))
 }
@@ -222,138 +345,119 @@ spec.group)",
     Ok(())
 }
 
-fn add_crd(
-    model: &mut Model,
-    p: &Parsed<'_>,
-    versions: &Versions,
-    type_names: &mut BTreeMap<(String, String), UniqueNames>,
-    modules: &mut BTreeMap<(String, String), UniqueNames>,
-) -> Result<()> {
+/// Adds the kind of `p` at `item`'s version to `target`.
+fn add_version(target: &mut Version, names: &mut Names, p: &Parsed<'_>, item: Item) -> Result<()> {
     let spec = &p.crd.spec;
     let group = &spec.group.value;
-    let names = &spec.names;
-    let kind_name = &names.kind.value;
-    let selected = spec
-        .versions
-        .iter()
-        .filter(|v| versions.selects(&v.name.value, v.served, v.storage));
-    for version in selected {
-        let key = (group.clone(), version.name.value.clone());
-        let target = model.version_mut(group, &version.name.value);
-        if target.kinds.contains_key(kind_name) {
-            return Err(Error::DuplicateKind {
-                at: Some(p.location(&names.kind.referenced)),
-                api_version: naming::api_version(group, &version.name.value),
-                kind: kind_name.clone(),
-            });
-        }
-        let Some(root) = version
-            .schema
-            .as_ref()
-            .and_then(|s| s.open_api_v3_schema.as_ref())
-        else {
-            return Err(p.error(
-                &version.name.referenced,
-                format!(
-                    "expected `schema.openAPIV3Schema` for version `{}`",
-                    version.name.value
-                ),
-            ));
-        };
-        let names_taken = type_names.entry(key.clone()).or_insert_with(|| {
-            let mut names = UniqueNames::camel();
-            for ty in &target.types {
-                names.reserve(&ty.name);
-            }
-            names
+    let kind_names = &spec.names;
+    let kind_name = &kind_names.kind.value;
+    let version = &spec.versions[item.version];
+    if target.kinds.contains_key(kind_name) {
+        return Err(Error::DuplicateKind {
+            at: Some(p.location(&kind_names.kind.referenced)),
+            api_version: naming::api_version(group, &version.name.value),
+            kind: kind_name.clone(),
         });
-        let module_names = modules.entry(key).or_insert_with(|| {
-            let mut names = UniqueNames::snake();
-            names.reserve("mod");
-            for module in target.modules() {
-                names.reserve(module);
-            }
-            names
-        });
-        let module = module_names.claim(naming::kind_module(kind_name));
-        let mut builder = TypeBuilder {
-            file: p.file,
-            line_offset: p.line_offset,
-            module: module.clone(),
-            names: names_taken,
-            types: Vec::new(),
-            dialect: Dialect::Crd,
-            refs: None,
-            fixed_name: None,
-            name_parts: Default::default(),
-        };
-        let root_type = builder.root(kind_name, root)?;
-        // Rules and extensions of the whole object.
-        let validation = root
-            .value
-            .validation()
-            .map_err(|message| p.error(&root.referenced, message))?;
-        target.types.append(&mut builder.types);
-        let kind = Kind {
-            name: kind_name.clone(),
-            names: KindNames {
-                plural: names.plural.value.clone(),
-                singular: names
-                    .singular
-                    .as_ref()
-                    .map_or_else(|| kind_name.to_lowercase(), |s| s.value.clone()),
-                short_names: names.short_names.iter().map(|s| s.value.clone()).collect(),
-                categories: names.categories.iter().map(|s| s.value.clone()).collect(),
-                list_kind: names
-                    .list_kind
-                    .as_ref()
-                    .map_or_else(|| format!("{kind_name}List"), |s| s.value.clone()),
-            },
-            scope: match spec.scope {
-                document::Scope::Namespaced => model::Scope::Namespaced,
-                document::Scope::Cluster => model::Scope::Cluster,
-            },
-            served: version.served,
-            storage: version.storage,
-            deprecated: version
-                .deprecated
-                .then(|| version.deprecation_warning.clone().unwrap_or_default()),
-            client_verbs: ClientVerbs::default(),
-            subresources: version
-                .subresources
-                .as_ref()
-                .map(|s| Subresources {
-                    status: s.status.is_some(),
-                    scale: s.scale.as_ref().map(|scale| Scale {
-                        spec_replicas_path: scale.spec_replicas_path.clone(),
-                        status_replicas_path: scale.status_replicas_path.clone(),
-                        label_selector_path: scale.label_selector_path.clone(),
-                    }),
-                })
-                .unwrap_or_default(),
-            printer_columns: version
-                .additional_printer_columns
-                .iter()
-                .map(|c| PrinterColumn {
-                    name: c.name.clone(),
-                    type_: c.type_.clone(),
-                    json_path: c.json_path.clone(),
-                    description: c.description.clone(),
-                    priority: c.priority,
-                })
-                .collect(),
-            selectable_fields: version
-                .selectable_fields
-                .iter()
-                .map(|f| f.json_path.clone())
-                .collect(),
-            validation,
-            root: RootType::Generated(root_type),
-            module,
-            origin: origin(p, &version.name.referenced),
-        };
-        target.kinds.insert(kind_name.clone(), kind);
     }
+    let Some(root) = item
+        .schema
+        .as_ref()
+        .and_then(|s| s.open_api_v3_schema.as_ref())
+    else {
+        return Err(p.error(
+            &version.name.referenced,
+            format!(
+                "expected `schema.openAPIV3Schema` for version `{}`",
+                version.name.value
+            ),
+        ));
+    };
+    let module = names.modules.claim(naming::kind_module(kind_name));
+    let mut builder = TypeBuilder {
+        file: p.file,
+        line_offset: p.line_offset,
+        module: module.clone(),
+        names: &mut names.types,
+        types: Vec::new(),
+        dialect: Dialect::Crd,
+        refs: None,
+        fixed_name: None,
+        name_parts: Default::default(),
+    };
+    let root_type = builder.root(kind_name, root)?;
+    // Rules and extensions of the whole object.
+    let validation = root
+        .value
+        .validation()
+        .map_err(|message| p.error(&root.referenced, message))?;
+    target.types.append(&mut builder.types);
+    let kind = Kind {
+        name: kind_name.clone(),
+        names: KindNames {
+            plural: kind_names.plural.value.clone(),
+            singular: kind_names
+                .singular
+                .as_ref()
+                .map_or_else(|| kind_name.to_lowercase(), |s| s.value.clone()),
+            short_names: kind_names
+                .short_names
+                .iter()
+                .map(|s| s.value.clone())
+                .collect(),
+            categories: kind_names
+                .categories
+                .iter()
+                .map(|s| s.value.clone())
+                .collect(),
+            list_kind: kind_names
+                .list_kind
+                .as_ref()
+                .map_or_else(|| format!("{kind_name}List"), |s| s.value.clone()),
+        },
+        scope: match spec.scope {
+            document::Scope::Namespaced => model::Scope::Namespaced,
+            document::Scope::Cluster => model::Scope::Cluster,
+        },
+        served: version.served,
+        storage: version.storage,
+        deprecated: version
+            .deprecated
+            .then(|| version.deprecation_warning.clone().unwrap_or_default()),
+        client_verbs: ClientVerbs::default(),
+        subresources: version
+            .subresources
+            .as_ref()
+            .map(|s| Subresources {
+                status: s.status.is_some(),
+                scale: s.scale.as_ref().map(|scale| Scale {
+                    spec_replicas_path: scale.spec_replicas_path.clone(),
+                    status_replicas_path: scale.status_replicas_path.clone(),
+                    label_selector_path: scale.label_selector_path.clone(),
+                }),
+            })
+            .unwrap_or_default(),
+        printer_columns: version
+            .additional_printer_columns
+            .iter()
+            .map(|c| PrinterColumn {
+                name: c.name.clone(),
+                type_: c.type_.clone(),
+                json_path: c.json_path.clone(),
+                description: c.description.clone(),
+                priority: c.priority,
+            })
+            .collect(),
+        selectable_fields: version
+            .selectable_fields
+            .iter()
+            .map(|f| f.json_path.clone())
+            .collect(),
+        validation,
+        root: RootType::Generated(root_type),
+        module,
+        origin: origin(p, &version.name.referenced),
+    };
+    target.kinds.insert(kind_name.clone(), kind);
     Ok(())
 }
 
@@ -442,6 +546,48 @@ spec:
             message.contains("kind `Foo` of example.com/v1 is defined twice"),
             "{message}"
         );
+    }
+
+    /// A CRD of kind `kind` in example.com with one version `version`, whose schema is
+    /// left out when `schema` is false.
+    fn crd_of(kind: &str, version: &str, schema: bool) -> String {
+        let plural = format!("{}s", kind.to_lowercase());
+        let mut text = FOO
+            .replace("foos", &plural)
+            .replace("kind: Foo", &format!("kind: {kind}"))
+            .replace("- name: v1", &format!("- name: {version}"));
+        if !schema {
+            let at = text.find("    schema:").unwrap();
+            text.truncate(at);
+        }
+        text
+    }
+
+    #[test]
+    fn the_first_error_in_kind_order_is_reported_whichever_version_finds_it() {
+        // Each kind is in a version of its own, so each is built on its own; Cc comes
+        // first in the file, Aa first in (group, kind) order.
+        let docs = [
+            crd_of("Cc", "v1", false),
+            crd_of("Bb", "v2", false),
+            crd_of("Aa", "v3", false),
+        ];
+        let text = docs.join("---\n");
+        let (line, _, message) = input_error(load_one(&text));
+        // Line 9 of a document names its version; each `---` takes a line.
+        let aa_version = docs[0].lines().count() + docs[1].lines().count() + 2 + 9;
+        assert_eq!(line, aa_version as u64, "{message}");
+        assert!(message.contains("for version `v3`"), "{message}");
+
+        // A kind that fails its checks after one that fails to build: the build error.
+        let bad_name = crd_of("Zz", "v1", true).replace("zzs.example.com", "other.example.com");
+        let text = format!("{bad_name}---\n{}", crd_of("Bb", "v2", false));
+        let (_, _, message) = input_error(load_one(&text));
+        assert!(message.contains("for version `v2`"), "{message}");
+        // Before it, the check error.
+        let text = format!("{bad_name}---\n{}", crd_of("Bb", "v2", true));
+        let (_, _, message) = input_error(load_one(&text));
+        assert!(message.contains("invalid metadata.name"), "{message}");
     }
 
     #[test]
