@@ -77,43 +77,69 @@ pub(crate) fn validation_docs(v: &Validation) -> Option<String> {
     (!items.is_empty()).then(|| format!("Validated by the API server:\n{}", items.join("\n")))
 }
 
-/// `#[doc = "..."]` attributes for `text` (none for empty text).
+/// The `#[doc = ...]` attribute for `text` (none for empty text): one raw string holding
+/// every line (a space before each non-empty one), which the printer writes as one `///`
+/// comment a line. Text with a carriage return, which no raw string can hold, gets one
+/// attribute a line instead.
+///
+/// Raw strings, because escaping every character (`Literal::string`) was the generator's
+/// most expensive step after reading YAML; one for the whole text, because building and
+/// printing an attribute a line cost more than the text itself.
 pub(crate) fn doc_attrs(text: &str) -> TokenStream {
+    let lines = doc_lines(text);
+    if lines.is_empty() {
+        return TokenStream::new();
+    }
+    let mut joined = String::with_capacity(lines.iter().map(|l| l.len() + 2).sum());
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            joined.push('\n');
+        }
+        if !line.is_empty() {
+            joined.push(' ');
+            joined.push_str(line);
+        }
+    }
+    if let Some(literal) = raw_literal(&joined) {
+        return quote! { #[doc = #literal] };
+    }
     let mut attrs = TokenStream::new();
-    for line in doc_lines(text) {
-        let line = doc_literal(&line);
+    for line in &lines {
+        let line = doc_literal(line);
         attrs.extend(quote! { #[doc = #line] });
     }
     attrs
 }
 
-/// The string literal of one doc line (a space before non-empty text). It is written raw
-/// (`r"..."`, with as many `#` as the text needs) where it can be: escaping every character
-/// (`Literal::string`) was the generator's most expensive step after reading YAML, and the
-/// printer turns the literal back into a `///` comment either way.
+/// The string literal of one doc line (a space before non-empty text): raw where it can
+/// be, escaped where it holds a carriage return.
 fn doc_literal(line: &str) -> Literal {
     if line.is_empty() {
         return Literal::string("");
     }
-    // A raw string cannot hold a bare carriage return.
-    if !line.contains('\r') {
-        let hashes = line
-            .match_indices('"')
-            .map(|(at, _)| line[at + 1..].bytes().take_while(|b| *b == b'#').count() + 1)
-            .max()
-            .unwrap_or(0);
-        let mut raw = String::with_capacity(line.len() + 4 + 2 * hashes);
-        raw.push('r');
-        raw.extend(std::iter::repeat_n('#', hashes));
-        raw.push_str("\" ");
-        raw.push_str(line);
-        raw.push('"');
-        raw.extend(std::iter::repeat_n('#', hashes));
-        if let Ok(literal) = raw.parse::<Literal>() {
-            return literal;
-        }
+    let text = format!(" {line}");
+    raw_literal(&text).unwrap_or_else(|| Literal::string(&text))
+}
+
+/// `text` as a raw string literal (`r"..."`, with as many `#` as the text needs), unless it
+/// holds a carriage return, which a raw string cannot.
+fn raw_literal(text: &str) -> Option<Literal> {
+    if text.contains('\r') {
+        return None;
     }
-    Literal::string(&format!(" {line}"))
+    let hashes = text
+        .match_indices('"')
+        .map(|(at, _)| text[at + 1..].bytes().take_while(|b| *b == b'#').count() + 1)
+        .max()
+        .unwrap_or(0);
+    let mut raw = String::with_capacity(text.len() + 3 + 2 * hashes);
+    raw.push('r');
+    raw.extend(std::iter::repeat_n('#', hashes));
+    raw.push('"');
+    raw.push_str(text);
+    raw.push('"');
+    raw.extend(std::iter::repeat_n('#', hashes));
+    raw.parse::<Literal>().ok()
 }
 
 /// The doc lines for `text`, escaped (see the module docs).
@@ -256,6 +282,15 @@ mod tests {
              - list type `map` keyed by `name` (server-side apply)"
         );
         assert_eq!(validation_docs(&Validation::default()), None);
+    }
+
+    #[test]
+    fn a_text_is_one_raw_attribute_unless_it_holds_a_carriage_return() {
+        let attrs = doc_attrs("First [a].\n\nSecond.").to_string();
+        assert_eq!(attrs, "# [doc = r\" First \\[a\\].\n\n Second.\"]");
+        // A carriage return: one attribute a line, the line with it escaped.
+        let attrs = doc_attrs("a\rb\nc").to_string();
+        assert_eq!(attrs, "# [doc = \" a\\rb\"] # [doc = r\" c\"]");
     }
 
     #[test]

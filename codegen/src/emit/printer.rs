@@ -343,13 +343,18 @@ impl Printer {
     /// Starts writing a token: indentation at a line's start, else a space if wanted.
     fn lead(&mut self, prev: Option<&Tok>, tok: &Tok) {
         if self.line_start {
-            for _ in 0..self.indent {
-                self.out.push_str(INDENT);
-            }
-            self.line_start = false;
+            self.indent_line();
         } else if prev.is_some_and(|prev| space(prev, tok)) {
             self.out.push(' ');
         }
+    }
+
+    /// Indents the line just started.
+    fn indent_line(&mut self) {
+        for _ in 0..self.indent {
+            self.out.push_str(INDENT);
+        }
+        self.line_start = false;
     }
 
     /// Columns used on the current line.
@@ -602,8 +607,14 @@ impl Printer {
             if *name == "doc" {
                 let written = literal.to_string();
                 if let Some(text) = doc_text(literal, &written) {
-                    self.out.push_str(if inner { "//!" } else { "///" });
-                    self.out.push_str(&text);
+                    for (i, line) in text.split('\n').enumerate() {
+                        if i > 0 {
+                            self.newline();
+                            self.indent_line();
+                        }
+                        self.out.push_str(if inner { "//!" } else { "///" });
+                        self.out.push_str(line);
+                    }
                     // A comment runs to the end of the line.
                     self.newline();
                     return;
@@ -763,14 +774,18 @@ fn split_commas(toks: &[Tok]) -> Vec<&[Tok]> {
 }
 
 /// The text of a doc string (`written` is `literal` as written, quotes and escapes
-/// included) when a line comment can carry it exactly: one line, not starting with `/`
-/// or `!` (which would make another kind of comment). A string without escapes is its
-/// text between the quotes; only one with escapes is read with syn.
+/// included) when line comments can carry it exactly: no carriage return, no line
+/// starting with `/` or `!` (which would make another kind of comment), and one line
+/// unless the string is raw (a raw doc string of several lines is how the emitters write
+/// a text of several lines: it becomes one comment a line). A string without escapes is
+/// its text between the quotes; only one with escapes is read with syn.
 fn doc_text<'a>(literal: &Literal, written: &'a str) -> Option<Cow<'a, str>> {
+    let mut raw = false;
     let text = match written.strip_prefix('"').and_then(|w| w.strip_suffix('"')) {
         Some(plain) if !plain.contains('\\') => Cow::Borrowed(plain),
         _ if written.starts_with("r#") || written.starts_with("r\"") => {
             // A raw string: its text is between `r#.."` and `"#..`, as written.
+            raw = true;
             let hashes = written[1..].bytes().take_while(|b| *b == b'#').count();
             Cow::Borrowed(written.get(hashes + 2..written.len() - hashes - 1)?)
         }
@@ -781,7 +796,9 @@ fn doc_text<'a>(literal: &Literal, written: &'a str) -> Option<Cow<'a, str>> {
             Cow::Owned(text.value())
         }
     };
-    let plain = !text.contains(['\n', '\r']) && !text.starts_with(['/', '!']);
+    let plain = !text.contains('\r')
+        && (raw || !text.contains('\n'))
+        && text.split('\n').all(|line| !line.starts_with(['/', '!']));
     plain.then_some(text)
 }
 
@@ -821,6 +838,20 @@ fn flatten(tokens: TokenStream, out: &mut Vec<String>) {
     for tree in tokens {
         match tree {
             TokenTree::Group(group) => {
+                // A doc string of several lines reads back as one comment a line.
+                if let Some(lines) = doc_lines(&group) {
+                    // `#` or `#!` before the group.
+                    let inner =
+                        out.len() >= 2 && out[out.len() - 1] == "!" && out[out.len() - 2] == "#";
+                    let marks = out.split_off(out.len().saturating_sub(1 + usize::from(inner)));
+                    for line in lines {
+                        out.extend(marks.iter().cloned());
+                        out.extend(["[", "doc", "="].map(str::to_owned));
+                        out.push(format!("{line:?}"));
+                        out.push("]".to_owned());
+                    }
+                    continue;
+                }
                 let (open, close) = match group.delimiter() {
                     Delimiter::Parenthesis => ("(", ")"),
                     Delimiter::Brace => ("{", "}"),
@@ -843,6 +874,32 @@ fn flatten(tokens: TokenStream, out: &mut Vec<String>) {
             }),
         }
     }
+}
+
+/// The lines of a `[doc = "..."]` group whose string has more than one.
+#[cfg(debug_assertions)]
+fn doc_lines(group: &proc_macro2::Group) -> Option<Vec<String>> {
+    if group.delimiter() != Delimiter::Bracket {
+        return None;
+    }
+    let trees: Vec<TokenTree> = group.stream().into_iter().collect();
+    let [
+        TokenTree::Ident(name),
+        TokenTree::Punct(eq),
+        TokenTree::Literal(literal),
+    ] = &trees[..]
+    else {
+        return None;
+    };
+    if *name != "doc" || eq.as_char() != '=' {
+        return None;
+    }
+    let syn::Lit::Str(text) = syn::Lit::new(literal.clone()) else {
+        return None;
+    };
+    let text = text.value();
+    text.contains('\n')
+        .then(|| text.split('\n').map(str::to_owned).collect())
 }
 
 #[cfg(debug_assertions)]
@@ -1075,6 +1132,29 @@ fields!(AVeryLongStructNameThatWouldOtherwiseBreakTheList {
         let expected = "/// a \"quoted\"# C:\\path\npub struct Foo;\n";
         assert_eq!(print(tokens.clone()), expected);
         super::reads_back(tokens, expected).unwrap();
+    }
+
+    #[test]
+    fn raw_docs_of_several_lines_become_one_comment_a_line() {
+        let raw = |text: &str| text.parse::<proc_macro2::Literal>().unwrap();
+        let doc = raw("r\" First.\n\n Second.\"");
+        let tokens = quote! {
+            mod m {
+                #[doc = #doc]
+                pub struct Foo;
+            }
+        };
+        let expected =
+            "mod m {\n    /// First.\n    ///\n    /// Second.\n    pub struct Foo;\n}\n";
+        assert_eq!(print(tokens.clone()), expected);
+        super::reads_back(tokens, expected).unwrap();
+        // A line that would start another kind of comment keeps the attribute.
+        let doc = raw("r\" a\n/ b\"");
+        let tokens = quote! {
+            #[doc = #doc]
+            pub struct Foo;
+        };
+        assert!(print(tokens).starts_with("#[doc = r\" a\n/ b\"]"));
     }
 
     #[test]
