@@ -22,7 +22,7 @@
 //! map (the derive also took a sequence). The modes are documented on the macro itself
 //! (see [`definition`]).
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Delimiter, Group, Literal, Punct, Spacing, TokenStream, TokenTree};
 use quote::quote;
 
 use crate::emit::common::{Paths, ident};
@@ -117,23 +117,40 @@ pub(crate) fn invocation(
     extra: Option<&str>,
     serialize: bool,
 ) -> TokenStream {
-    let fields = fields.iter().enumerate().map(|(index, field)| {
-        let index = Literal::usize_unsuffixed(index);
-        let field_name = ident(field.rust);
-        let wire = field.wire;
-        let mode = ident(field.mode.word());
-        quote! { #index #field_name #wire #mode }
-    });
-    let extra = extra.map(|extra| {
-        let extra = ident(extra);
-        quote! { ..#extra }
-    });
-    let arm = (!serialize).then(|| quote! { @deserialize });
-    let name = ident(name);
-    let mac = ident(MACRO);
-    quote! {
-        #mac!(#arm #name { #(#fields),* } #extra);
+    // Built token by token: a struct has one line a field, and `quote!` would copy each
+    // line's tokens once more into the list.
+    let mut list = TokenStream::new();
+    for (index, field) in fields.iter().enumerate() {
+        if index > 0 {
+            list.extend([TokenTree::Punct(Punct::new(',', Spacing::Alone))]);
+        }
+        list.extend([
+            TokenTree::Literal(Literal::usize_unsuffixed(index)),
+            TokenTree::Ident(ident(field.rust)),
+            TokenTree::Literal(Literal::string(field.wire)),
+            TokenTree::Ident(ident(field.mode.word())),
+        ]);
     }
+    let mut args = if serialize {
+        TokenStream::new()
+    } else {
+        quote! { @deserialize }
+    };
+    args.extend([
+        TokenTree::Ident(ident(name)),
+        TokenTree::Group(Group::new(Delimiter::Brace, list)),
+    ]);
+    if let Some(extra) = extra {
+        let extra = ident(extra);
+        args.extend(quote! { ..#extra });
+    }
+    let mac = ident(MACRO);
+    let mut call = quote! { #mac! };
+    call.extend([
+        TokenTree::Group(Group::new(Delimiter::Parenthesis, args)),
+        TokenTree::Punct(Punct::new(';', Spacing::Alone)),
+    ]);
+    call
 }
 
 /// The invocation for a string enum `name` whose variants are `(rust, wire)` pairs (at
