@@ -22,6 +22,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::iter::Peekable;
+use std::ops::Range;
 
 use proc_macro2::{Delimiter, Ident, Literal, Spacing, TokenStream, TokenTree};
 
@@ -40,8 +41,9 @@ const OPERATORS: [&str; 13] = [
 
 /// A token as the printer sees it: joined operators, lifetimes as one token.
 enum Tok {
-    /// An identifier, with what its text means to the layout.
-    Ident(Ident, Word),
+    /// An identifier: where its text is in the printer's `words`, and what the text means
+    /// to the layout.
+    Ident(Range<usize>, Word),
     Literal(Literal),
     Lifetime(Ident),
     Op(&'static str),
@@ -128,8 +130,12 @@ impl Word {
 
 /// Prints `tokens` as Rust source: one item after another, ending with a newline.
 pub(crate) fn print(tokens: TokenStream) -> String {
-    let toks = lex(tokens);
-    let mut printer = Printer::default();
+    let mut words = String::new();
+    let toks = lex(tokens, &mut words);
+    let mut printer = Printer {
+        words,
+        ..Printer::default()
+    };
     printer.seq(&toks, true);
     printer.newline();
     printer.out
@@ -137,14 +143,16 @@ pub(crate) fn print(tokens: TokenStream) -> String {
 
 /// Splits a stream into [`Tok`]s, moving its tokens (no copies); invisible groups are
 /// flattened.
-fn lex(tokens: TokenStream) -> Vec<Tok> {
+/// Identifiers' texts are appended to `words`, once each: the layout reads them, and the
+/// printer copies them from there.
+fn lex(tokens: TokenStream, words: &mut String) -> Vec<Tok> {
     let mut out = Vec::new();
-    lex_into(tokens, &mut out, &mut String::new());
+    lex_into(tokens, &mut out, words);
     out
 }
 
-/// Appends the tokens of `tokens` to `out`; `text` is scratch space for identifiers.
-fn lex_into(tokens: TokenStream, out: &mut Vec<Tok>, text: &mut String) {
+/// Appends the tokens of `tokens` to `out`, and identifiers' texts to `words`.
+fn lex_into(tokens: TokenStream, out: &mut Vec<Tok>, words: &mut String) {
     let mut trees = tokens.into_iter().peekable();
     // Puncts joined to the one before (at most three, the longest operator).
     let mut run = ['\0'; 3];
@@ -156,18 +164,16 @@ fn lex_into(tokens: TokenStream, out: &mut Vec<Tok>, text: &mut String) {
                 let stream = group.stream();
                 drop(group);
                 if delimiter == Delimiter::None {
-                    lex_into(stream, out, text);
+                    lex_into(stream, out, words);
                 } else {
-                    let mut contents = Vec::new();
-                    lex_into(stream, &mut contents, text);
-                    out.push(Tok::Group(delimiter, contents));
+                    out.push(Tok::Group(delimiter, lex(stream, words)));
                 }
             }
             TokenTree::Ident(ident) => {
-                text.clear();
-                let _ = write!(text, "{ident}");
-                let word = Word::of(text);
-                out.push(Tok::Ident(ident, word));
+                let start = words.len();
+                let _ = write!(words, "{ident}");
+                let word = Word::of(&words[start..]);
+                out.push(Tok::Ident(start..words.len(), word));
             }
             TokenTree::Literal(literal) => out.push(Tok::Literal(literal)),
             TokenTree::Punct(punct) => {
@@ -188,7 +194,7 @@ fn lex_into(tokens: TokenStream, out: &mut Vec<Tok>, text: &mut String) {
                 while at < len {
                     if run[at] == '$'
                         && at + 1 == len
-                        && let Some(tok) = macro_var(&mut trees)
+                        && let Some(tok) = macro_var(&mut trees, words)
                     {
                         out.push(tok);
                         at += 1;
@@ -214,7 +220,10 @@ fn lex_into(tokens: TokenStream, out: &mut Vec<Tok>, text: &mut String) {
 
 /// What follows a `$`: a metavariable (`$name`) or a repetition (`$( ... ),*`), moved
 /// out of `trees`; `None` (a lone `$`) otherwise.
-fn macro_var(trees: &mut Peekable<impl Iterator<Item = TokenTree>>) -> Option<Tok> {
+fn macro_var(
+    trees: &mut Peekable<impl Iterator<Item = TokenTree>>,
+    words: &mut String,
+) -> Option<Tok> {
     match trees.next_if(|t| match t {
         TokenTree::Ident(_) => true,
         TokenTree::Group(group) => group.delimiter() == Delimiter::Parenthesis,
@@ -222,7 +231,7 @@ fn macro_var(trees: &mut Peekable<impl Iterator<Item = TokenTree>>) -> Option<To
     })? {
         TokenTree::Ident(name) => Some(Tok::Var(name)),
         TokenTree::Group(group) => {
-            let contents = lex(group.stream());
+            let contents = lex(group.stream(), words);
             let is_op = |c: char| matches!(c, '*' | '+' | '?');
             let punct = |t: &TokenTree, want: &dyn Fn(char) -> bool| matches!(t, TokenTree::Punct(p) if want(p.as_char()));
             let suffix = match trees.next_if(|t| punct(t, &|c| is_op(c) || c == ',' || c == ';')) {
@@ -287,8 +296,9 @@ fn space(prev: &Tok, next: &Tok) -> bool {
     use Tok::{Group, Ident, Op};
     // A metavariable is spaced as a name is.
     if let Tok::Var(name) = prev {
+        // Only the word matters here, not where its text is.
         let word = Word::of(&name.to_string());
-        return space(&Ident(name.clone(), word), next);
+        return space(&Ident(0..0, word), next);
     }
     if let Op(op) = prev {
         if is_prefix(op) {
@@ -321,6 +331,8 @@ fn space(prev: &Tok, next: &Tok) -> bool {
 #[derive(Default)]
 struct Printer {
     out: String,
+    /// The texts of the identifiers being printed (see [`lex`]).
+    words: String,
     indent: usize,
     /// Nothing written on the current line yet (indentation included).
     line_start: bool,
@@ -403,7 +415,7 @@ impl Printer {
                 && let Some(Tok::Group(Delimiter::Brace, rules)) = toks.get(i + 3)
             {
                 self.lead(prev, tok);
-                let _ = write!(self.out, "macro_rules! {name} ");
+                let _ = write!(self.out, "macro_rules! {} ", &self.words[name.clone()]);
                 let in_macro = std::mem::replace(&mut self.in_macro, true);
                 self.brace(rules, Braces::Block);
                 self.in_macro = in_macro;
@@ -420,7 +432,8 @@ impl Printer {
                     if let (Some(Tok::Op(":")), Some(Tok::Ident(fragment, Word::Fragment))) =
                         (toks.get(i + 1), toks.get(i + 2))
                     {
-                        let _ = write!(self.out, ":{fragment}");
+                        self.out.push(':');
+                        self.out.push_str(&self.words[fragment.clone()]);
                         prev = toks.get(i + 2);
                         i += 3;
                         continue;
@@ -556,10 +569,10 @@ impl Printer {
                         _ => self.list('(', ')', contents),
                     }
                 }
-                Tok::Ident(ident, word) => {
+                Tok::Ident(text, word) => {
                     self.lead(prev, tok);
                     opener |= word.takes_block();
-                    let _ = write!(self.out, "{ident}");
+                    self.out.push_str(&self.words[text.clone()]);
                 }
                 Tok::Literal(literal) => {
                     self.lead(prev, tok);
@@ -604,7 +617,7 @@ impl Printer {
             Tok::Literal(literal),
         ] = contents
         {
-            if *name == "doc" {
+            if self.words[name.clone()] == *"doc" {
                 let written = literal.to_string();
                 if let Some(text) = doc_text(literal, &written) {
                     for (i, line) in text.split('\n').enumerate() {
