@@ -11,7 +11,8 @@
 //! - `where` goes on its own line with one predicate per line, as rustfmt puts it;
 //! - `(...)`, `[...]` and `<...>` stay on the line unless it would pass [`MAX_WIDTH`]
 //!   columns; then the outermost such list gets one element per line;
-//! - `#[doc = "..."]` becomes a `///` comment (`#![doc]` a `//!` one);
+//! - `#[doc = "..."]` becomes a `///` comment (`#![doc]` a `//!` one), and a raw doc
+//!   string of several lines (how the emitters write a description) one comment a line;
 //! - spaces between tokens follow rustfmt's habits (`a: T`, `&self`, `Vec<T>`,
 //!   `f(x)?;`, `x => y`).
 //!
