@@ -128,6 +128,12 @@ pub struct Generated {
 /// # Ok::<(), kubegen_codegen::Error>(())
 /// ```
 pub fn generate(inputs: &[Input<'_>], outputs: &Outputs) -> Result<Generated, Error> {
+    // One large-stack thread for the whole run (the front-ends need one): the emitters'
+    // workers then reuse the front-ends' threads' memory (see `parallel::map`).
+    parallel::deep(|| generate_here(inputs, outputs))
+}
+
+fn generate_here(inputs: &[Input<'_>], outputs: &Outputs) -> Result<Generated, Error> {
     let mut model = frontend::load(inputs)?;
     if let Some(options) = &outputs.clients {
         frontend::set_client_verbs(&mut model, &options.kind_verbs)?;

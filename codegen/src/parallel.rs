@@ -7,9 +7,15 @@
 //! builder, clones and drops), and a debug build spends tens of KiB of stack on a level:
 //! a 2 MiB thread (Rust's default for spawned threads and tests) overflowed at about 20
 //! schema levels. So workers get [`STACK_SIZE`], and [`deep`] runs a front-end on such a
-//! stack whatever thread calls it; the readers bound nesting
-//! ([`MAX_NESTING`](crate::frontend::schema::MAX_NESTING)) so that this is always enough.
+//! stack whatever thread calls it (on the same thread when it already has one); the
+//! readers bound nesting ([`MAX_NESTING`](crate::frontend::schema::MAX_NESTING)) so that
+//! this is always enough.
+//!
+//! Few threads, reused: glibc's malloc gives each thread alive at once an arena of its
+//! own, so every extra thread added its share of the peak memory. A whole generator run is
+//! one large-stack thread, and [`map`] works on its caller's thread too.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError, mpsc};
 
@@ -17,24 +23,42 @@ use std::sync::{Mutex, PoisonError, mpsc};
 /// input nests.
 const STACK_SIZE: usize = 256 << 20;
 
+thread_local! {
+    /// Whether this thread was started here, with a [`STACK_SIZE`] stack.
+    static ON_LARGE_STACK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Starts a thread with a [`STACK_SIZE`] stack running `f`.
+fn spawn_large<'scope, R: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    f: impl FnOnce() -> R + Send + 'scope,
+) -> std::thread::ScopedJoinHandle<'scope, R> {
+    let large = std::thread::Builder::new().stack_size(STACK_SIZE);
+    let spawned = large.spawn_scoped(scope, move || {
+        ON_LARGE_STACK.set(true);
+        f()
+    });
+    // Like `std::thread::spawn`, failing to start a thread is a panic.
+    spawned.expect("failed to start a thread")
+}
+
 /// Runs `f` on a thread with a [`STACK_SIZE`] stack and returns what it returns (a panic in
-/// `f` is resumed on the caller's thread).
+/// `f` is resumed on the caller's thread): on this thread if it has one, else on a new one.
 pub(crate) fn deep<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if ON_LARGE_STACK.get() {
+        return f();
+    }
     std::thread::scope(|scope| {
-        // Like `std::thread::spawn`, failing to start a thread is a panic.
-        std::thread::Builder::new()
-            .stack_size(STACK_SIZE)
-            .spawn_scoped(scope, f)
-            .expect("failed to start a thread")
+        spawn_large(scope, f)
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
 }
 
-/// `items.iter().map(f).collect()`, run on up to `available_parallelism` threads.
-/// Callers put the most expensive items first for the best balance. Workers have
-/// [`STACK_SIZE`] stacks; with one thread, `f` runs on the caller's (inside [`deep`], a
-/// large one too).
+/// `items.iter().map(f).collect()`, run on up to `available_parallelism` threads, the
+/// caller's included. Callers put the most expensive items first for the best balance.
+/// Started workers have [`STACK_SIZE`] stacks; `f` also runs on the caller's (inside
+/// [`deep`], a large one too).
 pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -44,25 +68,27 @@ pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> 
     }
     let next = AtomicUsize::new(0);
     let (sender, receiver) = mpsc::channel();
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let sender = sender.clone();
-            let (next, f) = (&next, &f);
-            let worker = std::thread::Builder::new().stack_size(STACK_SIZE);
-            let spawned = worker.spawn_scoped(scope, move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    if sender.send((i, f(item))).is_err() {
-                        break;
-                    }
-                }
-            });
-            // Like `std::thread::scope`'s `spawn`, failing to start a thread is a panic.
-            spawned.expect("failed to start a thread");
+    // Takes items until none is left, sending each result back with its index.
+    let work = |sender: mpsc::Sender<(usize, R)>| {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            if sender.send((i, f(item))).is_err() {
+                break;
+            }
         }
+    };
+    std::thread::scope(|scope| {
+        // The caller is one of the workers: one thread fewer to start, and one malloc
+        // arena fewer (each thread alive at once gets its own, and they added 10 MB of
+        // peak memory to a generator run).
+        for _ in 1..threads {
+            let sender = sender.clone();
+            let work = &work;
+            spawn_large(scope, move || work(sender));
+        }
+        work(sender);
     });
-    drop(sender);
     let mut results: Vec<(usize, R)> = receiver.into_iter().collect();
     results.sort_by_key(|(i, _)| *i);
     results.into_iter().map(|(_, r)| r).collect()
@@ -83,6 +109,20 @@ pub(crate) fn map_into<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Syn
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    #[test]
+    fn deep_runs_on_a_large_stack_once() {
+        let (outer, inner) = super::deep(|| {
+            let outer = std::thread::current().id();
+            (outer, super::deep(|| std::thread::current().id()))
+        });
+        assert_eq!(outer, inner, "a nested `deep` stays on its thread");
+        assert_ne!(outer, std::thread::current().id());
+        // Inside `deep`, every item of a `map` is mapped on a large stack, the caller's
+        // included.
+        let on_large = super::deep(|| super::map(&[1, 2, 3, 4], |_| super::ON_LARGE_STACK.get()));
+        assert_eq!(on_large, [true; 4]);
+    }
+
     #[test]
     fn keeps_order() {
         let items: Vec<u64> = (0..1000).collect();
