@@ -31,6 +31,9 @@ impl Document<'_> {
 }
 
 /// Splits `text` at `---` document markers. JSON text (starting with `{`) is one document.
+///
+/// Searches for `---` rather than walking every line: markers are rare, and this runs
+/// over every input byte on one thread before parsing spreads over all of them.
 pub(crate) fn split(text: &str) -> Vec<Document<'_>> {
     if text.trim_start().starts_with('{') {
         return vec![Document {
@@ -39,27 +42,41 @@ pub(crate) fn split(text: &str) -> Vec<Document<'_>> {
         }];
     }
     let mut docs = Vec::new();
-    let mut start = 0;
-    let mut start_line = 0u64;
-    let mut offset = 0;
-    for (index, line) in text.split_inclusive('\n').enumerate() {
-        let bare = line.trim_end_matches(['\n', '\r']);
-        let is_marker = bare == "---" || bare.starts_with("--- ") || bare.starts_with("---\t");
-        if is_marker {
-            docs.push(Document {
-                text: &text[start..offset],
-                line_offset: start_line,
-            });
-            start = offset + line.len();
-            start_line = index as u64 + 1;
+    // Where the current document starts, and its first line.
+    let (mut start, mut start_line) = (0, 0u64);
+    // Lines before `counted` (newlines are counted only up to each marker found).
+    let (mut counted, mut lines) = (0, 0u64);
+    let mut from = 0;
+    while let Some(found) = text[from..].find("---") {
+        let at = from + found;
+        from = at + "---".len();
+        if at > 0 && text.as_bytes()[at - 1] != b'\n' {
+            continue;
         }
-        offset += line.len();
+        let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
+        let bare = text[at..line_end].trim_end_matches(['\n', '\r']);
+        if !(bare == "---" || bare.starts_with("--- ") || bare.starts_with("---\t")) {
+            continue;
+        }
+        lines += newlines(&text[counted..at]);
+        counted = at;
+        docs.push(Document {
+            text: &text[start..at],
+            line_offset: start_line,
+        });
+        start = line_end;
+        start_line = lines + 1;
     }
     docs.push(Document {
         text: &text[start..],
         line_offset: start_line,
     });
     docs
+}
+
+/// How many lines `text` ends.
+fn newlines(text: &str) -> u64 {
+    text.bytes().filter(|&b| b == b'\n').count() as u64
 }
 
 #[cfg(test)]
@@ -72,6 +89,23 @@ mod tests {
         let docs = split("a: 1\n---\nb: 2\nc: 3\n--- # x\nd: 4");
         let got: Vec<(&str, u64)> = docs.iter().map(|d| (d.text, d.line_offset)).collect();
         assert_eq!(got, vec![("a: 1\n", 0), ("b: 2\nc: 3\n", 2), ("d: 4", 5)]);
+    }
+
+    #[test]
+    fn only_whole_marker_lines_split() {
+        let text = "a: \"---\"\n----\nb: ---\n---x\n---\r\nc: 1\n---\t# t\n\n---";
+        let docs = split(text);
+        let got: Vec<(&str, u64)> = docs.iter().map(|d| (d.text, d.line_offset)).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a: \"---\"\n----\nb: ---\n---x\n", 0),
+                ("c: 1\n", 5),
+                ("\n", 7),
+                ("", 9),
+            ]
+        );
+        assert_eq!(split("---\na: 1\n").iter().map(|d| d.line_offset).collect::<Vec<_>>(), [0, 1]);
     }
 
     #[test]
