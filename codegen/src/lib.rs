@@ -150,6 +150,14 @@ fn generate_here(inputs: &[Input<'_>], outputs: &Outputs) -> Result<Generated, E
         Some(options) => emit::apply::generate_apply(&model, options)?,
         None => Vec::new(),
     };
+    // Freeing a large model is millions of small frees: spread over the threads as
+    // building it was.
+    let versions: Vec<model::Version> = model
+        .groups
+        .into_values()
+        .flat_map(|group| group.versions.into_values())
+        .collect();
+    parallel::map_into(versions, drop);
     Ok(Generated {
         types,
         clients,

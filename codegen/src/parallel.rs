@@ -17,7 +17,7 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError, mpsc};
+use std::sync::{Mutex, OnceLock, PoisonError, mpsc};
 
 /// Stack of every thread started here: address space reserved, used only as deep as the
 /// input nests.
@@ -55,14 +55,19 @@ pub(crate) fn deep<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     })
 }
 
+/// The cores this process may use, asked once: `available_parallelism` reads the cgroup
+/// files on every call, which is half a millisecond.
+fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// `items.iter().map(f).collect()`, run on up to `available_parallelism` threads, the
 /// caller's included. Callers put the most expensive items first for the best balance.
 /// Started workers have [`STACK_SIZE`] stacks; `f` also runs on the caller's (inside
 /// [`deep`], a large one too).
 pub(crate) fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len());
+    let threads = cores().min(items.len());
     if threads <= 1 {
         return items.iter().map(f).collect();
     }

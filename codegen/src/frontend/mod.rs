@@ -288,11 +288,11 @@ pub fn read_sources(paths: &[PathBuf]) -> Result<Vec<Source>> {
             files.push(path.clone());
         }
     }
-    files
-        .into_iter()
-        .map(|path| {
-            let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-            Ok(Source::new(path.display().to_string(), text))
-        })
-        .collect()
+    // Read at once: the first error, in order, is reported.
+    crate::parallel::map(&files, |path| {
+        let text = std::fs::read_to_string(path).map_err(io(path))?;
+        Ok(Source::new(path.display().to_string(), text))
+    })
+    .into_iter()
+    .collect()
 }

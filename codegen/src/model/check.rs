@@ -124,6 +124,13 @@ impl Model {
     /// reference resolves, and every kind has a root struct with `metadata: ObjectMeta`.
     pub fn validate(&self) -> Result<()> {
         super::names::validate_names(self)?;
+        // Each version's own checks are most of the work: they run at once, and are
+        // reported in model order, as checking one version after the other would.
+        let versions: Vec<(&str, &Version)> =
+            self.versions().map(|(g, v)| (g.name.as_str(), v)).collect();
+        let mut checked =
+            crate::parallel::map(&versions, |(group, version)| validate_version(group, version))
+                .into_iter();
         let mut modules: BTreeMap<&str, &str> = BTreeMap::new();
         for group in self.groups.values() {
             if let Some(first) = modules.insert(&group.module, &group.name) {
@@ -143,7 +150,8 @@ impl Model {
                 });
             }
             for version in group.versions.values() {
-                validate_version(&group.name, version)?;
+                // `checked` holds a result for each version, in this order.
+                checked.next().unwrap_or(Ok(()))?;
                 for kind in version.kinds.values() {
                     validate_client_verbs(&group.name, &version.name, kind)?;
                 }
@@ -154,12 +162,16 @@ impl Model {
 
     /// Wraps every by-value reference that closes a cycle (`A` holds `B` holds `A`) in
     /// [`TypeRef::Boxed`], so recursive schemas produce sized Rust types.
+    ///
+    /// Versions are independent (a type refers only to its version's types): they are
+    /// boxed at once.
     pub fn box_recursive_fields(&mut self) {
-        for group in self.groups.values_mut() {
-            for version in group.versions.values_mut() {
-                box_version(version);
-            }
-        }
+        let versions: Vec<&mut Version> = self
+            .groups
+            .values_mut()
+            .flat_map(|g| g.versions.values_mut())
+            .collect();
+        crate::parallel::map_into(versions, box_version);
     }
 }
 

@@ -41,6 +41,30 @@ enum Job<'a> {
     },
 }
 
+/// What the files of one version share, worked out once for the version.
+struct VersionFacts<'a> {
+    /// The types that can derive `Default`.
+    defaultable: BTreeSet<String>,
+    /// The types that get a `with_defaults`.
+    with_defaults: BTreeSet<String>,
+    /// The module of each type, by name.
+    type_modules: HashMap<&'a str, &'a str>,
+}
+
+impl<'a> VersionFacts<'a> {
+    fn of(version: &'a Version) -> Self {
+        Self {
+            defaultable: defaultable(version),
+            with_defaults: defaults::with_defaults(version),
+            type_modules: version
+                .types
+                .iter()
+                .map(|t| (t.name.as_str(), t.module.as_str()))
+                .collect(),
+        }
+    }
+}
+
 /// Generates every file for `model`, sorted by path. Files are built and formatted in
 /// parallel; the result does not depend on the number of threads.
 pub fn generate(model: &Model, options: &Options) -> Result<Vec<GeneratedFile>, Error> {
@@ -55,20 +79,7 @@ pub fn generate(model: &Model, options: &Options) -> Result<Vec<GeneratedFile>, 
         .values()
         .filter(|g| versions.iter().any(|(vg, _)| vg.name == g.name))
         .collect();
-    let defaultable: Vec<BTreeSet<String>> = versions.iter().map(|(_, v)| defaultable(v)).collect();
-    let with_defaults: Vec<BTreeSet<String>> = versions
-        .iter()
-        .map(|(_, v)| defaults::with_defaults(v))
-        .collect();
-    let type_modules: Vec<HashMap<&str, &str>> = versions
-        .iter()
-        .map(|(_, v)| {
-            v.types
-                .iter()
-                .map(|t| (t.name.as_str(), t.module.as_str()))
-                .collect()
-        })
-        .collect();
+    let facts = crate::parallel::map(&versions, |(_, v)| VersionFacts::of(v));
 
     let mut jobs = vec![Job::Tree {
         path: "mod.rs".to_owned(),
@@ -113,9 +124,9 @@ pub fn generate(model: &Model, options: &Options) -> Result<Vec<GeneratedFile>, 
                 group,
                 version,
                 module,
-                defaultable: &defaultable[i],
-                with_defaults: &with_defaults[i],
-                type_modules: &type_modules[i],
+                defaultable: &facts[i].defaultable,
+                with_defaults: &facts[i].with_defaults,
+                type_modules: &facts[i].type_modules,
                 weight: version.types.iter().filter(|t| t.module == module).count(),
             });
         }
