@@ -128,9 +128,10 @@ impl Model {
         // reported in model order, as checking one version after the other would.
         let versions: Vec<(&str, &Version)> =
             self.versions().map(|(g, v)| (g.name.as_str(), v)).collect();
-        let mut checked =
-            crate::parallel::map(&versions, |(group, version)| validate_version(group, version))
-                .into_iter();
+        let mut checked = crate::parallel::map(&versions, |(group, version)| {
+            validate_version(group, version)
+        })
+        .into_iter();
         let mut modules: BTreeMap<&str, &str> = BTreeMap::new();
         for group in self.groups.values() {
             if let Some(first) = modules.insert(&group.module, &group.name) {

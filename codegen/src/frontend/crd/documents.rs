@@ -105,7 +105,13 @@ mod tests {
                 ("", 9),
             ]
         );
-        assert_eq!(split("---\na: 1\n").iter().map(|d| d.line_offset).collect::<Vec<_>>(), [0, 1]);
+        assert_eq!(
+            split("---\na: 1\n")
+                .iter()
+                .map(|d| d.line_offset)
+                .collect::<Vec<_>>(),
+            [0, 1]
+        );
     }
 
     #[test]
