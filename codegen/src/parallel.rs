@@ -13,7 +13,9 @@
 //!
 //! Few threads, reused: glibc's malloc gives each thread alive at once an arena of its
 //! own, so every extra thread added its share of the peak memory. A whole generator run is
-//! one large-stack thread, and [`map`] works on its caller's thread too.
+//! one large-stack thread, and [`map`] works on its caller's thread too. (The `kubegen`
+//! binary runs on mimalloc, which frees another thread's memory without taking a lock;
+//! the library runs on whatever allocator its user has.)
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
