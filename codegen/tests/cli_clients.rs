@@ -2,22 +2,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-fn kubegen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubegen"))
-        .args(args)
-        .output()
-        .expect("kubegen runs")
-}
+use std::path::Path;
+use std::process::Output;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("kubegen-cli-clients-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+use support::kubegen;
+
+fn scratch(name: &str) -> support::Scratch {
+    support::scratch("cli-clients", name)
 }
 
 fn files(dir: &Path) -> Vec<String> {
@@ -135,8 +128,9 @@ fn kubernetes_clients() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Runs `generate` on the sample CRD (Foo, with status) writing clients, with `extra`.
-fn sample_with(name: &str, extra: &[&str]) -> (Output, PathBuf) {
+/// Runs `generate` on the sample CRD (Foo, with status) writing clients to `clients` in
+/// the scratch directory it returns, with `extra`.
+fn sample_with(name: &str, extra: &[&str]) -> (Output, support::Scratch) {
     let dir = scratch(name);
     let crd = dir.join("foo.yaml");
     std::fs::write(&crd, kubegen_codegen::SAMPLE_CRD).unwrap();
@@ -152,7 +146,7 @@ fn sample_with(name: &str, extra: &[&str]) -> (Output, PathBuf) {
     ];
     args.extend(extra.iter().map(|a| (*a).to_owned()));
     let output = kubegen(&args.iter().map(String::as_str).collect::<Vec<_>>());
-    (output, clients)
+    (output, dir)
 }
 
 fn foo_alias(clients: &Path) -> String {
@@ -164,7 +158,8 @@ fn foo_alias(clients: &Path) -> String {
 
 #[test]
 fn verb_options_shape_crd_kinds_clients() {
-    let (output, clients) = sample_with("readonly", &["--readonly-kind", "Foo"]);
+    let (output, dir) = sample_with("readonly", &["--readonly-kind", "Foo"]);
+    let clients = dir.join("clients");
     assert!(output.status.success(), "{output:?}");
     assert!(
         foo_alias(&clients).ends_with(
@@ -174,10 +169,11 @@ fn verb_options_shape_crd_kinds_clients() {
         foo_alias(&clients)
     );
 
-    let (output, clients) = sample_with(
+    let (output, dir) = sample_with(
         "verbs",
         &["--verbs", "Foo=get,patch", "--no-status-verbs", "Foo"],
     );
+    let clients = dir.join("clients");
     assert!(output.status.success(), "{output:?}");
     let alias = foo_alias(&clients);
     assert!(

@@ -71,7 +71,7 @@ fn manifests_are_deterministic() {
 }
 
 /// A fresh scratch directory for one of this file's tests.
-fn scratch(name: &str) -> PathBuf {
+fn scratch(name: &str) -> support::Scratch {
     support::scratch("crd", name)
 }
 

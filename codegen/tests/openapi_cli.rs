@@ -3,33 +3,12 @@
 
 #![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kubegen");
+use support::{fixture, kubegen, stderr};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("kubegen-openapi-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn kubegen(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().unwrap()
-}
-
-fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
+fn scratch(name: &str) -> support::Scratch {
+    support::scratch("openapi-cli", name)
 }
 
 #[test]

@@ -3,6 +3,8 @@
 
 #![allow(dead_code, clippy::unwrap_used)] // Each test file uses a subset; a panic is the report.
 
+use std::ffi::OsStr;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -17,12 +19,45 @@ pub(crate) fn kubegen<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
         .unwrap()
 }
 
-/// A fresh, empty directory for one test.
-pub(crate) fn scratch(test: &str, name: &str) -> PathBuf {
+/// A fresh, empty directory for one test: `kubegen-<test>-<pid>-<name>` in the temporary
+/// directory.
+pub(crate) fn scratch(test: &str, name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("kubegen-{test}-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
+}
+
+/// A test's scratch directory. It is removed when the test passes, and kept when it
+/// panics, for a look at what the binary wrote.
+pub(crate) struct Scratch(PathBuf);
+
+impl Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<OsStr> for Scratch {
+    fn as_ref(&self) -> &OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 /// The path of a file under `tests/fixtures`.
