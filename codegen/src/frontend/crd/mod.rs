@@ -244,27 +244,33 @@ fn units(model: &mut Model, parsed: &mut [Parsed<'_>], versions: &Versions) -> V
 impl Unit {
     /// Builds the unit's kinds into its version. Returns the group, the version, and the
     /// first error with the CRD and version it is in.
-    fn build(mut self, parsed: &[Parsed<'_>]) -> (String, Version, Option<(usize, usize, Error)>) {
+    fn build(self, parsed: &[Parsed<'_>]) -> (String, Version, Option<(usize, usize, Error)>) {
+        let Unit {
+            group,
+            mut target,
+            items,
+            ..
+        } = self;
         let mut type_names = UniqueNames::camel();
-        for ty in &self.target.types {
+        for ty in &target.types {
             type_names.reserve(&ty.name);
         }
         let mut module_names = UniqueNames::snake();
         module_names.reserve("mod");
-        for module in self.target.modules() {
+        for module in target.modules() {
             module_names.reserve(module);
         }
         let mut names = Names {
             types: type_names,
             modules: module_names,
         };
-        for item in std::mem::take(&mut self.items) {
+        for item in items {
             let (crd, version) = (item.crd, item.version);
-            if let Err(error) = add_version(&mut self.target, &mut names, &parsed[crd], item) {
-                return (self.group, self.target, Some((crd, version, error)));
+            if let Err(error) = add_version(&mut target, &mut names, &parsed[crd], item) {
+                return (group, target, Some((crd, version, error)));
             }
         }
-        (self.group, self.target, None)
+        (group, target, None)
     }
 }
 
