@@ -3,7 +3,7 @@
 KUBEGEN_TARGETS=(kubernetes kubernetes-apply e2e-api e2e-api-crd sample-controller icecream crd-e2e-api crd-sample-controller crd-icecream testkit-tables)
 
 # kubegen's own CLI, built from this checkout.
-kubegen() { cargo run --quiet --package kubegen-codegen --bin kubegen -- "$@"; }
+kubegen() { cargo run --quiet --package kubegen-codegen --bin cargo-kubegen -- "$@"; }
 
 # The arguments that generate a target (without --verify).
 target_args() {
@@ -46,7 +46,7 @@ testkit_tables() {
     echo "testkit-tables: the k8s-pb crate's sources were not found (cargo metadata)" >&2
     return 1
   fi
-  cargo run --quiet --package kubegen-codegen --bin kubegen-testkit-tables -- \
+  cargo run --quiet --package kubegen-codegen --features testkit-tables --bin kubegen-testkit-tables -- \
     --openapi "$swagger" --k8s-pb "$k8s_pb" --out runtime/testkit/src/builtin/generated "$@"
 }
 

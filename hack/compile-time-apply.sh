@@ -28,8 +28,8 @@ if [ "${#crds[@]}" -ne 20 ]; then
   exit 1
 fi
 
-cargo build --quiet --package kubegen-codegen --bin kubegen
-kubegen="$root/target/debug/kubegen"
+cargo build --quiet --package kubegen-codegen --bin cargo-kubegen
+kubegen="$root/target/debug/cargo-kubegen"
 
 rm -rf "$dir/src"
 mkdir -p "$dir/src"
@@ -47,7 +47,7 @@ publish = false
 apply = []
 
 [dependencies]
-kubegen = { path = "$root" }
+kubegen-rs = { path = "$root" }
 k8s-openapi = { version = "0.29", default-features = false, features = ["latest"] }
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"

@@ -45,7 +45,7 @@ fn main() {
     let rounds = env_number("KUBEGEN_BENCH_ROUNDS", 5);
     let cache = cache_dir();
     let work = cache.join("run");
-    let kubegen = PathBuf::from(env!("CARGO_BIN_EXE_kubegen"));
+    let kubegen = PathBuf::from(env!("CARGO_BIN_EXE_cargo-kubegen"));
     println!(
         "corpus: {} CRDs, storage version of each; {rounds} rounds, interleaved",
         crds.len()

@@ -13,7 +13,7 @@ use kubegen_codegen::emit::GeneratedFile;
 
 /// Runs `kubegen` with `args`.
 pub(crate) fn kubegen<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubegen"))
+    Command::new(env!("CARGO_BIN_EXE_cargo-kubegen"))
         .args(args)
         .output()
         .unwrap()

@@ -1,4 +1,5 @@
-//! `kubegen`: generate Rust types and typed clients for Kubernetes APIs.
+//! `cargo kubegen` (the `cargo-kubegen` binary): generate Rust types and typed clients for
+//! Kubernetes APIs.
 //!
 //! One pipeline: the inputs (`--crd`, `--openapi`, `--rust`, `--kubernetes`) build one
 //! model, which is emitted to the outputs (`--out` for types, `--clients-out` for the
@@ -33,7 +34,8 @@ const EXIT_FAILED: u8 = 1;
 
 #[derive(Parser)]
 #[command(
-    name = "kubegen",
+    name = "cargo-kubegen",
+    bin_name = "cargo kubegen",
     version,
     about = "Generate Rust types and typed clients for Kubernetes APIs",
     long_about = "kubegen turns CustomResourceDefinitions (--crd) and the API server's OpenAPI \
@@ -42,10 +44,10 @@ implement k8s-openapi's Resource traits, so kube's Api<K> works with them; and i
 clientsets, listers and informers (--clients-out) for those kinds, for hand-written \
 #[derive(Resource)] structs (--rust) and for the built-in API groups (--kubernetes).",
     after_help = "Examples:\n  \
-kubegen demo                                   # see what it generates, no files needed\n  \
-kubegen generate --crd crds/ --out src/generated\n  \
-kubegen generate --crd crds/ --out src/generated --verify   # in CI: fail if stale\n  \
-kubegen generate --openapi apis__apps__v1_openapi.json --out src/generated"
+cargo kubegen demo                                # see what it generates, no files needed\n  \
+cargo kubegen generate --crd crds/ --out src/generated\n  \
+cargo kubegen generate --crd crds/ --out src/generated --verify   # in CI: fail if stale\n  \
+cargo kubegen generate --openapi apis__apps__v1_openapi.json --out src/generated"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -64,7 +66,7 @@ enum Command {
     Crd(CrdArgs),
     /// Generate code for an embedded sample CRD (samplecontroller.k8s.io Foo) and print
     /// it, or write it with --out.
-    #[command(after_help = "Examples:\n  kubegen demo\n  kubegen demo --out /tmp/foo-types")]
+    #[command(after_help = "Examples:\n  cargo kubegen demo\n  cargo kubegen demo --out /tmp/foo-types")]
     Demo {
         /// Write the files to DIR instead of printing them.
         #[arg(long, value_name = "DIR")]
@@ -127,18 +129,18 @@ other packages become k8s-openapi types by path (io.k8s.api.core.v1.PodTemplateS
 ::k8s_openapi::api::core::v1::PodTemplateSpec) unless --generate-referenced is given.
 
 Examples:
-  kubegen generate --crd deploy/crds/ --out src/generated
-  kubegen generate --crd deploy/crds/ --out src/generated --clients-out src/clients
-  kubegen generate --crd deploy/crds/ --versions storage --out src/generated
-  kubegen generate --openapi openapi/v3/apis__apps__v1_openapi.json --out src/generated
-  kubegen generate --openapi swagger.json --group batch --version v1 --out src/generated
-  kubegen generate --rust src/apis --rust-module crate::apis --clients-out src/generated
-  kubegen generate --kubernetes --clients-out src/kubernetes
-  kubegen generate --kubernetes --kubernetes-openapi openapi/v3/ --apply-out src/applyconfigurations
-  kubegen generate --rust src/apis --clients-out src/generated --apply-out src/applyconfigurations
-  kubegen generate --crd deploy/crds/ --out src/apis --style derive   # migrate CRDs to Rust
-  kubegen generate --crd deploy/crds/ --out src/generated --clients-out src/clients --readonly-kind Foo
-  kubegen generate --crd deploy/crds/ --out src/generated --verify";
+  cargo kubegen generate --crd deploy/crds/ --out src/generated
+  cargo kubegen generate --crd deploy/crds/ --out src/generated --clients-out src/clients
+  cargo kubegen generate --crd deploy/crds/ --versions storage --out src/generated
+  cargo kubegen generate --openapi openapi/v3/apis__apps__v1_openapi.json --out src/generated
+  cargo kubegen generate --openapi swagger.json --group batch --version v1 --out src/generated
+  cargo kubegen generate --rust src/apis --rust-module crate::apis --clients-out src/generated
+  cargo kubegen generate --kubernetes --clients-out src/kubernetes
+  cargo kubegen generate --kubernetes --kubernetes-openapi openapi/v3/ --apply-out src/applyconfigurations
+  cargo kubegen generate --rust src/apis --clients-out src/generated --apply-out src/applyconfigurations
+  cargo kubegen generate --crd deploy/crds/ --out src/apis --style derive   # migrate CRDs to Rust
+  cargo kubegen generate --crd deploy/crds/ --out src/generated --clients-out src/clients --readonly-kind Foo
+  cargo kubegen generate --crd deploy/crds/ --out src/generated --verify";
 
 const CRD_HELP: &str = "\
 Each kind's manifest is <group>_<plural>.yaml in --out (replaced as a whole; kubegen owns it). \
@@ -149,8 +151,8 @@ literal. What kubegen cannot read without compiling is an error at its file:line
 status 2, nothing written).
 
 Examples:
-  kubegen crd --rust src/apis --out config/crd
-  kubegen crd --rust src/apis --out config/crd --verify   # in CI: fail if stale";
+  cargo kubegen crd --rust src/apis --out config/crd
+  cargo kubegen crd --rust src/apis --out config/crd --verify   # in CI: fail if stale";
 
 #[derive(Args)]
 struct CrdArgs {
@@ -528,8 +530,19 @@ fn absolute(path: &Path) -> PathBuf {
     out
 }
 
+/// The command line without the `kubegen` word cargo inserts when it runs this binary as
+/// the `cargo kubegen` subcommand, so `cargo kubegen generate` and `cargo-kubegen generate`
+/// parse alike.
+fn command_line() -> Vec<std::ffi::OsString> {
+    let mut args: Vec<_> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|word| word == "kubegen") {
+        args.remove(1);
+    }
+    args
+}
+
 fn main() -> ExitCode {
-    match Cli::parse().command {
+    match Cli::parse_from(command_line()).command {
         Command::Generate(args) => {
             if let Some((kind, message)) = args.refusal() {
                 let mut command = Cli::command();
@@ -537,7 +550,7 @@ fn main() -> ExitCode {
                     .find_subcommand_mut("generate")
                     .cloned()
                     .unwrap_or_else(Cli::command);
-                let mut command = command.bin_name("kubegen generate");
+                let mut command = command.bin_name("cargo kubegen generate");
                 command.error(kind, message).exit();
             }
             generate(&args)
