@@ -55,6 +55,7 @@ pub mod model;
 pub mod naming;
 pub mod output;
 mod parallel;
+pub mod scaffold;
 pub mod testkit_tables;
 
 /// A small CustomResourceDefinition (the samplecontroller `Foo` from

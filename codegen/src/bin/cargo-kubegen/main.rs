@@ -19,6 +19,8 @@ use kubegen_codegen::frontend::{self, Input, Source, Versions, builtin, crd, ope
 use kubegen_codegen::model::{ClientVerb, ClientVerbs};
 use kubegen_codegen::{Outputs, SAMPLE_CRD, output};
 
+mod new;
+
 /// mimalloc rather than glibc's malloc. A run allocates on every thread and frees much of
 /// it on another (a schema is parsed on one thread, and its types built and dropped on
 /// whichever takes its version); glibc then locks the allocating thread's arena on every
@@ -64,9 +66,15 @@ enum Command {
     /// under --rust (read with syn, not compiled), with the schema `Foo::crd()` builds.
     #[command(after_help = CRD_HELP)]
     Crd(CrdArgs),
+    /// Create a new operator crate for one kind: API types, controller, main.rs, a testkit
+    /// test, config/ (CRD, RBAC, Deployment), a Dockerfile, and its codegen scripts.
+    #[command(after_help = new::NEW_HELP)]
+    New(Box<new::NewArgs>),
     /// Generate code for an embedded sample CRD (samplecontroller.k8s.io Foo) and print
     /// it, or write it with --out.
-    #[command(after_help = "Examples:\n  cargo kubegen demo\n  cargo kubegen demo --out /tmp/foo-types")]
+    #[command(
+        after_help = "Examples:\n  cargo kubegen demo\n  cargo kubegen demo --out /tmp/foo-types"
+    )]
     Demo {
         /// Write the files to DIR instead of printing them.
         #[arg(long, value_name = "DIR")]
@@ -557,6 +565,7 @@ fn main() -> ExitCode {
         }
         Command::Crd(args) => manifests(&args),
         Command::Demo { out } => demo(out.as_deref()),
+        Command::New(args) => new::new(&args),
     }
 }
 
