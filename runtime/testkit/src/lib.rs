@@ -115,7 +115,9 @@
 //!   `metav1.Status`.
 //! - **Status subresource**: spec changes are ignored on `/status` and status changes
 //!   on the main resource; status is cleared on create (pods start `Pending`).
-//! - **Patch**: `application/merge-patch+json`, `application/json-patch+json`,
+//! - **Patch**: `application/merge-patch+json`, `application/json-patch+json` (a `test`
+//!   against `null` of a member absent from an existing object passes, as on a real
+//!   server; a failing operation is 422),
 //!   `application/strategic-merge-patch+json` for built-in kinds (patch strategies and
 //!   merge keys generated from Kubernetes' OpenAPI document; `$patch: replace|delete`,
 //!   `$setElementOrder`, `$deleteFromPrimitiveList` and `$retainKeys` honoured; 415 for
