@@ -43,7 +43,8 @@
 //! // Assert on what the API server holds, exactly as on a cluster.
 //! let listed = configmaps.list(&ListParams::default().labels("app=web")).await?;
 //! assert_eq!(listed.items.len(), 1);
-//! assert_eq!(listed.items[0].metadata.generation, Some(1));
+//! // ConfigMaps have no generation, as on a real server (Deployments and custom resources do).
+//! assert_eq!(listed.items[0].metadata.generation, None);
 //! assert!(listed.metadata.resource_version.is_some());
 //!
 //! // Reliability tests make the server misbehave on purpose.
@@ -92,9 +93,12 @@
 //!
 //! # Semantics, and where they differ from a real server
 //!
-//! - **Writes**: uid, creationTimestamp, generateName, `generation` (1 on create, bumped
-//!   when anything but metadata changes, status excluded for types with a status
-//!   subresource), finalizers and deletionTimestamp (a delete with finalizers marks the
+//! - **Writes**: uid, creationTimestamp, generateName, `generation` where the kind's
+//!   registry strategy sets it (1 on create; bumped when `spec` changes for pods,
+//!   replicasets and CRDs, `spec` or annotations for deployments, anything but metadata
+//!   for custom resources, status excluded with a status subresource; never set for
+//!   configmaps, secrets, namespaces, services, events and leases), finalizers and
+//!   deletionTimestamp (a delete with finalizers marks the
 //!   object and returns it; removing the last finalizer deletes it; finalizer names must
 //!   be qualified names, and none can be added once the object is being deleted: 422
 //!   Invalid). An update without
