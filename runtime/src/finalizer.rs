@@ -224,9 +224,10 @@ fn add_patch(current: &[String], resource_version: &str, finalizer: &str) -> jso
         Value::from(resource_version),
     )];
     if current.is_empty() {
-        // An absent list cannot be tested portably (real servers treat a test of a
-        // missing path against null as a match, RFC 6902 as a failure): the
-        // resourceVersion test above pins it.
+        // An absent list cannot be tested portably: real servers (evanphx/json-patch),
+        // and the testkit like them, treat a test of a missing member against null as
+        // a match, while RFC 6902 implementations fail it. The resourceVersion test
+        // above pins the absent list instead.
         operations.push(PatchOperation::Add(AddOperation {
             path: finalizers_path(),
             value: Value::from(vec![finalizer]),

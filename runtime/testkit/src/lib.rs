@@ -43,7 +43,8 @@
 //! // Assert on what the API server holds, exactly as on a cluster.
 //! let listed = configmaps.list(&ListParams::default().labels("app=web")).await?;
 //! assert_eq!(listed.items.len(), 1);
-//! assert_eq!(listed.items[0].metadata.generation, Some(1));
+//! // ConfigMaps have no generation, as on a real server (Deployments and custom resources do).
+//! assert_eq!(listed.items[0].metadata.generation, None);
 //! assert!(listed.metadata.resource_version.is_some());
 //!
 //! // Reliability tests make the server misbehave on purpose.
@@ -92,9 +93,12 @@
 //!
 //! # Semantics, and where they differ from a real server
 //!
-//! - **Writes**: uid, creationTimestamp, generateName, `generation` (1 on create, bumped
-//!   when anything but metadata changes, status excluded for types with a status
-//!   subresource), finalizers and deletionTimestamp (a delete with finalizers marks the
+//! - **Writes**: uid, creationTimestamp, generateName, `generation` where the kind's
+//!   registry strategy sets it (1 on create; bumped when `spec` changes for pods,
+//!   replicasets and CRDs, `spec` or annotations for deployments, anything but metadata
+//!   for custom resources, status excluded with a status subresource; never set for
+//!   configmaps, secrets, namespaces, services, events and leases), finalizers and
+//!   deletionTimestamp (a delete with finalizers marks the
 //!   object and returns it; removing the last finalizer deletes it; finalizer names must
 //!   be qualified names, and none can be added once the object is being deleted: 422
 //!   Invalid). An update without
@@ -115,7 +119,9 @@
 //!   `metav1.Status`.
 //! - **Status subresource**: spec changes are ignored on `/status` and status changes
 //!   on the main resource; status is cleared on create (pods start `Pending`).
-//! - **Patch**: `application/merge-patch+json`, `application/json-patch+json`,
+//! - **Patch**: `application/merge-patch+json`, `application/json-patch+json` (a `test`
+//!   against `null` of a member absent from an existing object passes, as on a real
+//!   server; a failing operation is 422),
 //!   `application/strategic-merge-patch+json` for built-in kinds (patch strategies and
 //!   merge keys generated from Kubernetes' OpenAPI document; `$patch: replace|delete`,
 //!   `$setElementOrder`, `$deleteFromPrimitiveList` and `$retainKeys` honoured; 415 for

@@ -1,7 +1,8 @@
 //! The `kubegen-apiserver` binary: it prints a kubeconfig path that a kube client can use,
-//! and on SIGTERM it stops and removes that kubeconfig.
+//! and on SIGTERM it stops and removes that kubeconfig; its output to a file or a pipe
+//! has no colour codes, and `--help` says where the kubeconfig goes.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -13,12 +14,18 @@ async fn the_binary_serves_the_api_and_prints_its_kubeconfig() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kubegen-apiserver"))
         .args(["--port", "0"])
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("spawn kubegen-apiserver");
-    let stdout = child.stdout.take().expect("stdout");
+    // The logs are read as they come, so the child never blocks on a full pipe.
+    let mut stderr = child.stderr.take().expect("stderr");
+    let logs = std::thread::spawn(move || {
+        let mut logs = Vec::new();
+        stderr.read_to_end(&mut logs).map(|_| logs)
+    });
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut first_line = String::new();
-    BufReader::new(stdout)
+    stdout
         .read_line(&mut first_line)
         .expect("read kubeconfig path");
     let path = first_line.trim().to_owned();
@@ -50,6 +57,45 @@ async fn the_binary_serves_the_api_and_prints_its_kubeconfig() {
         !std::path::Path::new(&path).exists(),
         "{path} is left behind after a clean stop"
     );
+    // Standard output and error went to pipes, not terminals: plain text only.
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).expect("read stdout");
+    let logs = logs
+        .join()
+        .expect("the stderr reader does not panic")
+        .expect("read stderr");
+    let text = String::from_utf8_lossy(&logs);
+    assert!(text.contains("serving"), "the start is logged: {text}");
+    assert!(
+        !logs.contains(&0x1b),
+        "ESC (a colour code) in the logs: {text:?}"
+    );
+    assert!(
+        !first_line.as_bytes().contains(&0x1b) && !rest.contains(&0x1b),
+        "ESC on stdout"
+    );
+}
+
+#[test]
+fn help_says_where_the_kubeconfig_goes_and_how_kubectl_uses_it() {
+    let output = Command::new(env!("CARGO_BIN_EXE_kubegen-apiserver"))
+        .arg("--help")
+        .output()
+        .expect("run kubegen-apiserver --help");
+    assert!(output.status.success(), "{output:?}");
+    let help = String::from_utf8_lossy(&output.stdout);
+    for needle in [
+        "kubegen-testkit-<pid>-<port>/kubeconfig",
+        "$TMPDIR",
+        "first line of standard output",
+        "removed when the server stops",
+        "export KUBECONFIG=",
+        "kubectl get namespaces",
+        "kubectl --kubeconfig",
+    ] {
+        assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
+    }
+    assert!(!output.stdout.contains(&0x1b), "ESC in --help to a pipe");
 }
 
 /// Sends SIGTERM (with `kill`, as a service manager would) and waits for the exit. A child

@@ -23,7 +23,7 @@ async fn create_sets_identity_and_get_returns_it() {
     assert_eq!(meta.namespace.as_deref(), Some("default"));
     assert!(meta.uid.as_ref().is_some_and(|u| u.len() == 36));
     assert!(meta.creation_timestamp.is_some());
-    assert_eq!(meta.generation, Some(1));
+    assert_eq!(meta.generation, None, "a ConfigMap has no generation");
     let fetched = api.get("a").await.expect("get");
     assert_eq!(fetched.metadata.uid, meta.uid);
     assert_eq!(fetched.metadata.resource_version, meta.resource_version);
@@ -203,7 +203,7 @@ async fn a_no_op_update_keeps_the_resource_version() {
 }
 
 #[tokio::test]
-async fn generation_follows_spec_changes_only_with_a_status_subresource() {
+async fn generation_is_set_where_the_kinds_registry_strategy_sets_it() {
     let server = ApiServer::start().await.expect("start");
     let api: Api<Deployment> = Api::default_namespaced(server.client());
     let created = api
@@ -222,7 +222,7 @@ async fn generation_follows_spec_changes_only_with_a_status_subresource() {
     assert_eq!(
         labelled.metadata.generation,
         Some(1),
-        "metadata changes do not bump generation"
+        "label changes do not bump generation"
     );
     let status = api
         .patch_status(
@@ -237,6 +237,19 @@ async fn generation_follows_spec_changes_only_with_a_status_subresource() {
         Some(1),
         "status changes do not bump generation"
     );
+    let ignored = api
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"generation": 40}, "status": {"replicas": 5}})),
+        )
+        .await
+        .expect("generation and status through the main resource");
+    assert_eq!(
+        ignored.metadata.generation,
+        Some(1),
+        "a request cannot set generation"
+    );
     let scaled = api
         .patch(
             "web",
@@ -246,25 +259,74 @@ async fn generation_follows_spec_changes_only_with_a_status_subresource() {
         .await
         .expect("spec");
     assert_eq!(scaled.metadata.generation, Some(2));
+    let annotated = api
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"annotations": {"a": "b"}}})),
+        )
+        .await
+        .expect("annotate");
+    assert_eq!(
+        annotated.metadata.generation,
+        Some(3),
+        "a Deployment's annotations count, as its registry strategy says"
+    );
 
     let configmaps: Api<ConfigMap> = Api::default_namespaced(server.client());
-    configmaps
+    let created = configmaps
         .create(&PostParams::default(), &configmap("c", "1"))
         .await
         .expect("create cm");
+    assert_eq!(created.metadata.generation, None);
     let changed = configmaps
         .patch(
             "c",
             &PatchParams::default(),
-            &Patch::Merge(json!({"data": {"value": "2"}})),
+            &Patch::Merge(json!({"data": {"value": "2"}, "metadata": {"annotations": {"a": "b"}}})),
         )
         .await
         .expect("patch cm");
     assert_eq!(
-        changed.metadata.generation,
-        Some(2),
-        "without a status subresource any non-metadata change counts"
+        changed.metadata.generation, None,
+        "a ConfigMap never gets a generation"
     );
+    let mut replaced = changed.clone();
+    replaced.data = Some([("value".to_owned(), "3".to_owned())].into());
+    let replaced = configmaps
+        .replace("c", &PostParams::default(), &replaced)
+        .await
+        .expect("replace cm");
+    assert_eq!(replaced.metadata.generation, None);
+    // Marking it deleted (it has a finalizer) does not give it one either.
+    configmaps
+        .patch(
+            "c",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"finalizers": ["example.com/hold"]}})),
+        )
+        .await
+        .expect("add finalizer");
+    configmaps
+        .delete("c", &DeleteParams::default())
+        .await
+        .expect("delete");
+    let marked = configmaps.get("c").await.expect("marked");
+    assert!(marked.metadata.deletion_timestamp.is_some());
+    assert_eq!(marked.metadata.generation, None);
+    // A Deployment's is bumped by the mark.
+    api.patch(
+        "web",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"finalizers": ["example.com/hold"]}})),
+    )
+    .await
+    .expect("add finalizer");
+    api.delete("web", &DeleteParams::default())
+        .await
+        .expect("delete");
+    let marked = api.get("web").await.expect("marked");
+    assert_eq!(marked.metadata.generation, Some(4));
 }
 
 #[tokio::test]

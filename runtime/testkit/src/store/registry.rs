@@ -40,6 +40,43 @@ pub(crate) struct PrinterColumn {
     pub(crate) path: JsonPath,
 }
 
+/// When the server sets `metadata.generation` and bumps it: what the kind's registry
+/// strategy in kube-apiserver does. `PrepareForCreate` sets 1 where the table below
+/// says so (generic code never sets it: a body's value is kept on create, and every
+/// update keeps the stored value, `rest.BeforeUpdate`), and `PrepareForUpdate` bumps it.
+///
+/// | kind                                                | generation            | source (kubernetes/kubernetes)                                     |
+/// |-----------------------------------------------------|-----------------------|--------------------------------------------------------------------|
+/// | Deployment                                          | [`SpecOrAnnotations`] | `pkg/registry/apps/deployment/strategy.go`                         |
+/// | ReplicaSet, StatefulSet, DaemonSet                  | [`Spec`]              | `pkg/registry/apps/{replicaset,statefulset,daemonset}/strategy.go` |
+/// | Job, CronJob                                        | [`Spec`]              | `pkg/registry/batch/{job,cronjob}/strategy.go`                     |
+/// | ReplicationController                               | [`Spec`]              | `pkg/registry/core/controller/strategy.go`                         |
+/// | Pod (since Kubernetes 1.33, KEP-5067)               | [`Spec`]              | `pkg/registry/core/pod/strategy.go` (`updatePodGeneration`)        |
+/// | CustomResourceDefinition                            | [`Spec`]              | `apiextensions-apiserver/pkg/registry/customresourcedefinition/`   |
+/// | custom resources                                    | [`AllButMetadata`]    | `apiextensions-apiserver/pkg/registry/customresource/strategy.go`  |
+/// | ConfigMap, Secret, Namespace, Service, Event, Lease | [`Unset`]             | their `strategy.go`: no `Generation` at all                        |
+///
+/// Marking an object with finalizers as deleted bumps a set generation too
+/// (`markAsDeleting` in the generic registry store).
+///
+/// [`SpecOrAnnotations`]: Generation::SpecOrAnnotations
+/// [`Spec`]: Generation::Spec
+/// [`AllButMetadata`]: Generation::AllButMetadata
+/// [`Unset`]: Generation::Unset
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Generation {
+    /// The server never sets it.
+    Unset,
+    /// 1 on create; bumped when `spec` changes.
+    Spec,
+    /// 1 on create; bumped when `spec` or `metadata.annotations` change (a Deployment
+    /// copies its annotations to its ReplicaSets).
+    SpecOrAnnotations,
+    /// 1 on create; bumped when anything but `metadata` changes: `status` too, unless
+    /// the type has a status subresource (whose writes never bump it).
+    AllButMetadata,
+}
+
 /// One served resource in one group version.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ResourceType {
@@ -62,6 +99,8 @@ pub(crate) struct ResourceType {
     pub(crate) schema: Option<Value>,
     /// Whether this type was registered by a CRD.
     pub(crate) custom: bool,
+    /// When the server sets and bumps `metadata.generation`.
+    pub(crate) generation: Generation,
     /// A CRD version's `additionalPrinterColumns` (empty for built-ins: their columns
     /// are Kubernetes' printers').
     pub(crate) printer_columns: Vec<PrinterColumn>,
@@ -123,24 +162,25 @@ struct BuiltIn {
     short_names: &'static [&'static str],
     categories: &'static [&'static str],
     fields: &'static [&'static str],
+    generation: Generation,
 }
 
 /// Built-in resources. Adding one is one line (the storage key is `(group, plural)`;
 /// kind-specific defaulting lives in `objects::defaults`).
 #[rustfmt::skip]
 const BUILT_INS: &[BuiltIn] = &[
-    //       group                   version kind                         plural                       ns     status scale  short names   categories  extra field selectors
-    BuiltIn { group: "",                    version: "v1", kind: "Namespace",  plural: "namespaces",  namespaced: false, status: true,  scale: false, short_names: &["ns"],     categories: &[],      fields: &["status.phase"] },
-    BuiltIn { group: "",                    version: "v1", kind: "Pod",        plural: "pods",        namespaced: true,  status: true,  scale: false, short_names: &["po"],     categories: &["all"], fields: &["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"] },
-    BuiltIn { group: "",                    version: "v1", kind: "Secret",     plural: "secrets",     namespaced: true,  status: false, scale: false, short_names: &[],         categories: &[],      fields: &["type"] },
-    BuiltIn { group: "",                    version: "v1", kind: "ConfigMap",  plural: "configmaps",  namespaced: true,  status: false, scale: false, short_names: &["cm"],     categories: &[],      fields: &[] },
-    BuiltIn { group: "",                    version: "v1", kind: "Service",    plural: "services",    namespaced: true,  status: true,  scale: false, short_names: &["svc"],    categories: &["all"], fields: &["spec.clusterIP", "spec.type"] },
-    BuiltIn { group: "",                    version: "v1", kind: "Event",      plural: "events",      namespaced: true,  status: false, scale: false, short_names: &["ev"],     categories: &[],      fields: &["involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"] },
-    BuiltIn { group: "events.k8s.io",       version: "v1", kind: "Event",      plural: "events",      namespaced: true,  status: false, scale: false, short_names: &["ev"],     categories: &[],      fields: &["regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid", "reason", "reportingController", "type"] },
-    BuiltIn { group: "apps",                version: "v1", kind: "Deployment", plural: "deployments", namespaced: true,  status: true,  scale: true,  short_names: &["deploy"], categories: &["all"], fields: &[] },
-    BuiltIn { group: "apps",                version: "v1", kind: "ReplicaSet", plural: "replicasets", namespaced: true,  status: true,  scale: true,  short_names: &["rs"],     categories: &["all"], fields: &["status.replicas"] },
-    BuiltIn { group: "coordination.k8s.io", version: "v1", kind: "Lease",      plural: "leases",      namespaced: true,  status: false, scale: false, short_names: &[],         categories: &[],      fields: &[] },
-    BuiltIn { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: false, status: true, scale: false, short_names: &["crd", "crds"], categories: &["api-extensions"], fields: &[] },
+    //       group                   version kind                         plural                       ns     status scale  short names   categories  extra field selectors  generation
+    BuiltIn { group: "",                    version: "v1", kind: "Namespace",  plural: "namespaces",  namespaced: false, status: true,  scale: false, short_names: &["ns"],     categories: &[],      fields: &["status.phase"], generation: Generation::Unset },
+    BuiltIn { group: "",                    version: "v1", kind: "Pod",        plural: "pods",        namespaced: true,  status: true,  scale: false, short_names: &["po"],     categories: &["all"], fields: &["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"], generation: Generation::Spec },
+    BuiltIn { group: "",                    version: "v1", kind: "Secret",     plural: "secrets",     namespaced: true,  status: false, scale: false, short_names: &[],         categories: &[],      fields: &["type"], generation: Generation::Unset },
+    BuiltIn { group: "",                    version: "v1", kind: "ConfigMap",  plural: "configmaps",  namespaced: true,  status: false, scale: false, short_names: &["cm"],     categories: &[],      fields: &[], generation: Generation::Unset },
+    BuiltIn { group: "",                    version: "v1", kind: "Service",    plural: "services",    namespaced: true,  status: true,  scale: false, short_names: &["svc"],    categories: &["all"], fields: &["spec.clusterIP", "spec.type"], generation: Generation::Unset },
+    BuiltIn { group: "",                    version: "v1", kind: "Event",      plural: "events",      namespaced: true,  status: false, scale: false, short_names: &["ev"],     categories: &[],      fields: &["involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"], generation: Generation::Unset },
+    BuiltIn { group: "events.k8s.io",       version: "v1", kind: "Event",      plural: "events",      namespaced: true,  status: false, scale: false, short_names: &["ev"],     categories: &[],      fields: &["regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid", "reason", "reportingController", "type"], generation: Generation::Unset },
+    BuiltIn { group: "apps",                version: "v1", kind: "Deployment", plural: "deployments", namespaced: true,  status: true,  scale: true,  short_names: &["deploy"], categories: &["all"], fields: &[], generation: Generation::SpecOrAnnotations },
+    BuiltIn { group: "apps",                version: "v1", kind: "ReplicaSet", plural: "replicasets", namespaced: true,  status: true,  scale: true,  short_names: &["rs"],     categories: &["all"], fields: &["status.replicas"], generation: Generation::Spec },
+    BuiltIn { group: "coordination.k8s.io", version: "v1", kind: "Lease",      plural: "leases",      namespaced: true,  status: false, scale: false, short_names: &[],         categories: &[],      fields: &[], generation: Generation::Unset },
+    BuiltIn { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: false, status: true, scale: false, short_names: &["crd", "crds"], categories: &["api-extensions"], fields: &[], generation: Generation::Spec },
 ];
 
 impl BuiltIn {
@@ -164,6 +204,7 @@ impl BuiltIn {
             selectable_fields: self.fields.iter().map(|s| (*s).to_owned()).collect(),
             schema: None,
             custom: false,
+            generation: self.generation,
             printer_columns: Vec::new(),
         }
     }

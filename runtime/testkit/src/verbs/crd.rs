@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 
 use crate::store::jsonpath::JsonPath;
 use crate::store::meta;
-use crate::store::registry::{PrinterColumn, ResourceType, ScalePaths, SelectorSource, StorageKey};
+use crate::store::registry::{
+    Generation, PrinterColumn, ResourceType, ScalePaths, SelectorSource, StorageKey,
+};
 use crate::store::status::{ApiError, ApiResult, Cause};
 use crate::store::storage::Cluster;
 
@@ -215,6 +217,7 @@ pub(crate) fn prepare(crd: &mut Value, old: Option<&Value>) -> ApiResult<Served>
                     .collect(),
                 schema: meta::get_path(version, "schema.openAPIV3Schema").cloned(),
                 custom: true,
+                generation: Generation::AllButMetadata,
                 printer_columns: printer_columns(version, 0).unwrap_or_default(),
             }
         })

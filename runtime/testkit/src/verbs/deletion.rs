@@ -10,6 +10,7 @@ use crate::store::registry::ResourceType;
 use crate::store::status::{ApiError, ApiResult, Cause};
 use crate::store::storage::{self, Cluster};
 use crate::verbs::crd;
+use crate::verbs::generation;
 use crate::verbs::place::{Place, existing, namespaces_key};
 
 /// What happens to dependents (objects whose ownerReferences name the deleted one).
@@ -143,11 +144,7 @@ pub(crate) fn delete_object(
         let mut marked = (*old).clone();
         marked["metadata"]["deletionTimestamp"] = json!(meta::now_rfc3339());
         marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-        let generation = old
-            .pointer("/metadata/generation")
-            .and_then(Value::as_u64)
-            .unwrap_or(1);
-        marked["metadata"]["generation"] = json!(generation + 1);
+        generation::on_deletion_mark(&mut marked);
         return Ok(cluster.update(&rt.storage_key(), marked, old));
     }
     if rt.group.is_empty() && rt.plural == "namespaces" {

@@ -6,6 +6,7 @@
 pub(crate) mod collection;
 pub(crate) mod crd;
 pub(crate) mod deletion;
+pub(crate) mod generation;
 pub(crate) mod managed_fields;
 pub(crate) mod objects;
 pub(crate) mod patch;

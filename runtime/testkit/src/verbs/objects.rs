@@ -1,5 +1,5 @@
 //! Object semantics of writes: create and update (main resource and status), with
-//! identity, defaulting, validation, generation and no-op detection.
+//! identity, defaulting, validation, generation ([`generation`]) and no-op detection.
 
 use std::sync::Arc;
 
@@ -12,6 +12,7 @@ use crate::store::status::{ApiError, ApiResult, Cause, Subject};
 use crate::store::storage::Cluster;
 use crate::verbs::crd;
 use crate::verbs::deletion;
+use crate::verbs::generation;
 use crate::verbs::managed_fields::{self, Record, Writer};
 use crate::verbs::place::{Part, Place, existing, namespaces_key};
 use crate::verbs::schema;
@@ -300,7 +301,7 @@ pub(crate) fn create(
     }
     object["metadata"]["uid"] = json!(meta::new_uid());
     object["metadata"]["creationTimestamp"] = json!(meta::now_rfc3339());
-    object["metadata"]["generation"] = json!(1);
+    generation::on_create(rt, &mut object);
     if rt.status
         && let Some(map) = object.as_object_mut()
     {
@@ -335,32 +336,6 @@ pub(crate) fn create(
         crd::register(cluster, types);
     }
     Ok(stored)
-}
-
-/// The `generation` an update gets: bumped when anything but metadata (and status, for
-/// types with a status subresource) changed.
-fn next_generation(rt: &ResourceType, old: &Value, new: &Value) -> u64 {
-    let strip = |object: &Value| {
-        let mut object = object.clone();
-        if let Some(map) = object.as_object_mut() {
-            map.remove("metadata");
-            map.remove("apiVersion");
-            map.remove("kind");
-            if rt.status {
-                map.remove("status");
-            }
-        }
-        object
-    };
-    let generation = old
-        .pointer("/metadata/generation")
-        .and_then(Value::as_u64)
-        .unwrap_or(1);
-    if strip(old) == strip(new) {
-        generation
-    } else {
-        generation + 1
-    }
 }
 
 /// PUT: replaces an object (or its status). A set resourceVersion must be current.
@@ -472,7 +447,7 @@ pub(crate) fn write(
         None
     };
     if part == Part::Main {
-        new["metadata"]["generation"] = json!(next_generation(rt, &old, &new));
+        generation::on_update(rt, &old, &mut new);
     }
     managed_fields::record(rt, part, Some(&old), &mut new, record);
     new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();

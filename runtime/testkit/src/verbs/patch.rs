@@ -80,14 +80,55 @@ pub(crate) fn apply(
         PatchKind::Json => {
             let operations: json_patch::Patch = serde_json::from_value(patch.clone())
                 .map_err(|e| ApiError::bad_request(format!("error decoding JSON patch: {e}")))?;
-            json_patch::patch(target, &operations).map_err(|e| {
-                ApiError::new(
-                    422,
-                    "Invalid",
-                    format!("the server rejected our request due to an error in our request: {e}"),
-                )
-            })
+            apply_json_patch(target, &operations)
         }
+    }
+}
+
+/// Applies a JSON patch as a real API server does (evanphx/json-patch): every operation
+/// as RFC 6902 says, except that a `test` against `null` of a member absent from an
+/// existing object passes. The server tests the object as it serializes it, and Go
+/// leaves empty fields out, so "absent" is what `null` means there (kube-runtime's
+/// `finalizer()` tests `/metadata/finalizers` against `null` before adding the first
+/// one). Any failing operation is 422 and leaves `target` as it was.
+fn apply_json_patch(
+    target: &mut Value,
+    operations: &[json_patch::PatchOperation],
+) -> ApiResult<()> {
+    let mut patched = target.clone();
+    for (index, operation) in operations.iter().enumerate() {
+        if let json_patch::PatchOperation::Test(test) = operation
+            && test.value.is_null()
+            && absent_member(&patched, &test.path)
+        {
+            continue;
+        }
+        json_patch::patch_unsafe(&mut patched, std::slice::from_ref(operation)).map_err(|e| {
+            ApiError::new(
+                422,
+                "Invalid",
+                format!(
+                    "the server rejected our request due to an error in our request: \
+                     operation '/{index}' failed at path '{}': {}",
+                    e.path, e.kind
+                ),
+            )
+        })?;
+    }
+    *target = patched;
+    Ok(())
+}
+
+/// Whether `path` names a member missing from an object that exists. A missing parent,
+/// an array index out of range or the document root are not absent members: a `test`
+/// of those fails on a real server too.
+fn absent_member(document: &Value, path: &json_patch::jsonptr::Pointer) -> bool {
+    let Some((parent, key)) = path.split_back() else {
+        return false;
+    };
+    match document.pointer(parent.as_str()) {
+        Some(Value::Object(members)) => !members.contains_key(key.decoded().as_ref()),
+        _ => false,
     }
 }
 
@@ -148,5 +189,98 @@ mod tests {
         let yaml = parse_body(&PatchKind::Apply, b"b:\n  e: x\n").expect("yaml");
         apply(&PatchKind::Apply, &mut target, &yaml, None).expect("apply");
         assert_eq!(target["b"], json!({"d": 3, "e": "x"}));
+    }
+
+    /// The finalizer patch kube-runtime sends, on an object without finalizers.
+    fn add_first_finalizer() -> Value {
+        json!([
+            {"op": "test", "path": "/metadata/finalizers", "value": null},
+            {"op": "add", "path": "/metadata/finalizers", "value": ["example.com/cleanup"]}
+        ])
+    }
+
+    fn json_patched(target: &Value, ops: &Value) -> Result<Value, (u16, String)> {
+        let mut patched = target.clone();
+        match apply(&PatchKind::Json, &mut patched, ops, None) {
+            Ok(()) => Ok(patched),
+            Err(e) => {
+                assert_eq!(
+                    &patched, target,
+                    "a failed patch leaves the target as it was"
+                );
+                Err((e.code, e.message))
+            }
+        }
+    }
+
+    #[test]
+    fn json_patch_test_of_an_absent_member_against_null_passes() {
+        let target = json!({"metadata": {"name": "a"}});
+        let patched = json_patched(&target, &add_first_finalizer()).expect("absent is null");
+        assert_eq!(
+            patched["metadata"]["finalizers"],
+            json!(["example.com/cleanup"])
+        );
+        let explicit_null = json!({"metadata": {"name": "a", "finalizers": null}});
+        json_patched(&explicit_null, &add_first_finalizer()).expect("null is null");
+        // An escaped key is looked up decoded.
+        let ops = json!([{"op": "test", "path": "/metadata/annotations/a~1b", "value": null}]);
+        json_patched(&json!({"metadata": {"annotations": {"c": "d"}}}), &ops)
+            .expect("a/b is absent");
+    }
+
+    #[test]
+    fn json_patch_test_against_null_fails_where_a_real_server_fails() {
+        // A present value is not null: kube-runtime's patch conflicts, as on a cluster.
+        let with_finalizer = json!({"metadata": {"finalizers": ["other"]}});
+        let (code, message) =
+            json_patched(&with_finalizer, &add_first_finalizer()).expect_err("present");
+        assert_eq!(code, 422);
+        assert!(
+            message.contains("operation '/0' failed at path '/metadata/finalizers'"),
+            "{message}"
+        );
+        for (target, path) in [
+            // The parent is missing.
+            (json!({"metadata": {}}), "/spec/replicas"),
+            // An array has no absent members: out of range is an error.
+            (
+                json!({"metadata": {"finalizers": ["a"]}}),
+                "/metadata/finalizers/3",
+            ),
+            // The parent is not an object.
+            (json!({"metadata": {"name": "a"}}), "/metadata/name/x"),
+            // The root is the whole document.
+            (json!({"metadata": {}}), ""),
+        ] {
+            let ops = json!([{"op": "test", "path": path, "value": null}]);
+            assert_eq!(
+                json_patched(&target, &ops).map_err(|(code, _)| code),
+                Err(422),
+                "test of {path:?} against null"
+            );
+        }
+        // An absent member is only null: any other value fails.
+        let ops = json!([{"op": "test", "path": "/metadata/finalizers", "value": []}]);
+        assert_eq!(
+            json_patched(&json!({"metadata": {}}), &ops).map_err(|(code, _)| code),
+            Err(422)
+        );
+    }
+
+    #[test]
+    fn json_patch_failures_name_the_operation_and_undo_the_earlier_ones() {
+        let target = json!({"a": 1, "metadata": {}});
+        let ops = json!([
+            {"op": "replace", "path": "/a", "value": 2},
+            {"op": "test", "path": "/metadata/finalizers", "value": null},
+            {"op": "test", "path": "/a", "value": 3}
+        ]);
+        let (code, message) = json_patched(&target, &ops).expect_err("third fails");
+        assert_eq!(code, 422);
+        assert!(
+            message.ends_with("operation '/2' failed at path '/a': value did not match"),
+            "{message}"
+        );
     }
 }

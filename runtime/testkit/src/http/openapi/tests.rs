@@ -17,6 +17,7 @@ fn foo(registry: &Registry) -> ResourceType {
     rt.list_kind = "FooList".to_owned();
     rt.plural = "foos".to_owned();
     rt.custom = true;
+    rt.generation = crate::store::registry::Generation::AllButMetadata;
     rt.schema = Some(json!({
         "type": "object",
         "properties": {"spec": {"type": "object", "properties": {
