@@ -1,12 +1,21 @@
 use super::*;
 
+fn kind(group: &str, version: &str, kind: &str) -> Kind {
+    Kind {
+        group: group.into(),
+        version: version.into(),
+        kind: kind.into(),
+        namespaced: true,
+    }
+}
+
 fn backup(namespaced: bool) -> Scaffold {
     Scaffold {
         crate_name: "backup-operator".into(),
-        group: "ops.example.com".into(),
-        version: "v1".into(),
-        kind: "Backup".into(),
-        namespaced,
+        kind: Kind {
+            namespaced,
+            ..kind("ops.example.com", "v1", "Backup")
+        },
         source: Source::Registry,
     }
 }
@@ -22,7 +31,7 @@ fn file<'a>(files: &'a [File], path: &str) -> &'a File {
 fn every_placeholder_is_known_and_every_path_is_named() {
     for namespaced in [true, false] {
         let files = backup(namespaced).render().expect("renders");
-        assert_eq!(files.len(), TEMPLATES.len());
+        assert_eq!(files.len(), templates::CRATE.len());
         for f in &files {
             assert!(
                 !f.contents.contains("{{"),
@@ -113,10 +122,10 @@ fn names_kubernetes_or_cargo_would_refuse_are_errors() {
         scaffold.render().expect_err("refused").to_string()
     };
     assert!(refused(|s| s.crate_name = "1op".into()).starts_with("invalid crate name `1op`"));
-    assert!(refused(|s| s.group = "ops".into()).starts_with("invalid group `ops`"));
-    assert!(refused(|s| s.version = "1".into()).starts_with("invalid version `1`"));
-    assert!(refused(|s| s.kind = "backup".into()).starts_with("invalid kind `backup`"));
-    assert!(refused(|s| s.kind = "Self".into()).starts_with("invalid kind `Self`"));
+    assert!(refused(|s| s.kind.group = "ops".into()).starts_with("invalid group `ops`"));
+    assert!(refused(|s| s.kind.version = "1".into()).starts_with("invalid version `1`"));
+    assert!(refused(|s| s.kind.kind = "backup".into()).starts_with("invalid kind `backup`"));
+    assert!(refused(|s| s.kind.kind = "Self".into()).starts_with("invalid kind `Self`"));
 }
 
 #[test]
@@ -130,4 +139,94 @@ fn an_unknown_placeholder_is_an_error_not_a_panic() {
         substitute("t", "{{x}}-{{x}} {{", &[("x", "1".into())]).expect("known"),
         "1-1 {{"
     );
+}
+
+/// A crate as `new` writes it (the files `add` reads), in a scratch directory.
+fn crate_dir(name: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!(
+        "kubegen-scaffold-unit-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&root);
+    for file in backup(true).render().expect("renders") {
+        let path = root.join(&file.path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, file.contents).expect("write");
+    }
+    root
+}
+
+fn paths(edits: &[Edit]) -> Vec<String> {
+    edits
+        .iter()
+        .map(|edit| match edit {
+            Edit::Create(file) => format!("create {}", file.path.display()),
+            Edit::Append { path, text } => format!("append {}: {}", path.display(), text.trim()),
+        })
+        .collect()
+}
+
+#[test]
+fn add_a_kind_in_a_new_group_declares_the_group_and_the_version() {
+    let root = crate_dir("new-group");
+    let edits = kind("storage.example.com", "v1alpha1", "Volume")
+        .add_to(&root)
+        .expect("plans");
+    assert_eq!(
+        paths(&edits),
+        [
+            "create src/apis/storage/v1alpha1.rs",
+            "create src/apis/storage/mod.rs",
+            "append src/apis/mod.rs: pub mod storage;",
+            "create config/samples/storage_v1alpha1_volume.yaml",
+        ]
+    );
+    let _ = std::fs::remove_dir_all(root);
+}
+
+#[test]
+fn add_a_version_to_a_group_declares_it_in_the_group() {
+    let root = crate_dir("new-version");
+    let edits = kind("ops.example.com", "v2", "Restore")
+        .add_to(&root)
+        .expect("plans");
+    assert_eq!(
+        paths(&edits),
+        [
+            "create src/apis/ops/v2.rs",
+            "append src/apis/ops/mod.rs: pub mod v2;",
+            "create config/samples/ops_v2_restore.yaml",
+        ]
+    );
+    let _ = std::fs::remove_dir_all(root);
+}
+
+#[test]
+fn add_a_kind_to_an_existing_version_as_its_submodule() {
+    let root = crate_dir("same-version");
+    let edits = kind("ops.example.com", "v1", "Restore")
+        .add_to(&root)
+        .expect("plans");
+    assert_eq!(
+        paths(&edits),
+        [
+            "create src/apis/ops/v1/restore.rs",
+            "append src/apis/ops/v1.rs: /// The `Restore` kind.\npub mod restore;",
+            "create config/samples/ops_v1_restore.yaml",
+        ]
+    );
+    let error = kind("ops.example.com", "v1", "Backup")
+        .add_to(&root)
+        .expect_err("exists");
+    assert_eq!(
+        error.to_string(),
+        "src/apis/ops/v1.rs: already defines `Backup`"
+    );
+    let error = kind("ops.example.com", "v1", "Backup")
+        .add_to(&root.join("src"))
+        .expect_err("not a crate");
+    assert!(error.to_string().ends_with(
+        "no src/apis/mod.rs here; run `cargo kubegen add` in a crate made by `cargo kubegen new`"
+    ));
+    let _ = std::fs::remove_dir_all(root);
 }

@@ -19,7 +19,7 @@ use kubegen_codegen::frontend::{self, Input, Source, Versions, builtin, crd, ope
 use kubegen_codegen::model::{ClientVerb, ClientVerbs};
 use kubegen_codegen::{Outputs, SAMPLE_CRD, output};
 
-mod new;
+mod scaffold;
 
 /// mimalloc rather than glibc's malloc. A run allocates on every thread and frees much of
 /// it on another (a schema is parsed on one thread, and its types built and dropped on
@@ -68,8 +68,12 @@ enum Command {
     Crd(CrdArgs),
     /// Create a new operator crate for one kind: API types, controller, main.rs, a testkit
     /// test, config/ (CRD, RBAC, Deployment), a Dockerfile, and its codegen scripts.
-    #[command(after_help = new::NEW_HELP)]
-    New(Box<new::NewArgs>),
+    #[command(after_help = scaffold::NEW_HELP)]
+    New(Box<scaffold::NewArgs>),
+    /// Add a kind to a crate made by `new`: its types, sample, and regenerated clients
+    /// and CRD.
+    #[command(after_help = scaffold::ADD_HELP)]
+    Add(Box<scaffold::AddArgs>),
     /// Generate code for an embedded sample CRD (samplecontroller.k8s.io Foo) and print
     /// it, or write it with --out.
     #[command(
@@ -565,7 +569,8 @@ fn main() -> ExitCode {
         }
         Command::Crd(args) => manifests(&args),
         Command::Demo { out } => demo(out.as_deref()),
-        Command::New(args) => new::new(&args),
+        Command::New(args) => scaffold::new(&args),
+        Command::Add(args) => scaffold::add(&args),
     }
 }
 

@@ -1,12 +1,13 @@
-//! `cargo kubegen new`: writes a new operator crate (see `kubegen_codegen::scaffold`), then
+//! `cargo kubegen new` writes a new operator crate (see `kubegen_codegen::scaffold`) and
 //! runs the crate's own `generate` and `crd` commands in it, all in a staging directory
-//! that becomes the crate only when everything succeeded.
+//! that becomes the crate only when everything succeeded. `cargo kubegen add` adds a kind
+//! to such a crate and regenerates, restoring every file it touched if that fails.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser};
-use kubegen_codegen::scaffold::{self, Scaffold, Source};
+use kubegen_codegen::scaffold::{self, CRD_ARGS, Edit, GENERATE_ARGS, Kind, Scaffold, Source};
 
 use crate::{Cli, Command, EXIT_FAILED, EXIT_INPUT, fail};
 
@@ -31,6 +32,17 @@ pub(crate) struct NewArgs {
     /// The package name (default: DIR's name).
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
+    #[command(flatten)]
+    kind: KindArgs,
+    /// Take the kubegen crates from this checkout of the kubegen repository instead of
+    /// the registry (same version requirement).
+    #[arg(long, value_name = "PATH")]
+    kubegen_path: Option<PathBuf>,
+}
+
+/// The kind to scaffold, for `new` and `add`.
+#[derive(Args)]
+pub(crate) struct KindArgs {
     /// The API group of the kind (a DNS subdomain with a dot: ops.example.com).
     #[arg(long, value_name = "GROUP")]
     group: String,
@@ -43,10 +55,92 @@ pub(crate) struct NewArgs {
     /// Objects of the kind are cluster-scoped (default: namespaced).
     #[arg(long)]
     cluster_scoped: bool,
-    /// Take the kubegen crates from this checkout of the kubegen repository instead of
-    /// the registry (same version requirement).
-    #[arg(long, value_name = "PATH")]
-    kubegen_path: Option<PathBuf>,
+}
+
+impl KindArgs {
+    fn kind(&self) -> Kind {
+        Kind {
+            group: self.group.clone(),
+            version: self.api_version.clone(),
+            kind: self.kind.clone(),
+            namespaced: !self.cluster_scoped,
+        }
+    }
+}
+
+pub(crate) const ADD_HELP: &str = "\
+Run in a crate made by `cargo kubegen new`. Writes the kind's types (a new version module, or a \
+submodule of an existing version), declares the modules, writes a sample, and regenerates \
+src/generated and config/crd as hack/update-codegen.sh does. Nothing is replaced; if \
+generation fails, every file touched is restored. Wire a controller for the kind in \
+src/controller.rs (the first kind's is the pattern) and add its RBAC rules to \
+config/rbac/role.yaml.
+
+Examples:
+  cargo kubegen add --group ops.example.com --version v1 --kind Restore
+  cargo kubegen add --group storage.example.com --version v1alpha1 --kind Volume --cluster-scoped";
+
+#[derive(Args)]
+pub(crate) struct AddArgs {
+    #[command(flatten)]
+    kind: KindArgs,
+    /// The crate's root directory.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    dir: PathBuf,
+}
+
+pub(crate) fn add(args: &AddArgs) -> ExitCode {
+    let kind = args.kind.kind();
+    let edits = match kind.add_to(&args.dir) {
+        Ok(edits) => edits,
+        Err(error) => return fail(EXIT_INPUT, &error),
+    };
+    let mut undo: Vec<(PathBuf, Option<String>)> = Vec::new();
+    let applied = edits
+        .iter()
+        .try_for_each(|edit| apply(&args.dir, edit, &mut undo));
+    let generated = applied.and_then(|()| generate_in(&args.dir));
+    if let Err(message) = generated {
+        for (path, before) in undo.into_iter().rev() {
+            let _ = match before {
+                Some(text) => std::fs::write(&path, text),
+                None => std::fs::remove_file(&path),
+            };
+        }
+        return fail(EXIT_FAILED, &message);
+    }
+    println!(
+        "Added {} ({}/{}). Wire a controller for it in src/controller.rs and its RBAC in config/rbac/role.yaml.",
+        kind.kind, kind.group, kind.version
+    );
+    ExitCode::SUCCESS
+}
+
+/// Applies one edit under `root`, remembering in `undo` what the file held before.
+fn apply(
+    root: &Path,
+    edit: &Edit,
+    undo: &mut Vec<(PathBuf, Option<String>)>,
+) -> Result<(), String> {
+    fn io(path: &Path) -> impl Fn(std::io::Error) -> String + '_ {
+        move |e| format!("{}: {e}", path.display())
+    }
+    match edit {
+        Edit::Create(file) => {
+            let path = root.join(&file.path);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(io(parent))?;
+            }
+            undo.push((path.clone(), None));
+            std::fs::write(&path, &file.contents).map_err(io(&path))
+        }
+        Edit::Append { path, text } => {
+            let path = root.join(path);
+            let before = std::fs::read_to_string(&path).map_err(io(&path))?;
+            undo.push((path.clone(), Some(before.clone())));
+            std::fs::write(&path, before + text).map_err(io(&path))
+        }
+    }
 }
 
 pub(crate) fn new(args: &NewArgs) -> ExitCode {
@@ -75,10 +169,7 @@ pub(crate) fn new(args: &NewArgs) -> ExitCode {
     };
     let scaffold = Scaffold {
         crate_name,
-        group: args.group.clone(),
-        version: args.api_version.clone(),
-        kind: args.kind.clone(),
-        namespaced: !args.cluster_scoped,
+        kind: args.kind.kind(),
         source,
     };
     let files = match scaffold.render() {
@@ -101,7 +192,11 @@ pub(crate) fn new(args: &NewArgs) -> ExitCode {
     let dir = args.dir.display();
     println!(
         "Created {} ({}/{} {}) in {dir}. Next:\n  cd {dir}\n  cargo run     # an embedded API server, a sample {}, reconciled\n  cargo test    # the controller against the testkit API server\nEdit src/apis/ and src/controller.rs; after changing the types, run hack/update-codegen.sh.",
-        scaffold.crate_name, scaffold.group, scaffold.version, scaffold.kind, scaffold.kind
+        scaffold.crate_name,
+        scaffold.kind.group,
+        scaffold.kind.version,
+        scaffold.kind.kind,
+        scaffold.kind.kind
     );
     ExitCode::SUCCESS
 }
@@ -200,10 +295,7 @@ fn generate_in(root: &Path) -> Result<(), String> {
         }
         line
     };
-    for args in [
-        in_root(&Scaffold::generate_args()),
-        in_root(&Scaffold::crd_args()),
-    ] {
+    for args in [in_root(&GENERATE_ARGS), in_root(&CRD_ARGS)] {
         let cli = Cli::try_parse_from(args).map_err(|e| e.to_string())?;
         let code = match cli.command {
             Command::Generate(args) => crate::generate(&args),

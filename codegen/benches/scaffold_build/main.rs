@@ -1,0 +1,220 @@
+//! The first build of your own operator: the crate `cargo kubegen new` scaffolds, grown
+//! into the Backup operator of issue 23's report (`tests/fixtures/scaffold/backup`), beside
+//! the same operator written with kube-rs (`benches/scaffold_build/kube-rs`: kube-derive's
+//! `CustomResource`, kube-runtime's `Controller` and `finalizer`).
+//!
+//! Run: `cargo bench -p kubegen-codegen --bench scaffold_build`
+//!
+//! Both crates get this workspace's `Cargo.lock` (the same dependency versions) and are
+//! fetched first (the same cached registry). For each, in alternating order
+//! (`KUBEGEN_BENCH_ROUNDS` rounds, default 1), it times a debug `cargo build` from an
+//! empty target directory (clean), then one after a one-line change to the controller
+//! (incremental), and prints the medians and the ratio kubegen / kube-rs. It also prints
+//! the lines of each crate's sources, and, for ours, the lines that differ from the
+//! scaffold (what a user writes by hand).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("scaffold_build: measures only under `cargo bench`");
+        return;
+    }
+    let rounds = std::env::var("KUBEGEN_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1usize);
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let checkout = manifest_dir.parent().expect("codegen/ is in the checkout");
+    let work = std::env::temp_dir().join(format!("kubegen-scaffold-build-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).expect("work directory");
+
+    let ours = work.join("backup-operator");
+    let scaffold = work.join("scaffold");
+    for dir in [&ours, &scaffold] {
+        run(Command::new(env!("CARGO_BIN_EXE_cargo-kubegen"))
+            .args([
+                "new",
+                "--group",
+                "ops.example.com",
+                "--version",
+                "v1",
+                "--kind",
+                "Backup",
+            ])
+            .arg("--name")
+            .arg("backup-operator")
+            .arg(dir)
+            .arg("--kubegen-path")
+            .arg(checkout));
+    }
+    overlay(&manifest_dir.join("tests/fixtures/scaffold/backup"), &ours);
+    let path = std::env::join_paths(
+        std::iter::once(
+            Path::new(env!("CARGO_BIN_EXE_cargo-kubegen"))
+                .parent()
+                .expect("bin dir")
+                .to_owned(),
+        )
+        .chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )),
+    )
+    .expect("PATH");
+    run(Command::new("bash")
+        .arg("hack/update-codegen.sh")
+        .current_dir(&ours)
+        .env("PATH", &path));
+    let theirs = work.join("kube-rs");
+    overlay(
+        &manifest_dir.join("benches/scaffold_build/kube-rs"),
+        &theirs,
+    );
+    for dir in [&ours, &theirs] {
+        std::fs::copy(checkout.join("Cargo.lock"), dir.join("Cargo.lock")).expect("Cargo.lock");
+        run(Command::new("cargo").arg("fetch").current_dir(dir));
+    }
+
+    let crates = [
+        ("kubegen", &ours, "src/controller.rs"),
+        ("kube-rs", &theirs, "src/main.rs"),
+    ];
+    let mut clean = [Vec::new(), Vec::new()];
+    let mut incremental = [Vec::new(), Vec::new()];
+    for round in 0..rounds {
+        for i in if round % 2 == 0 { [0, 1] } else { [1, 0] } {
+            let (name, dir, changed) = crates[i];
+            let target = work.join(format!("target-{name}"));
+            let _ = std::fs::remove_dir_all(&target);
+            clean[i].push(build(dir, &target));
+            let file = dir.join(changed);
+            let mut text = std::fs::read_to_string(&file).expect("read");
+            text.push_str(&format!("\n// edit {round}\n"));
+            std::fs::write(&file, text).expect("write");
+            incremental[i].push(build(dir, &target));
+            println!(
+                "round {round}: {name} clean {:.1} s, incremental {:.1} s",
+                secs(clean[i].last()),
+                secs(incremental[i].last())
+            );
+        }
+    }
+    let (c0, c1) = (median(&mut clean[0]), median(&mut clean[1]));
+    let (i0, i1) = (median(&mut incremental[0]), median(&mut incremental[1]));
+    println!("\n| build (debug, {rounds} round(s)) | kubegen | kube-rs | kubegen / kube-rs |");
+    println!("|---|---|---|---|");
+    println!("| clean | {c0:.1} s | {c1:.1} s | {:.2}x |", c0 / c1);
+    println!(
+        "| incremental (one line in the controller) | {i0:.1} s | {i1:.1} s | {:.2}x |",
+        i0 / i1
+    );
+    println!(
+        "\nsource lines: kubegen crate {} (of which the user wrote or changed {} against the scaffold), kube-rs crate {}",
+        lines(&ours.join("src")) + lines(&ours.join("tests")),
+        changed_lines(&scaffold, &ours),
+        lines(&theirs.join("src"))
+    );
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+fn run(command: &mut Command) {
+    let output = command.output().expect("run");
+    assert!(
+        output.status.success(),
+        "{command:?} failed:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn build(dir: &Path, target: &Path) -> Duration {
+    let start = Instant::now();
+    run(Command::new("cargo")
+        .args(["build", "--quiet", "--offline"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target));
+    start.elapsed()
+}
+
+fn secs(d: Option<&Duration>) -> f64 {
+    d.map_or(0.0, Duration::as_secs_f64)
+}
+
+fn median(runs: &mut [Duration]) -> f64 {
+    runs.sort();
+    runs.get(runs.len() / 2).map_or(0.0, Duration::as_secs_f64)
+}
+
+fn overlay(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            overlay(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// Non-blank lines of the `.rs` files under `dir` that are not in `generated`.
+fn lines(dir: &Path) -> usize {
+    rust_files(dir)
+        .iter()
+        .filter(|f| !f.components().any(|c| c.as_os_str() == "generated"))
+        .map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap_or_default()
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .count()
+        })
+        .sum()
+}
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return files;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// Lines added or changed in the hand-written files of `grown` against `scaffold`
+/// (`diff` of each file the user edits; generated code and config/crd excluded).
+fn changed_lines(scaffold: &Path, grown: &Path) -> usize {
+    let mut files: Vec<PathBuf> = rust_files(&grown.join("src"))
+        .into_iter()
+        .chain(rust_files(&grown.join("tests")))
+        .collect();
+    files.push(grown.join("config/rbac/role.yaml"));
+    files.push(grown.join("config/samples/ops_v1_backup.yaml"));
+    files
+        .iter()
+        .filter(|f| !f.components().any(|c| c.as_os_str() == "generated"))
+        .map(|file| {
+            let relative = file.strip_prefix(grown).expect("inside");
+            let output = Command::new("diff")
+                .arg(scaffold.join(relative))
+                .arg(file)
+                .output()
+                .expect("diff");
+            String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .filter(|l| l.starts_with("> ") && !l[2..].trim().is_empty())
+                .count()
+        })
+        .sum()
+}
