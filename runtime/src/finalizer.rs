@@ -414,8 +414,7 @@ mod tests {
         let never = "http://127.0.0.1:9".parse().expect("a URL");
         let client = kube::Client::try_from(kube::Config::new(never)).expect("a client");
         let base = TypedClient::<ConfigMap>::new(client, Scope::Namespace("default"), &());
-        let status: TypedClient<ConfigMap, subresources::Status> =
-            base.clone().with_subresources();
+        let status: TypedClient<ConfigMap, subresources::Status> = base.clone().with_subresources();
         let none: TypedClient<ConfigMap, subresources::None> = base.clone().with_subresources();
         let patch_only: TypedClient<ConfigMap, subresources::Scale, PatchOnly> =
             base.clone().with_subresources().with_verbs();
