@@ -1,6 +1,8 @@
 //! kubegen: typed Kubernetes clients, listers and informers generated for your types, and
 //! the client-go grade runtime they plug into.
 //!
+//! - [`prelude`]: the names an operator's `main.rs` and controller use most
+//!   (`use kubegen::prelude::*;`).
 //! - [`runtime`]: the runtime crate (typed client, store, listers, informers, workqueue,
 //!   controller, finalizers, events, leader election).
 //! - [`operator`]: what an operator binary needs around its controller: connect to a
@@ -65,11 +67,11 @@ pub mod gentype;
 #[rustfmt::skip]
 pub mod kubernetes;
 pub mod operator;
+pub mod prelude;
 
 pub use kubegen_derive as derive;
 pub use kubegen_derive::{DeepCopy, Resource};
 pub use kubegen_runtime as runtime;
-pub use kubegen_runtime::workqueue;
 /// The in-process API server [`operator::Cluster`] falls back to (feature `embedded`):
 /// the `kubegen-testkit` crate, with its fault injection for tests.
 #[cfg(feature = "embedded")]

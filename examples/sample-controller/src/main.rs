@@ -5,11 +5,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use kubegen::operator::{
-    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, RunArgs, init_logging, install_crds,
-    shutdown_signal,
-};
-use kubegen::runtime::controller::ErrorChain;
+use kubegen::operator::ClusterSource;
+use kubegen::prelude::*;
 use sample_controller::apis::samplecontroller::v1alpha1::Foo;
 use sample_controller::demo::{self, DeploymentStandIn};
 use sample_controller::{App, Options, failover};
