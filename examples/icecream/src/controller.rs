@@ -14,7 +14,6 @@ use kube::api::{Patch, PatchParams};
 use kubegen::kubernetes;
 use kubegen::kubernetes::listers::core::v1::PodLister;
 use kubegen::operator::RunningController;
-use kubegen::runtime::client::{Scope, TypedClient};
 use kubegen::runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueMapped, EnqueueObject, ErrorChain, Reconciler,
 };
@@ -175,8 +174,11 @@ impl Controller {
         let Some(icecream) = self.icecreams.namespace(namespace).get(key.name()) else {
             return Ok(Action::Done); // gone: its cleanup ran before
         };
-        let icecreams =
-            TypedClient::<Icecream>::new(self.client.clone(), Scope::Namespace(namespace), &());
+        // The generated client (status subresource, every verb) adds and removes the
+        // finalizer.
+        let icecreams = Clientset::new(self.client.clone())
+            .icecream_v1()
+            .icecreams(namespace);
         let finalized = finalize(&icecreams, FINALIZER, icecream, |event| async move {
             match event {
                 FinalizerEvent::Apply(icecream) => self.apply(key, &icecream).await,
