@@ -38,6 +38,9 @@ pub async fn shutdown_signal() {
     imp::shutdown_signal().await;
 }
 
+/// The target of this module's logs (rather than its platform submodule's path).
+const LOG_TARGET: &str = "kubegen::operator::shutdown";
+
 #[cfg(unix)]
 mod imp {
     use std::io;
@@ -59,11 +62,13 @@ mod imp {
             Ok(mut signal) => {
                 // `None`: the runtime is shutting down, and no signal will come.
                 if signal.recv().await.is_some() {
-                    tracing::info!("{name}: shutting down, draining the work queue");
+                    tracing::info!(target: super::LOG_TARGET, "{name}: shutting down, draining the work queue");
                     return;
                 }
             }
-            Err(error) => tracing::error!(%error, "failed to listen for {name}"),
+            Err(error) => {
+                tracing::error!(target: super::LOG_TARGET, %error, "failed to listen for {name}")
+            }
         }
         std::future::pending::<()>().await;
     }
@@ -73,9 +78,11 @@ mod imp {
 mod imp {
     pub(super) async fn shutdown_signal() {
         match tokio::signal::ctrl_c().await {
-            Ok(()) => tracing::info!("Ctrl-C: shutting down, draining the work queue"),
+            Ok(()) => {
+                tracing::info!(target: super::LOG_TARGET, "Ctrl-C: shutting down, draining the work queue")
+            }
             Err(error) => {
-                tracing::error!(%error, "failed to listen for Ctrl-C");
+                tracing::error!(target: super::LOG_TARGET, %error, "failed to listen for Ctrl-C");
                 std::future::pending::<()>().await;
             }
         }
