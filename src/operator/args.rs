@@ -12,6 +12,8 @@ use kubegen_runtime::leaderelection::{self, LeaderElectionConfig, LeaderElector}
 /// `--embedded`.
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
+// This documentation is not the binary's `--help` text when it has none of its own.
+#[cfg_attr(feature = "cli", command(about = None, long_about = None))]
 pub struct ClusterArgs {
     /// Kubeconfig file to use (default: `$KUBECONFIG`, then `~/.kube/config`, then the
     /// in-cluster service account).
@@ -32,6 +34,8 @@ pub struct ClusterArgs {
 /// Flags: `--workers N` (at least 1, default 2) and `--keep-running`.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
+// This documentation is not the binary's `--help` text when it has none of its own.
+#[cfg_attr(feature = "cli", command(about = None, long_about = None))]
 pub struct RunArgs {
     /// Number of workers processing the work queue concurrently.
     #[cfg_attr(
@@ -67,6 +71,8 @@ impl Default for RunArgs {
 /// `--leader-elect-namespace NS`.
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
+// This documentation is not the binary's `--help` text when it has none of its own.
+#[cfg_attr(feature = "cli", command(about = None, long_about = None))]
 pub struct LeaderElectArgs {
     /// Run the controller only while this replica holds the leader election Lease (for
     /// running several replicas). Needs RBAC get, create and update on
@@ -175,6 +181,24 @@ mod tests {
         assert!(Args::parse_from(["x", "--embedded"]).cluster.embedded);
         assert!(Args::try_parse_from(["x", "--embedded", "--kubeconfig", "/k"]).is_err());
         assert!(Args::try_parse_from(["x", "--embedded", "--context", "c"]).is_err());
+    }
+
+    /// A documented parser.
+    #[derive(Parser)]
+    struct Documented {
+        #[command(flatten)]
+        cluster: ClusterArgs,
+    }
+
+    #[test]
+    fn the_flags_docs_are_not_the_binarys_help() {
+        use clap::CommandFactory;
+
+        let command = Args::command();
+        assert_eq!(command.get_about(), None);
+        assert_eq!(command.get_long_about(), None);
+        let about = Documented::command().get_about().map(ToString::to_string);
+        assert_eq!(about.as_deref(), Some("A documented parser"));
     }
 
     #[test]
