@@ -1,7 +1,13 @@
 //! kubegen: typed Kubernetes clients, listers and informers generated for your types, and
 //! the client-go grade runtime they plug into.
 //!
-//! - [`runtime`]: the runtime crate (typed client, store, listers, informers, workqueue).
+//! - [`prelude`]: the names an operator's `main.rs` and controller use most
+//!   (`use kubegen::prelude::*;`).
+//! - [`runtime`]: the runtime crate (typed client, store, listers, informers, workqueue,
+//!   controller, finalizers, events, leader election).
+//! - [`operator`]: what an operator binary needs around its controller: connect to a
+//!   cluster, install CRDs, run the controller on a task, stop on SIGTERM or Ctrl-C
+//!   ([`operator::shutdown_signal`]), and the common flags.
 //! - [`Resource`] and [`DeepCopy`]: the derives (see [`derive`]).
 //! - [`crd`]: the CustomResourceDefinition helpers behind `Foo::crd()`.
 //! - [`gentype`]: the generics generated clientsets, listers and informers delegate to.
@@ -12,6 +18,14 @@
 //!   configurations for server-side apply (`applyconfigurations::apps::v1::DeploymentApply`),
 //!   generated from Kubernetes' OpenAPI documents, as client-go's `applyconfigurations`
 //!   package.
+//!
+//! Features:
+//!
+//! | feature | what it adds |
+//! |---|---|
+//! | `apply` (default) | `applyconfigurations` |
+//! | `cli` | `clap::Args` on [`operator::ClusterArgs`], [`operator::RunArgs`] and [`operator::LeaderElectArgs`]; `operator::init_logging` (tracing-subscriber) |
+//! | `embedded` | [`operator::Cluster::connect`] falls back to an API server in the process when no cluster is configured (and `--embedded`); that server, the testkit's, as `kubegen::testkit` |
 //!
 //! Generated code and controllers depend on `kubegen` alone: the crates generated code
 //! names are re-exported under `kubegen::__private`, so neither the derives' output nor
@@ -52,11 +66,16 @@ pub mod crd;
 pub mod gentype;
 #[rustfmt::skip]
 pub mod kubernetes;
+pub mod operator;
+pub mod prelude;
 
 pub use kubegen_derive as derive;
 pub use kubegen_derive::{DeepCopy, Resource};
 pub use kubegen_runtime as runtime;
-pub use kubegen_runtime::workqueue;
+/// The in-process API server [`operator::Cluster`] falls back to (feature `embedded`):
+/// the `kubegen-testkit` crate, with its fault injection for tests.
+#[cfg(feature = "embedded")]
+pub use kubegen_testkit as testkit;
 
 /// Crates that generated code and the derives' output name through `::kubegen`.
 /// Not a public API: paths here change without notice.

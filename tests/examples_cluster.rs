@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use kubegen_example_support::{Cluster, ClusterArgs, ClusterSource, Error, install_crds};
-use kubegen_testkit::ApiServer;
+use kubegen::operator::{Cluster, ClusterArgs, ClusterSource, ConnectError, install_crds};
+use kubegen::testkit::ApiServer;
 use sample_controller::apis::samplecontroller::v1alpha1::Foo;
 use sample_controller::demo::{self, DeploymentStandIn};
 use sample_controller::{App, Options};
@@ -70,7 +70,7 @@ async fn an_unreadable_kubeconfig_is_an_error_naming_the_file() {
         ..Default::default()
     };
     let error = Cluster::connect(&args).await.unwrap_err();
-    assert!(matches!(&error, Error::ReadKubeconfig { path: p, .. } if *p == path));
+    assert!(matches!(&error, ConnectError::ReadKubeconfig { path: p, .. } if *p == path));
     assert!(
         error
             .to_string()

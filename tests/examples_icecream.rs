@@ -13,8 +13,8 @@ use icecream::{App, Options};
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use k8s_openapi::api::events::v1::Event as KubeEvent;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
-use kubegen_example_support::install_crds;
-use kubegen_testkit::{ApiServer, Failure, Matcher, Verb};
+use kubegen::operator::install_crds;
+use kubegen::testkit::{ApiServer, Failure, Matcher, Verb};
 use serde_json::json;
 
 /// A guard against a hang, not a timing assertion.

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, DeleteParams, PostParams};
-use kubegen_runtime::reflector::DEFAULT_BACKOFF;
-use kubegen_testkit::ApiServer;
+use kubegen::runtime::reflector::DEFAULT_BACKOFF;
+use kubegen::testkit::ApiServer;
 use pod_logger::{Counts, Options, PodLogger, demo};
 
 /// A guard against a hang, not a timing assertion.

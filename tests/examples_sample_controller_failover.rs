@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
-use kubegen_example_support::install_crds;
-use kubegen_testkit::ApiServer;
+use kubegen::operator::install_crds;
+use kubegen::testkit::ApiServer;
 use sample_controller::Options;
 use sample_controller::apis::samplecontroller::v1alpha1::Foo;
 use sample_controller::controller::CONTROLLER_NAME;

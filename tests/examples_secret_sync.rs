@@ -8,7 +8,7 @@ use std::time::Duration;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kubegen_testkit::ApiServer;
+use kubegen::testkit::ApiServer;
 use secret_sync::controller::{
     MANAGED_BY_LABEL, SERVICE_ACCOUNT_TOKEN, SOURCE_ANNOTATION, Scope, is_managed,
 };

@@ -19,9 +19,9 @@ use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
-use kubegen_example_support::install_crds;
-use kubegen_runtime::backoff::Backoff;
-use kubegen_testkit::{ApiServer, Verb};
+use kubegen::operator::install_crds;
+use kubegen::runtime::backoff::Backoff;
+use kubegen::testkit::{ApiServer, Verb};
 use rand::RngExt;
 use sample_controller::apis::samplecontroller::v1alpha1::{Foo, FooSpec};
 use sample_controller::demo::{self, DeploymentStandIn, FooState, Report};

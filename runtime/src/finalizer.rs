@@ -65,7 +65,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::client::TypedClient;
+use crate::client::{TypedClient, verbs};
 use crate::error as client_error;
 use crate::key::ObjectKey;
 
@@ -259,14 +259,33 @@ fn remove_patch(index: usize, finalizer: &str) -> json_patch::Patch {
 /// cluster-scoped client for cluster-scoped objects); `object` is usually the informer's
 /// cached copy. `finalizer` must be a qualified name, unique to the controller
 /// (`example.com/cleanup`).
-pub async fn finalize<K, F, Fut, T, E>(
-    client: &TypedClient<K>,
+///
+/// Any typed client of `K` will do, whatever subresources it serves (`S`), as long as
+/// its verbs (`V`) include patch, the only call this makes: a generated client
+/// (`FooClient = ResourceClient<Foo, Status>`) is passed as it is. A read-only client
+/// cannot add or remove a finalizer, and does not compile:
+///
+/// ```compile_fail
+/// # async fn demo(configmaps: kubegen_runtime::client::TypedClient<
+/// #     k8s_openapi::api::core::v1::ConfigMap,
+/// #     kubegen_runtime::client::subresources::None,
+/// #     kubegen_runtime::client::verbs::ReadOnly,
+/// # >, cm: std::sync::Arc<k8s_openapi::api::core::v1::ConfigMap>) {
+/// let _ = kubegen_runtime::finalizer::finalize(&configmaps, "example.com/x", cm, |_| async {
+///     Ok::<_, std::io::Error>(())
+/// })
+/// .await;
+/// # }
+/// ```
+pub async fn finalize<K, S, V, F, Fut, T, E>(
+    client: &TypedClient<K, S, V>,
     finalizer: &str,
     object: Arc<K>,
     reconcile: F,
 ) -> Result<Outcome<T>, E>
 where
     K: Resource + Clone + DeserializeOwned + Serialize + Debug,
+    V: verbs::CanPatch,
     F: FnOnce(Event<K>) -> Fut,
     Fut: Future<Output = std::result::Result<T, E>>,
     E: std::error::Error + 'static,
@@ -377,6 +396,52 @@ mod tests {
                 {"op": "remove", "path": "/metadata/finalizers/2"},
             ])
         );
+    }
+
+    /// `finalize` takes every typed client of a kind whose verbs include patch: the
+    /// default client, and generated ones naming the subresources their kind serves
+    /// (`ResourceClient<Foo, Status>`) or fewer verbs. Each call fails on the scope
+    /// check, before any request and without running the user's function.
+    #[tokio::test]
+    async fn takes_clients_of_any_subresource_set_with_patch() {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+        use crate::client::verbs::{No, Verbs, Yes};
+        use crate::client::{Scope, subresources};
+
+        type PatchOnly = Verbs<No, No, No, No, No, Yes, No, No>;
+
+        let never = "http://127.0.0.1:9".parse().expect("a URL");
+        let client = kube::Client::try_from(kube::Config::new(never)).expect("a client");
+        let base = TypedClient::<ConfigMap>::new(client, Scope::Namespace("default"), &());
+        let status: TypedClient<ConfigMap, subresources::Status> = base.clone().with_subresources();
+        let none: TypedClient<ConfigMap, subresources::None> = base.clone().with_subresources();
+        let patch_only: TypedClient<ConfigMap, subresources::Scale, PatchOnly> =
+            base.clone().with_subresources().with_verbs();
+        let cm = Arc::new(ConfigMap {
+            metadata: ObjectMeta {
+                name: Some("settings".into()),
+                namespace: Some("elsewhere".into()),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        });
+        let unreached = |_: Event<ConfigMap>| async {
+            Err::<(), _>(std::io::Error::other("the user's function ran"))
+        };
+        let outcomes = [
+            finalize(&base, "example.com/x", cm.clone(), unreached).await,
+            finalize(&status, "example.com/x", cm.clone(), unreached).await,
+            finalize(&none, "example.com/x", cm.clone(), unreached).await,
+            finalize(&patch_only, "example.com/x", cm.clone(), unreached).await,
+        ];
+        for outcome in outcomes {
+            assert!(
+                matches!(&outcome, Err(Error::WrongScope { client: Some(ns), .. }) if ns == "default"),
+                "{outcome:?}"
+            );
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! pod lister and writes it through the status subresource when it differs, and keeps
 //! the Icecream's entry in its namespace's [menu](crate::menu), under a finalizer that
 //! removes the entry before a deleted Icecream goes. The loop
-//! (workers, backoff, drain) is [`kubegen_runtime::controller`]'s.
+//! (workers, backoff, drain) is [`kubegen::runtime::controller`]'s.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -13,19 +13,18 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Patch, PatchParams};
 use kubegen::kubernetes;
 use kubegen::kubernetes::listers::core::v1::PodLister;
-use kubegen_example_support::RunningController;
-use kubegen_runtime::client::{Scope, TypedClient};
-use kubegen_runtime::controller::{
+use kubegen::operator::RunningController;
+use kubegen::runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueMapped, EnqueueObject, ErrorChain, Reconciler,
 };
-use kubegen_runtime::error::Error as ApiError;
-use kubegen_runtime::events::{Event, EventRecorder};
-use kubegen_runtime::factory::SharedInformerFactory;
-use kubegen_runtime::finalizer::{self, Event as FinalizerEvent, finalize};
-use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::leaderelection::LeaderElector;
-use kubegen_runtime::lister::Selector;
-use kubegen_runtime::workqueue::RateLimitingQueue;
+use kubegen::runtime::error::Error as ApiError;
+use kubegen::runtime::events::{Event, EventRecorder};
+use kubegen::runtime::factory::SharedInformerFactory;
+use kubegen::runtime::finalizer::{self, Event as FinalizerEvent, finalize};
+use kubegen::runtime::key::ObjectKey;
+use kubegen::runtime::leaderelection::LeaderElector;
+use kubegen::runtime::lister::Selector;
+use kubegen::runtime::workqueue::RateLimitingQueue;
 use serde_json::json;
 use tokio::sync::watch;
 
@@ -175,8 +174,11 @@ impl Controller {
         let Some(icecream) = self.icecreams.namespace(namespace).get(key.name()) else {
             return Ok(Action::Done); // gone: its cleanup ran before
         };
-        let icecreams =
-            TypedClient::<Icecream>::new(self.client.clone(), Scope::Namespace(namespace), &());
+        // The generated client (status subresource, every verb) adds and removes the
+        // finalizer.
+        let icecreams = Clientset::new(self.client.clone())
+            .icecream_v1()
+            .icecreams(namespace);
         let finalized = finalize(&icecreams, FINALIZER, icecream, |event| async move {
             match event {
                 FinalizerEvent::Apply(icecream) => self.apply(key, &icecream).await,

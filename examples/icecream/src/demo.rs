@@ -10,10 +10,10 @@ use k8s_openapi::api::events::v1::Event as KubeEvent;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, LabelSelectorRequirement};
 use kube::Resource;
 use kube::api::{DeleteParams, ListParams, ObjectMeta};
-use kubegen_runtime::client::{Scope, TypedClient};
-use kubegen_runtime::error::Error;
-use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::lister::{Lister, Selector};
+use kubegen::runtime::client::{Scope, TypedClient};
+use kubegen::runtime::error::Error;
+use kubegen::runtime::key::ObjectKey;
+use kubegen::runtime::lister::{Lister, Selector};
 
 use crate::App;
 use crate::apis::icecream::v1::{Icecream, IcecreamSpec, IcecreamStatus};
@@ -291,7 +291,7 @@ fn cache_lag<K: Resource>(lister: &Lister<K>, server: &[K]) -> Option<String> {
     })
 }
 
-impl kubegen_example_support::Converged for Report {
+impl kubegen::operator::Converged for Report {
     fn converged(&self) -> bool {
         Report::converged(self)
     }

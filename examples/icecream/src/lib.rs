@@ -33,12 +33,12 @@ pub mod applyconfigurations;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kubegen_example_support::RunningController;
-use kubegen_runtime::backoff::Backoff;
-use kubegen_runtime::events::{EventRecorder, EventRecorderConfig};
-use kubegen_runtime::factory::SharedInformerFactory;
-use kubegen_runtime::leaderelection::LeaderElector;
-use kubegen_runtime::reflector::DEFAULT_BACKOFF;
+use kubegen::operator::RunningController;
+use kubegen::runtime::backoff::Backoff;
+use kubegen::runtime::events::{EventRecorder, EventRecorderConfig};
+use kubegen::runtime::factory::SharedInformerFactory;
+use kubegen::runtime::leaderelection::LeaderElector;
+use kubegen::runtime::reflector::DEFAULT_BACKOFF;
 
 use controller::{CONTROLLER_NAME, Controller, Error};
 use demo::Report;
@@ -117,7 +117,7 @@ impl App {
     }
 
     /// Reads the server once and reports every Icecream.
-    pub async fn check(&self) -> Result<Report, kubegen_runtime::error::Error> {
+    pub async fn check(&self) -> Result<Report, kubegen::runtime::error::Error> {
         self.recorder.flush().await;
         demo::check(&self.client, &self.controller).await
     }
@@ -125,7 +125,7 @@ impl App {
     /// Waits until every Icecream's status matches the pods on the server and the caches
     /// agree with it. Checks after every sync, never on a timer.
     pub async fn wait_converged(&self) -> Report {
-        kubegen_example_support::wait_converged(self.controller.processed(), || self.check()).await
+        kubegen::operator::wait_converged(self.controller.processed(), || self.check()).await
     }
 
     /// Drains the queue and stops workers, informers and recorder.

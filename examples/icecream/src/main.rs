@@ -8,11 +8,11 @@ use std::time::Duration;
 use clap::Parser;
 use icecream::apis::icecream::v1::Icecream;
 use icecream::{App, Options, demo};
-use kubegen_example_support::{
-    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, RunArgs, ctrl_c, init_logging,
-    install_crds,
+use kubegen::operator::{
+    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, RunArgs, init_logging, install_crds,
+    shutdown_signal,
 };
-use kubegen_runtime::controller::ErrorChain;
+use kubegen::runtime::controller::ErrorChain;
 
 /// Writes into every Icecream custom resource the nodes its pods run on.
 #[derive(Debug, Parser)]
@@ -85,7 +85,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         );
         if args.run.keep_running {
             tokio::select! {
-                () = ctrl_c() => {}
+                () = shutdown_signal() => {}
                 () = app.stopped() => {}
             }
         } else {
@@ -95,19 +95,19 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 let report =
                     demo::delete_and_clean_up(&app, &client, |line| println!("{line}")).await?;
                 print!("Converged:\n{report}");
-                Ok::<_, kubegen_runtime::error::Error>(())
+                Ok::<_, kubegen::runtime::error::Error>(())
             };
             tokio::select! {
                 toured = tour => toured?,
-                () = ctrl_c() => {}
+                () = shutdown_signal() => {}
                 () = app.stopped() => {}
             }
         }
     } else {
-        // Until Ctrl-C, or until the controller stops by itself (a lost Lease: the
+        // Until SIGTERM or Ctrl-C, or until the controller stops by itself (a lost Lease: the
         // shutdown below returns why, and the process exits non-zero).
         tokio::select! {
-            () = ctrl_c() => {}
+            () = shutdown_signal() => {}
             () = app.stopped() => {}
         }
     }

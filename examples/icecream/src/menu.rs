@@ -5,8 +5,8 @@
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{ObjectMeta, Patch, PatchParams};
-use kubegen_runtime::client::{Scope, TypedClient};
-use kubegen_runtime::error::Error;
+use kubegen::runtime::client::{Scope, TypedClient};
+use kubegen::runtime::error::Error;
 use serde_json::json;
 
 use crate::apis::icecream::v1::IcecreamStatus;

@@ -3,8 +3,8 @@
 
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec};
 use kube::api::{DeleteParams, ObjectMeta, Patch, PatchParams};
-use kubegen_runtime::client::{Scope, TypedClient};
-use kubegen_runtime::error::Error;
+use kubegen::runtime::client::{Scope, TypedClient};
+use kubegen::runtime::error::Error;
 use serde_json::json;
 
 /// The namespace the demo pods live in.

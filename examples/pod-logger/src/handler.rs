@@ -3,8 +3,8 @@
 use std::sync::{Arc, Mutex};
 
 use k8s_openapi::api::core::v1::Pod;
-use kubegen_runtime::informer::{DeletedObject, EventHandler};
-use kubegen_runtime::key::ObjectKey;
+use kubegen::runtime::informer::{DeletedObject, EventHandler};
+use kubegen::runtime::key::ObjectKey;
 use tokio::sync::watch;
 
 use crate::{Seen, lock};

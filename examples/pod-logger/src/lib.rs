@@ -2,7 +2,7 @@
 //! add, update, periodic resync and delete, with nothing else in the way. Start here to
 //! see what an informer delivers before reading the controllers.
 //!
-//! Next to the handler, the smallest [`kubegen_runtime::controller`]: the same informer
+//! Next to the handler, the smallest [`kubegen::runtime::controller`]: the same informer
 //! enqueues each changed pod's key ([`EnqueueObject`]) and a reconciler logs where the
 //! pod stands now (`STATE`, or `GONE`), read from the lister. The handler sees every
 //! notification (edge triggered); the reconciler sees each pod once per burst of changes
@@ -11,7 +11,7 @@
 //! ```no_run
 //! # async fn demo(client: kube::Client) -> Result<(), pod_logger::Error> {
 //! use std::time::Duration;
-//! use kubegen_runtime::reflector::DEFAULT_BACKOFF;
+//! use kubegen::runtime::reflector::DEFAULT_BACKOFF;
 //! use pod_logger::{Options, PodLogger};
 //!
 //! let options = Options {
@@ -39,14 +39,14 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Pod;
 use kube::api::ListParams;
-use kubegen_example_support::RunningController;
-use kubegen_runtime::backoff::Backoff;
-use kubegen_runtime::client::{Scope, TypedClient};
-use kubegen_runtime::controller::{Controller, ControllerConfig, EnqueueObject};
-use kubegen_runtime::informer::{InformerConfig, SharedInformer};
-use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::leaderelection::LeaderElector;
-use kubegen_runtime::reflector::ReflectorConfig;
+use kubegen::operator::RunningController;
+use kubegen::runtime::backoff::Backoff;
+use kubegen::runtime::client::{Scope, TypedClient};
+use kubegen::runtime::controller::{Controller, ControllerConfig, EnqueueObject};
+use kubegen::runtime::informer::{InformerConfig, SharedInformer};
+use kubegen::runtime::key::ObjectKey;
+use kubegen::runtime::leaderelection::LeaderElector;
+use kubegen::runtime::reflector::ReflectorConfig;
 
 use tokio::sync::watch;
 
@@ -61,11 +61,11 @@ pub const CONTROLLER_NAME: &str = "pod-logger";
 pub enum Error {
     /// Listing pods failed; the message names the call.
     #[error(transparent)]
-    Api(#[from] kubegen_runtime::error::Error),
+    Api(#[from] kubegen::runtime::error::Error),
     /// The reconcile loop did not run, or stopped by itself (a lost leader election
     /// Lease).
     #[error(transparent)]
-    Run(#[from] kubegen_runtime::controller::Error),
+    Run(#[from] kubegen::runtime::controller::Error),
 }
 
 /// What to watch.
@@ -76,7 +76,7 @@ pub struct Options {
     /// How often every cached pod is re-delivered (zero: never).
     pub resync: Duration,
     /// How the informer's reflector backs off after a failed list or watch
-    /// (`kubegen_runtime::reflector::DEFAULT_BACKOFF` is client-go's: 800 ms doubling to a 30 s cap).
+    /// (`kubegen::runtime::reflector::DEFAULT_BACKOFF` is client-go's: 800 ms doubling to a 30 s cap).
     pub reflector_backoff: Backoff,
 }
 

@@ -6,11 +6,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use kubegen_example_support::{
-    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, ctrl_c, init_logging,
+use kubegen::operator::{
+    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, init_logging, shutdown_signal,
 };
-use kubegen_runtime::controller::ErrorChain;
-use kubegen_runtime::reflector::DEFAULT_BACKOFF;
+use kubegen::runtime::controller::ErrorChain;
+use kubegen::runtime::reflector::DEFAULT_BACKOFF;
 use pod_logger::{Options, PodLogger, demo};
 
 /// The minimal informer: logs Pod adds, updates, resyncs and deletes.
@@ -28,7 +28,7 @@ struct Args {
     /// the demo shows a resync round; 0 disables resync).
     #[arg(long)]
     resync_seconds: Option<u64>,
-    /// On the embedded API server, keep running after the demo (until Ctrl-C).
+    /// On the embedded API server, keep running after the demo (until SIGTERM or Ctrl-C).
     #[arg(long)]
     keep_running: bool,
 }
@@ -82,7 +82,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         let min_resyncs = if resync.is_zero() { 0 } else { 2 };
         tokio::select! {
             counts = logger.wait_in_step(&client, min_resyncs) => println!("In step with the server: {}", counts?),
-            () = ctrl_c() => {}
+            () = shutdown_signal() => {}
             () = logger.stopped() => {}
         }
     } else {
@@ -90,10 +90,10 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             demo::seed(&client).await?;
             demo::churn(&client).await?;
         }
-        // Until Ctrl-C, or until the reconcile loop stops by itself (a lost Lease: the
+        // Until SIGTERM or Ctrl-C, or until the reconcile loop stops by itself (a lost Lease: the
         // shutdown below returns why, and the process exits non-zero).
         tokio::select! {
-            () = ctrl_c() => {}
+            () = shutdown_signal() => {}
             () = logger.stopped() => {}
         }
     }

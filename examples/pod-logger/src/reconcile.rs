@@ -4,9 +4,9 @@
 use std::sync::{Arc, Mutex};
 
 use k8s_openapi::api::core::v1::Pod;
-use kubegen_runtime::controller::{Action, Reconciler};
-use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::lister::Lister;
+use kubegen::runtime::controller::{Action, Reconciler};
+use kubegen::runtime::key::ObjectKey;
+use kubegen::runtime::lister::Lister;
 use tokio::sync::watch;
 
 use crate::handler::{node, phase};

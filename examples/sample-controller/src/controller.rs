@@ -2,7 +2,7 @@
 //! reconcile loop: informers -> event handlers enqueue keys -> rate-limited work queue
 //! -> workers call [`Controller::reconcile`], which reads from listers and writes
 //! through the client. The loop itself (workers, backoff, `forget`, `done`, panics,
-//! drain) is [`kubegen_runtime::controller`]'s.
+//! drain) is [`kubegen::runtime::controller`]'s.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -12,16 +12,16 @@ use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::Resource;
-use kubegen_example_support::RunningController;
-use kubegen_runtime::controller::{
+use kubegen::operator::RunningController;
+use kubegen::runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueObject, EnqueueOwner, ErrorChain, Reconciler,
     is_cache_lag,
 };
-use kubegen_runtime::events::{Event, EventRecorder};
-use kubegen_runtime::factory::SharedInformerFactory;
-use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::leaderelection::LeaderElector;
-use kubegen_runtime::workqueue::RateLimitingQueue;
+use kubegen::runtime::events::{Event, EventRecorder};
+use kubegen::runtime::factory::SharedInformerFactory;
+use kubegen::runtime::key::ObjectKey;
+use kubegen::runtime::leaderelection::LeaderElector;
+use kubegen::runtime::workqueue::RateLimitingQueue;
 use tokio::sync::watch;
 
 use crate::apis::samplecontroller::v1alpha1::Foo;
@@ -51,7 +51,7 @@ pub const CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(60);
 pub enum Error {
     /// A call to the API server failed; the message names the call.
     #[error(transparent)]
-    Api(#[from] kubegen_runtime::error::Error),
+    Api(#[from] kubegen::runtime::error::Error),
     /// The reconcile loop could not run (its caches did not sync).
     #[error(transparent)]
     Run(#[from] runtime::Error),
@@ -280,7 +280,7 @@ impl Controller {
         &self,
         foo: &Foo,
         available: i32,
-    ) -> Result<(), kubegen_runtime::error::Error> {
+    ) -> Result<(), kubegen::runtime::error::Error> {
         let namespace = foo.metadata.namespace.as_deref().unwrap_or_default();
         let name = foo.metadata.name.as_deref().unwrap_or_default();
         let status = FooApply::new(name, namespace)
@@ -301,7 +301,7 @@ impl Controller {
     /// cache may not have seen the Foo's own deletion yet (two informers, two watches).
     /// Without the recheck the reconcile would create a Deployment for a Foo that is
     /// gone, owned by a UID nobody holds.
-    async fn still_exists(&self, foo: &Foo) -> Result<bool, kubegen_runtime::error::Error> {
+    async fn still_exists(&self, foo: &Foo) -> Result<bool, kubegen::runtime::error::Error> {
         let namespace = foo.metadata.namespace.as_deref().unwrap_or_default();
         let name = foo.metadata.name.as_deref().unwrap_or_default();
         let live = match self
@@ -341,7 +341,7 @@ impl Reconciler for Controller {
 }
 
 /// A write refused because the caches were behind: requeue quietly.
-fn requeue(key: &ObjectKey, error: &kubegen_runtime::error::Error) -> Action {
+fn requeue(key: &ObjectKey, error: &kubegen::runtime::error::Error) -> Action {
     tracing::debug!(foo = %key, error = %ErrorChain(error), "cache behind the server; requeuing");
     Action::Requeue
 }

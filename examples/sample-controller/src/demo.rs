@@ -9,10 +9,10 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::events::v1::Event as KubeEvent;
 use kube::Resource;
 use kube::api::{ListParams, Patch, PatchParams};
-use kubegen_runtime::client::{Scope, TypedClient};
-use kubegen_runtime::factory::SharedInformerFactory;
-use kubegen_runtime::informer::HandlerFns;
-use kubegen_runtime::key::ObjectKey;
+use kubegen::runtime::client::{Scope, TypedClient};
+use kubegen::runtime::factory::SharedInformerFactory;
+use kubegen::runtime::informer::HandlerFns;
+use kubegen::runtime::key::ObjectKey;
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -26,7 +26,7 @@ pub const DEMO_NAMESPACE: &str = "default";
 
 /// Creates the demo objects: two Foos to reconcile, and a Foo naming a Deployment that
 /// already exists without an owner (which the controller must refuse to adopt).
-pub async fn seed(client: &kube::Client) -> Result<(), kubegen_runtime::error::Error> {
+pub async fn seed(client: &kube::Client) -> Result<(), kubegen::runtime::error::Error> {
     let foos = Clientset::new(client.clone())
         .samplecontroller_v1alpha1()
         .foos(DEMO_NAMESPACE);
@@ -214,7 +214,7 @@ impl fmt::Display for Report {
 pub async fn check(
     client: &kube::Client,
     controller: &Controller,
-) -> Result<Report, kubegen_runtime::error::Error> {
+) -> Result<Report, kubegen::runtime::error::Error> {
     let foos = Clientset::new(client.clone())
         .samplecontroller_v1alpha1()
         .foos("")
@@ -303,10 +303,10 @@ pub async fn check(
 
 /// Why a lister differs from the server's objects (by key and resourceVersion), if it does.
 fn cache_lag<K: Resource>(
-    lister: &kubegen_runtime::lister::Lister<K>,
+    lister: &kubegen::runtime::lister::Lister<K>,
     server: &[K],
 ) -> Option<String> {
-    let cached = lister.list(&kubegen_runtime::lister::Selector::everything());
+    let cached = lister.list(&kubegen::runtime::lister::Selector::everything());
     if cached.len() != server.len() {
         return Some(format!(
             "{} cached, {} on the server",
@@ -325,7 +325,7 @@ fn cache_lag<K: Resource>(
     })
 }
 
-impl kubegen_example_support::Converged for Report {
+impl kubegen::operator::Converged for Report {
     fn converged(&self) -> bool {
         Report::converged(self)
     }

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use kube::api::{Patch, PatchParams};
-use kubegen_runtime::factory::SharedInformerFactory;
-use kubegen_runtime::leaderelection::{self, LeaderElectionConfig, LeaderElector, LeaderStatus};
+use kubegen::runtime::factory::SharedInformerFactory;
+use kubegen::runtime::leaderelection::{self, LeaderElectionConfig, LeaderElector, LeaderStatus};
 use serde_json::json;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -40,7 +40,7 @@ pub enum Error {
     Election(#[from] leaderelection::Error),
     /// Seeding or changing the demo objects failed.
     #[error(transparent)]
-    Api(#[from] kubegen_runtime::error::Error),
+    Api(#[from] kubegen::runtime::error::Error),
     /// A replica's controller ended with an error.
     #[error(transparent)]
     Controller(#[from] crate::controller::Error),

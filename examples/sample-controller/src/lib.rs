@@ -13,7 +13,7 @@
 //! The flow is client-go's: informers -> event handlers enqueue keys -> rate-limited work
 //! queue -> workers read from listers (edge triggered, level driven) -> write through the
 //! client -> `add_rate_limited` on error, `forget` on success, `done` always. The loop is
-//! the runtime's ([`kubegen_runtime::controller`]); this crate supplies the handlers and
+//! the runtime's ([`kubegen::runtime::controller`]); this crate supplies the handlers and
 //! the reconciler. See [`controller`].
 //!
 //! The `Foo` type is written by hand in [`apis`] with `#[derive(Resource, DeepCopy)]`;
@@ -56,12 +56,12 @@ pub mod applyconfigurations;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kubegen_example_support::RunningController;
-use kubegen_runtime::backoff::Backoff;
-use kubegen_runtime::events::{EventRecorder, EventRecorderConfig};
-use kubegen_runtime::factory::SharedInformerFactory;
-use kubegen_runtime::leaderelection::LeaderElector;
-use kubegen_runtime::reflector::DEFAULT_BACKOFF;
+use kubegen::operator::RunningController;
+use kubegen::runtime::backoff::Backoff;
+use kubegen::runtime::events::{EventRecorder, EventRecorderConfig};
+use kubegen::runtime::factory::SharedInformerFactory;
+use kubegen::runtime::leaderelection::LeaderElector;
+use kubegen::runtime::reflector::DEFAULT_BACKOFF;
 
 use controller::{CONTROLLER_NAME, Controller, Error};
 use demo::Report;
@@ -147,7 +147,7 @@ impl App {
     }
 
     /// Reads the server once and reports where every Foo stands.
-    pub async fn check(&self) -> Result<Report, kubegen_runtime::error::Error> {
+    pub async fn check(&self) -> Result<Report, kubegen::runtime::error::Error> {
         self.recorder.flush().await;
         demo::check(&self.client, &self.controller).await
     }
@@ -155,7 +155,7 @@ impl App {
     /// Waits until the server shows every Foo synced (or refused with a Warning event)
     /// and the caches agree with it. Checks after every reconcile, never on a timer.
     pub async fn wait_converged(&self) -> Report {
-        kubegen_example_support::wait_converged(self.controller.processed(), || self.check()).await
+        kubegen::operator::wait_converged(self.controller.processed(), || self.check()).await
     }
 
     /// Stops the workers after draining the queue, then the informers and the recorder

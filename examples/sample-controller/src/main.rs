@@ -5,11 +5,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use kubegen_example_support::{
-    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, RunArgs, ctrl_c, init_logging,
-    install_crds,
-};
-use kubegen_runtime::controller::ErrorChain;
+use kubegen::operator::ClusterSource;
+use kubegen::prelude::*;
 use sample_controller::apis::samplecontroller::v1alpha1::Foo;
 use sample_controller::demo::{self, DeploymentStandIn};
 use sample_controller::{App, Options, failover};
@@ -112,23 +109,23 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         );
         if args.run.keep_running {
             tokio::select! {
-                () = ctrl_c() => {}
+                () = shutdown_signal() => {}
                 () = app.stopped() => {}
             }
         } else {
             tokio::select! {
                 report = app.wait_converged() => print!("Converged:\n{report}"),
-                () = ctrl_c() => {}
+                () = shutdown_signal() => {}
                 () = app.stopped() => {}
             }
         }
         app.shutdown().await?;
         stand_in.stop().await;
     } else {
-        // Until Ctrl-C, or until the controller stops by itself (a lost Lease: the
+        // Until SIGTERM or Ctrl-C, or until the controller stops by itself (a lost Lease: the
         // shutdown below returns why, and the process exits non-zero).
         tokio::select! {
-            () = ctrl_c() => {}
+            () = shutdown_signal() => {}
             () = app.stopped() => {}
         }
         app.shutdown().await?;

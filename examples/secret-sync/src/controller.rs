@@ -12,17 +12,17 @@ use kube::api::{DeleteParams, ObjectMeta};
 use kube::core::PartialObjectMeta;
 use kubegen::kubernetes;
 use kubegen::kubernetes::listers::core::v1::SecretLister;
-use kubegen_example_support::RunningController;
-use kubegen_runtime::controller::{
+use kubegen::operator::RunningController;
+use kubegen::runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueByIndex, EnqueueObject, ErrorChain,
     Reconciler, is_cache_lag,
 };
-use kubegen_runtime::events::{Event, EventRecorder};
-use kubegen_runtime::factory::SharedInformerFactory;
-use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::leaderelection::LeaderElector;
-use kubegen_runtime::lister::{Lister, Selector};
-use kubegen_runtime::workqueue::RateLimitingQueue;
+use kubegen::runtime::events::{Event, EventRecorder};
+use kubegen::runtime::factory::SharedInformerFactory;
+use kubegen::runtime::key::ObjectKey;
+use kubegen::runtime::leaderelection::LeaderElector;
+use kubegen::runtime::lister::{Lister, Selector};
+use kubegen::runtime::workqueue::RateLimitingQueue;
 use tokio::sync::watch;
 
 /// The controller's name: `reportingController` of its events, its queue's name and
@@ -347,7 +347,7 @@ struct Failures {
 }
 
 impl Failures {
-    fn record(&mut self, error: &kubegen_runtime::error::Error) {
+    fn record(&mut self, error: &kubegen::runtime::error::Error) {
         let line = ErrorChain(error).to_string();
         if is_cache_lag(error) {
             self.lagging.push(line);

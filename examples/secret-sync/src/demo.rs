@@ -9,10 +9,10 @@ use k8s_openapi::api::core::v1::{Namespace, Secret};
 use k8s_openapi::api::events::v1::Event as KubeEvent;
 use kube::Resource;
 use kube::api::{ListParams, ObjectMeta};
-use kubegen_runtime::client::{Scope, TypedClient};
-use kubegen_runtime::error::Error;
-use kubegen_runtime::key::ObjectKey;
-use kubegen_runtime::lister::{Lister, Selector};
+use kubegen::runtime::client::{Scope, TypedClient};
+use kubegen::runtime::error::Error;
+use kubegen::runtime::key::ObjectKey;
+use kubegen::runtime::lister::{Lister, Selector};
 
 use crate::controller::{
     Controller, REASON_TARGET_EXISTS, copy_of, in_step, is_copyable, is_managed, source_of,
@@ -247,7 +247,7 @@ fn cache_lag<C: Resource, K: Resource>(lister: &Lister<C>, server: &[K]) -> Opti
     })
 }
 
-impl kubegen_example_support::Converged for Report {
+impl kubegen::operator::Converged for Report {
     fn converged(&self) -> bool {
         Report::converged(self)
     }

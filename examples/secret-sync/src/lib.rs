@@ -35,12 +35,12 @@ pub mod demo;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kubegen_example_support::RunningController;
-use kubegen_runtime::backoff::Backoff;
-use kubegen_runtime::events::{EventRecorder, EventRecorderConfig};
-use kubegen_runtime::factory::SharedInformerFactory;
-use kubegen_runtime::leaderelection::LeaderElector;
-use kubegen_runtime::reflector::DEFAULT_BACKOFF;
+use kubegen::operator::RunningController;
+use kubegen::runtime::backoff::Backoff;
+use kubegen::runtime::events::{EventRecorder, EventRecorderConfig};
+use kubegen::runtime::factory::SharedInformerFactory;
+use kubegen::runtime::leaderelection::LeaderElector;
+use kubegen::runtime::reflector::DEFAULT_BACKOFF;
 
 use controller::{CONTROLLER_NAME, Controller, Error, Scope};
 use demo::Report;
@@ -128,7 +128,7 @@ impl App {
     }
 
     /// Reads the server once and reports every target namespace.
-    pub async fn check(&self) -> Result<Report, kubegen_runtime::error::Error> {
+    pub async fn check(&self) -> Result<Report, kubegen::runtime::error::Error> {
         self.recorder.flush().await;
         demo::check(&self.client, &self.controller).await
     }
@@ -136,7 +136,7 @@ impl App {
     /// Waits until every target namespace holds exactly the copies it should and the
     /// caches agree with the server. Checks after every sync, never on a timer.
     pub async fn wait_converged(&self) -> Report {
-        kubegen_example_support::wait_converged(self.controller.processed(), || self.check()).await
+        kubegen::operator::wait_converged(self.controller.processed(), || self.check()).await
     }
 
     /// Drains the queue and stops workers, informers and recorder.

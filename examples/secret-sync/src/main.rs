@@ -6,10 +6,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use kubegen_example_support::{
-    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, RunArgs, ctrl_c, init_logging,
+use kubegen::operator::{
+    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, RunArgs, init_logging, shutdown_signal,
 };
-use kubegen_runtime::controller::ErrorChain;
+use kubegen::runtime::controller::ErrorChain;
 use secret_sync::controller::Scope;
 use secret_sync::demo::{self, DEMO_SOURCE};
 use secret_sync::{App, Options};
@@ -81,21 +81,21 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         );
         if args.run.keep_running {
             tokio::select! {
-                () = ctrl_c() => {}
+                () = shutdown_signal() => {}
                 () = app.stopped() => {}
             }
         } else {
             tokio::select! {
                 report = app.wait_converged() => print!("Converged:\n{report}"),
-                () = ctrl_c() => {}
+                () = shutdown_signal() => {}
                 () = app.stopped() => {}
             }
         }
     } else {
-        // Until Ctrl-C, or until the controller stops by itself (a lost Lease: the
+        // Until SIGTERM or Ctrl-C, or until the controller stops by itself (a lost Lease: the
         // shutdown below returns why, and the process exits non-zero).
         tokio::select! {
-            () = ctrl_c() => {}
+            () = shutdown_signal() => {}
             () = app.stopped() => {}
         }
     }

@@ -16,6 +16,10 @@ pub const DEFAULT_NAME: &str = "controller";
 /// `CacheSyncTimeout`).
 pub const DEFAULT_CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// How long a controller waits by default for the informers it watches to be started
+/// before it fails, naming them (a forgotten `factory.start()`).
+pub const DEFAULT_INFORMER_START_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// How a [`Controller`](super::Controller) runs.
 ///
 /// Start from [`ControllerConfig::default`] and change what you need:
@@ -27,6 +31,7 @@ pub const DEFAULT_CACHE_SYNC_TIMEOUT: Duration = Duration::from_secs(120);
 /// | [`queue`](ControllerConfig::queue): the work queue's name, metrics and clock | [`QueueConfig::default`] |
 /// | [`rate_limiter`](ControllerConfig::rate_limiter): retry pace of failed and requeued keys | [`default_controller_rate_limiter`] |
 /// | [`cache_sync_timeout`](ControllerConfig::cache_sync_timeout) | 2 minutes |
+/// | [`informer_start_timeout`](ControllerConfig::informer_start_timeout): how long an informer it waits for may stay unstarted | 5 seconds |
 /// | [`metrics`](ControllerConfig::metrics): reconcile metrics | [`NoopMetrics`] |
 ///
 /// ```
@@ -55,6 +60,7 @@ pub struct ControllerConfig {
     pub(super) queue: QueueConfig,
     pub(super) limiter: Arc<dyn RateLimiter<ObjectKey>>,
     pub(super) cache_sync_timeout: Duration,
+    pub(super) informer_start_timeout: Duration,
     pub(super) metrics: Arc<dyn ControllerMetricsProvider>,
 }
 
@@ -66,6 +72,7 @@ impl Default for ControllerConfig {
             queue: QueueConfig::default(),
             limiter: Arc::new(default_controller_rate_limiter()),
             cache_sync_timeout: DEFAULT_CACHE_SYNC_TIMEOUT,
+            informer_start_timeout: DEFAULT_INFORMER_START_TIMEOUT,
             metrics: Arc::new(NoopMetrics),
         }
     }
@@ -78,6 +85,7 @@ impl fmt::Debug for ControllerConfig {
             .field("workers", &self.workers)
             .field("queue", &self.queue)
             .field("cache_sync_timeout", &self.cache_sync_timeout)
+            .field("informer_start_timeout", &self.informer_start_timeout)
             .field("metrics", &self.metrics)
             .finish_non_exhaustive()
     }
@@ -120,6 +128,19 @@ impl ControllerConfig {
     #[must_use]
     pub fn cache_sync_timeout(mut self, timeout: Duration) -> Self {
         self.cache_sync_timeout = timeout;
+        self
+    }
+
+    /// How long [`run`](super::Controller::run) lets an informer it waits for stay
+    /// unstarted before it fails with
+    /// [`Error::InformersNotStarted`](super::Error::InformersNotStarted), naming the
+    /// informers, instead of waiting the whole [cache sync
+    /// timeout](Self::cache_sync_timeout) (capped by it). An informer is started by
+    /// `factory.start()` (or its own `start()`), usually just before the controller
+    /// runs; this leaves room for a caller that starts it just after.
+    #[must_use]
+    pub fn informer_start_timeout(mut self, timeout: Duration) -> Self {
+        self.informer_start_timeout = timeout;
         self
     }
 

@@ -7,7 +7,9 @@
 //!
 //! - waits for the caches it watches (and any [`wait_for`](Controller::wait_for)) to
 //!   sync, and fails if they do not within the
-//!   [timeout](ControllerConfig::cache_sync_timeout);
+//!   [timeout](ControllerConfig::cache_sync_timeout), or sooner, naming them, if their
+//!   informers are not [started](ControllerConfig::informer_start_timeout) within a few
+//!   seconds (a forgotten `factory.start()`);
 //! - runs the workers: the same key is never reconciled by two at once (the queue's
 //!   rule); [`Action::Done`] forgets the key's backoff, [`Action::Requeue`] and errors
 //!   retry it through the rate limiter, [`Action::RequeueAfter`] brings it back after a
@@ -83,6 +85,8 @@ mod reconciler;
 mod worker;
 
 #[cfg(test)]
+mod start_tests;
+#[cfg(test)]
 mod tests;
 
 use std::fmt;
@@ -94,7 +98,9 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 pub use chain::ErrorChain;
-pub use config::{ControllerConfig, DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_NAME};
+pub use config::{
+    ControllerConfig, DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_INFORMER_START_TIMEOUT, DEFAULT_NAME,
+};
 pub use handlers::{EnqueueByIndex, EnqueueMapped, EnqueueObject, EnqueueOwner, KeyScope};
 pub use reconciler::{Action, Reconciler, is_cache_lag};
 
@@ -112,7 +118,8 @@ pub enum Error {
     /// Some caches had not synced when the cache-sync timeout passed (or can never
     /// sync: their informer was shut down).
     #[error(
-        "failed to start controller {controller}: {unsynced} of {total} caches did not sync within {timeout:?}"
+        "failed to start controller {controller}: {unsynced} of {total} caches did not sync within {timeout:?}{}",
+        names_suffix(.informers)
     )]
     CacheSyncTimeout {
         /// The controller's name.
@@ -123,6 +130,23 @@ pub enum Error {
         total: usize,
         /// How long it waited.
         timeout: Duration,
+        /// The informers of the caches that had not synced, where known.
+        informers: Vec<String>,
+    },
+    /// Informers the controller waits for were not started within the [informer start
+    /// timeout](ControllerConfig::informer_start_timeout) (or were dropped unstarted):
+    /// `factory.start()`, or the informer's own `start()`, was most likely never called.
+    #[error(
+        "failed to start controller {controller}: {} never started (waited {waited:?}); was factory.start() called after the informers were created?",
+        informers_list(.informers)
+    )]
+    InformersNotStarted {
+        /// The controller's name.
+        controller: String,
+        /// The informers that were not started, by name (`foos.example.com/v1 (Foo)`).
+        informers: Vec<String>,
+        /// How long it waited for them.
+        waited: Duration,
     },
     /// [`run`](Controller::run) was called on a controller that had already run.
     #[error("failed to start controller {controller}: it was already started")]
@@ -148,6 +172,7 @@ struct Shared {
     name: String,
     workers: usize,
     cache_sync_timeout: Duration,
+    informer_start_timeout: Duration,
     queue: RateLimitingQueue<ObjectKey>,
     clock: Arc<dyn Clock>,
     metrics: Option<Arc<dyn ControllerMetrics>>,
@@ -188,6 +213,7 @@ impl Controller {
             mut queue,
             limiter,
             cache_sync_timeout,
+            informer_start_timeout,
             metrics,
         } = config;
         if queue.queue_name().is_none() {
@@ -199,6 +225,7 @@ impl Controller {
             shared: Arc::new(Shared {
                 workers: workers.max(1),
                 cache_sync_timeout,
+                informer_start_timeout,
                 queue: RateLimitingQueue::with_config(limiter, queue),
                 clock,
                 metrics,
@@ -261,8 +288,10 @@ impl Controller {
     /// without waiting: prefer resolving `shutdown`.
     ///
     /// # Errors
-    /// [`Error::CacheSyncTimeout`] if the caches do not sync in time (the queue is then
-    /// shut down), [`Error::AlreadyStarted`] on a second call.
+    /// [`Error::CacheSyncTimeout`] if the caches do not sync in time, or
+    /// [`Error::InformersNotStarted`] if informers it waits for are not started within the
+    /// [informer start timeout](ControllerConfig::informer_start_timeout) (the queue is
+    /// then shut down); [`Error::AlreadyStarted`] on a second call.
     pub async fn run<R: Reconciler>(
         &self,
         reconciler: R,
@@ -335,15 +364,89 @@ impl Controller {
             .clone();
         let waiting: Vec<&dyn HasSynced> = caches.iter().map(|c| c.as_ref()).collect();
         let timeout = shared.cache_sync_timeout;
-        if crate::informer::wait_for_cache_sync(timeout, &waiting).await {
-            return Ok(());
+        let start_timeout = shared.informer_start_timeout.min(timeout);
+        tokio::select! {
+            biased;
+            synced = crate::informer::wait_for_cache_sync(timeout, &waiting) => {
+                if synced {
+                    return Ok(());
+                }
+                let unsynced: Vec<_> = caches.iter().filter(|c| !c.has_synced()).collect();
+                Err(Error::CacheSyncTimeout {
+                    controller: shared.name.clone(),
+                    unsynced: unsynced.len(),
+                    total: caches.len(),
+                    timeout,
+                    informers: informer_names(unsynced.iter().map(|c| c.as_ref())),
+                })
+            }
+            informers = not_started_within(start_timeout, &caches) => {
+                Err(Error::InformersNotStarted {
+                    controller: shared.name.clone(),
+                    informers,
+                    waited: start_timeout,
+                })
+            }
         }
-        Err(Error::CacheSyncTimeout {
-            controller: shared.name.clone(),
-            unsynced: caches.iter().filter(|c| !c.has_synced()).count(),
-            total: caches.len(),
-            timeout,
-        })
+    }
+}
+
+/// Waits up to `timeout` for the informers behind `caches` to be started; returns
+/// those that were not (or were dropped unstarted). Never returns if all of them were
+/// started (or are not informers).
+async fn not_started_within(timeout: Duration, caches: &[Arc<dyn HasSynced>]) -> Vec<String> {
+    let pending: Vec<(&dyn HasSynced, watch::Receiver<bool>)> = caches
+        .iter()
+        .filter_map(|c| Some((c.as_ref(), c.started_receiver()?)))
+        .filter(|(_, started)| !*started.borrow())
+        .collect();
+    if !pending.is_empty() {
+        let all = futures::future::join_all(pending.iter().map(|(_, started)| {
+            let mut started = started.clone();
+            // An error: the informer is gone and will never start.
+            async move { started.wait_for(|s| *s).await.is_ok() }
+        }));
+        let all_started = tokio::time::timeout(timeout, all)
+            .await
+            .is_ok_and(|results| results.into_iter().all(|ok| ok));
+        if !all_started {
+            let unstarted = pending
+                .iter()
+                .filter(|(_, started)| !*started.borrow())
+                .map(|(cache, _)| *cache);
+            return informer_names(unstarted);
+        }
+    }
+    std::future::pending().await
+}
+
+/// The distinct informer names of `caches` (a handler registration and its informer
+/// name the same one), in order; unnamed caches are left out.
+fn informer_names<'a>(caches: impl Iterator<Item = &'a dyn HasSynced>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in caches.filter_map(HasSynced::informer_name) {
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+    }
+    names
+}
+
+/// `": a, b"`, or nothing for no names.
+fn names_suffix(names: &[String]) -> String {
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", names.join(", "))
+    }
+}
+
+/// `"informer a"`, `"informers a, b"`, or `"informers"` for no names.
+fn informers_list(names: &[String]) -> String {
+    match names {
+        [] => "informers".to_owned(),
+        [one] => format!("informer {one}"),
+        many => format!("informers {}", many.join(", ")),
     }
 }
 

@@ -103,11 +103,14 @@ impl<K> InformerConfig<K> {
 }
 
 /// A registered handler: remove it with [`SharedInformer::remove_event_handler`]; its
-/// [`HasSynced`] turns true once the handler has processed the initial list.
+/// [`HasSynced`] turns true once the handler has processed the initial list, and names
+/// its informer and whether that was started.
 #[derive(Debug, Clone)]
 pub struct HandlerRegistration {
     id: u64,
     synced: watch::Receiver<bool>,
+    informer: Arc<str>,
+    started: watch::Receiver<bool>,
 }
 
 impl HasSynced for HandlerRegistration {
@@ -116,6 +119,12 @@ impl HasSynced for HandlerRegistration {
     }
     fn synced_receiver(&self) -> watch::Receiver<bool> {
         self.synced.clone()
+    }
+    fn informer_name(&self) -> Option<&str> {
+        Some(&self.informer)
+    }
+    fn started_receiver(&self) -> Option<watch::Receiver<bool>> {
+        Some(self.started.clone())
     }
 }
 
@@ -133,6 +142,8 @@ struct Inner<K: Clone> {
     /// Each handler thread signals here when it ends.
     handler_tasks: Mutex<Vec<tokio::sync::oneshot::Receiver<()>>>,
     running: Mutex<Option<Running>>,
+    /// Turns true when [`SharedInformer::start`] starts the reflector.
+    started: watch::Sender<bool>,
     stopped: watch::Sender<bool>,
     resync_wakeup: Arc<tokio::sync::Notify>,
 }
@@ -186,6 +197,7 @@ where
                 distributor: Arc::new(Distributor::new()),
                 handler_tasks: Mutex::new(Vec::new()),
                 running: Mutex::new(None),
+                started: watch::Sender::new(false),
                 stopped: watch::Sender::new(false),
                 resync_wakeup: Arc::new(tokio::sync::Notify::new()),
             }),
@@ -257,6 +269,8 @@ where
         HandlerRegistration {
             id,
             synced: receiver,
+            informer: Arc::from(self.name()),
+            started: self.inner.started.subscribe(),
         }
     }
 
@@ -295,6 +309,12 @@ where
             stop,
             tasks: vec![reflector_task, resync_task],
         });
+        self.inner.started.send_replace(true);
+    }
+
+    /// Whether [`start`](Self::start) started the informer (it may have stopped since).
+    pub fn is_started(&self) -> bool {
+        *self.inner.started.borrow()
     }
 
     /// Whether the initial list is in the cache and has been handed to every handler.
@@ -343,6 +363,12 @@ where
     }
     fn synced_receiver(&self) -> watch::Receiver<bool> {
         self.inner.distributor.synced.subscribe()
+    }
+    fn informer_name(&self) -> Option<&str> {
+        Some(self.name())
+    }
+    fn started_receiver(&self) -> Option<watch::Receiver<bool>> {
+        Some(self.inner.started.subscribe())
     }
 }
 

@@ -6,11 +6,25 @@ use futures::future::join_all;
 use tokio::sync::watch;
 
 /// Something that becomes synced once (an informer, a handler registration).
+///
+/// Informers and their handler registrations also say which informer they wait on and
+/// whether it was started, so a controller waiting for them can report an informer that
+/// was never started (a forgotten `factory.start()`) instead of a bare timeout. Other
+/// implementations keep the defaults: unnamed, and taken as started.
 pub trait HasSynced: Send + Sync {
     /// Whether it has synced.
     fn has_synced(&self) -> bool;
     /// A receiver that turns `true` when it syncs.
     fn synced_receiver(&self) -> watch::Receiver<bool>;
+    /// The name of the informer this waits on, for messages (`None`: not an informer's).
+    fn informer_name(&self) -> Option<&str> {
+        None
+    }
+    /// A receiver that turns `true` once the informer this waits on was started
+    /// (`None`: unknown, taken as started).
+    fn started_receiver(&self) -> Option<watch::Receiver<bool>> {
+        None
+    }
 }
 
 /// Waits until every one of `items` has synced, or `timeout` passes. Returns whether all

@@ -1,33 +1,51 @@
-//! Flags shared by the example binaries (flatten them into each binary's clap parser).
+//! The flags every operator takes: where its cluster is, how many workers, and leader
+//! election. With the `cli` feature each struct derives `clap::Args`, to flatten into the
+//! binary's parser; without it they are plain structs with a `Default`.
 
 use std::path::PathBuf;
 
 use kubegen_runtime::leaderelection::{self, LeaderElectionConfig, LeaderElector};
 
-/// Where the example finds its cluster.
-#[derive(Clone, Debug, Default, clap::Args)]
+/// Where the operator finds its cluster ([`Cluster::connect`](super::Cluster::connect)).
+///
+/// Flags: `--kubeconfig PATH`, `--context NAME`, and with the `embedded` feature
+/// `--embedded`.
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+// This documentation is not the binary's `--help` text when it has none of its own.
+#[cfg_attr(feature = "cli", command(about = None, long_about = None))]
 pub struct ClusterArgs {
     /// Kubeconfig file to use (default: `$KUBECONFIG`, then `~/.kube/config`, then the
-    /// in-cluster service account; with none of them, an embedded API server).
-    #[arg(long, value_name = "PATH")]
+    /// in-cluster service account).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "PATH"))]
     pub kubeconfig: Option<PathBuf>,
     /// Kubeconfig context to use (default: the current context).
-    #[arg(long, value_name = "NAME")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME"))]
     pub context: Option<String>,
-    /// Run against an embedded API server even if a cluster is configured.
-    #[arg(long, conflicts_with_all = ["kubeconfig", "context"])]
+    /// Run against an embedded API server even if a cluster is configured (one is
+    /// started anyway when none is).
+    #[cfg(feature = "embedded")]
+    #[cfg_attr(feature = "cli", arg(long, conflicts_with_all = ["kubeconfig", "context"]))]
     pub embedded: bool,
 }
 
 /// How the controller runs.
-#[derive(Clone, Debug, clap::Args)]
+///
+/// Flags: `--workers N` (at least 1, default 2) and `--keep-running`.
+#[derive(Clone, Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+// This documentation is not the binary's `--help` text when it has none of its own.
+#[cfg_attr(feature = "cli", command(about = None, long_about = None))]
 pub struct RunArgs {
     /// Number of workers processing the work queue concurrently.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))
+    )]
     pub workers: u16,
-    /// On the embedded API server, keep running after the demo converged (until Ctrl-C).
-    /// Against a real cluster the controller always runs until Ctrl-C.
-    #[arg(long)]
+    /// On the embedded API server, keep running after the demo converged (until Ctrl-C
+    /// or SIGTERM). Against a real cluster the controller always runs until then.
+    #[cfg_attr(feature = "cli", arg(long))]
     pub keep_running: bool,
 }
 
@@ -48,20 +66,32 @@ impl Default for RunArgs {
 /// reconciles (every replica keeps its caches warm); a replica shutting down drains, then
 /// releases the Lease so a standby takes over within about a retry period; a replica
 /// that loses the Lease stops and exits non-zero, to be restarted as a fresh candidate.
-#[derive(Clone, Debug, Default, clap::Args)]
+///
+/// Flags: `--leader-elect`, `--leader-elect-lease-name NAME`,
+/// `--leader-elect-namespace NS`.
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+// This documentation is not the binary's `--help` text when it has none of its own.
+#[cfg_attr(feature = "cli", command(about = None, long_about = None))]
 pub struct LeaderElectArgs {
     /// Run the controller only while this replica holds the leader election Lease (for
     /// running several replicas). Needs RBAC get, create and update on
     /// leases.coordination.k8s.io in the Lease's namespace.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub leader_elect: bool,
     /// Name of the Lease the replicas compete for (default: the controller's name).
-    #[arg(long, value_name = "NAME", requires = "leader_elect")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "NAME", requires = "leader_elect")
+    )]
     pub leader_elect_lease_name: Option<String>,
     /// Namespace of the Lease (default: the namespace the controller runs in: the pod's
     /// own namespace in a cluster, the kubeconfig context's namespace outside, `default`
     /// on the embedded API server).
-    #[arg(long, value_name = "NS", requires = "leader_elect")]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_name = "NS", requires = "leader_elect")
+    )]
     pub leader_elect_namespace: Option<String>,
 }
 
@@ -69,6 +99,14 @@ impl LeaderElectArgs {
     /// The election these flags ask for, for a controller named `default_lease_name`:
     /// `None` without `--leader-elect`. The Lease is released when the controller shuts
     /// down.
+    ///
+    /// ```
+    /// use kubegen::operator::LeaderElectArgs;
+    ///
+    /// assert!(LeaderElectArgs::default().config("foo-controller").is_none());
+    /// let args = LeaderElectArgs { leader_elect: true, ..Default::default() };
+    /// assert_eq!(args.config("foo-controller").map(|c| c.name().to_owned()), Some("foo-controller".into()));
+    /// ```
     pub fn config(&self, default_lease_name: &str) -> Option<LeaderElectionConfig> {
         if !self.leader_elect {
             return None;
@@ -100,7 +138,8 @@ impl LeaderElectArgs {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cli"))]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use clap::Parser;
 
@@ -120,7 +159,7 @@ mod tests {
     fn defaults_and_flags() {
         let args = Args::parse_from(["x"]);
         assert_eq!(args.run.workers, 2);
-        assert!(!args.run.keep_running && !args.cluster.embedded);
+        assert!(!args.run.keep_running);
         let args = Args::parse_from([
             "x",
             "--workers",
@@ -133,7 +172,33 @@ mod tests {
         assert_eq!(args.run.workers, 4);
         assert_eq!(args.cluster.kubeconfig, Some(PathBuf::from("/k")));
         assert!(Args::try_parse_from(["x", "--workers", "0"]).is_err());
+    }
+
+    #[cfg(feature = "embedded")]
+    #[test]
+    fn embedded_excludes_a_kubeconfig() {
+        assert!(!Args::parse_from(["x"]).cluster.embedded);
+        assert!(Args::parse_from(["x", "--embedded"]).cluster.embedded);
         assert!(Args::try_parse_from(["x", "--embedded", "--kubeconfig", "/k"]).is_err());
+        assert!(Args::try_parse_from(["x", "--embedded", "--context", "c"]).is_err());
+    }
+
+    /// A documented parser.
+    #[derive(Parser)]
+    struct Documented {
+        #[command(flatten)]
+        cluster: ClusterArgs,
+    }
+
+    #[test]
+    fn the_flags_docs_are_not_the_binarys_help() {
+        use clap::CommandFactory;
+
+        let command = Args::command();
+        assert_eq!(command.get_about(), None);
+        assert_eq!(command.get_long_about(), None);
+        let about = Documented::command().get_about().map(ToString::to_string);
+        assert_eq!(about.as_deref(), Some("A documented parser"));
     }
 
     #[test]

@@ -1,9 +1,14 @@
-//! Logging for the example binaries.
+//! Logging for operator binaries (feature `cli`).
 
 use tracing_subscriber::EnvFilter;
 
 /// Logs to stderr with `tracing`, filtered by `RUST_LOG` (default: `info`). Calling it
 /// twice keeps the first subscriber.
+///
+/// ```
+/// kubegen::operator::init_logging();
+/// tracing::info!("starting");
+/// ```
 pub fn init_logging() {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let _ = tracing_subscriber::fmt()

@@ -1,4 +1,4 @@
-//! Waiting, on the embedded demo, until a controller has converged: the state is checked
+//! Waiting until a controller has converged (a demo's or a test's end): the state is checked
 //! after every processed key, never on a timer.
 
 use std::fmt::Display;
@@ -18,7 +18,7 @@ pub trait Converged: Display {
 /// sender dropped), waits forever, so the caller's other stop conditions apply.
 ///
 /// ```
-/// use kubegen_example_support::{Converged, wait_converged};
+/// use kubegen::operator::{Converged, wait_converged};
 ///
 /// struct Count(u64);
 /// impl std::fmt::Display for Count {

@@ -1,4 +1,4 @@
-//! An example's reconcile loop on its own task: alone, or under leader election.
+//! A controller's reconcile loop on its own task: alone, or under leader election.
 
 use kubegen_runtime::controller::{self, Controller, Reconciler};
 use kubegen_runtime::leaderelection::LeaderElector;
@@ -9,6 +9,19 @@ use tokio_util::sync::CancellationToken;
 /// [`Controller::run_with_leader_election`]. Stop it with [`stop`](Self::stop); under
 /// leader election it may also stop by itself (a lost Lease), which
 /// [`stopped`](Self::stopped) tells.
+///
+/// ```no_run
+/// # async fn demo(controller: kubegen::runtime::controller::Controller, reconciler: impl kubegen::runtime::controller::Reconciler) -> Result<(), kubegen::runtime::controller::Error> {
+/// use kubegen::operator::{RunningController, shutdown_signal};
+///
+/// let running = RunningController::spawn(controller, reconciler, None);
+/// tokio::select! {
+///     () = shutdown_signal() => {}     // SIGTERM or Ctrl-C: drain and stop
+///     () = running.stopped() => {}     // stopped by itself: stop() says why
+/// }
+/// running.stop().await
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct RunningController {
     shutdown: CancellationToken,
@@ -18,6 +31,9 @@ pub struct RunningController {
 
 impl RunningController {
     /// Spawns the run on the current Tokio runtime.
+    ///
+    /// # Panics
+    /// Outside a Tokio runtime.
     pub fn spawn<R: Reconciler>(
         controller: Controller,
         reconciler: R,

@@ -1,0 +1,78 @@
+//! What every operator binary needs around its controller: connecting to a cluster,
+//! installing its CRDs, running the controller on a task, stopping it cleanly on SIGTERM
+//! or Ctrl-C, and its command-line flags.
+//!
+//! - [`Cluster::connect`]: a real cluster through the kubeconfig or the in-cluster
+//!   configuration (`kube::Config::infer`); with the `embedded` feature, when none is
+//!   configured (or with `--embedded`), an API server started in this process (the
+//!   testkit's, `kubegen::testkit`), so the operator runs and demos itself anywhere.
+//! - [`install_crds`]: applies CustomResourceDefinitions and waits until the server
+//!   establishes them.
+//! - [`RunningController`]: the reconcile loop on its own task, alone or under leader
+//!   election.
+//! - [`shutdown_signal`]: resolves on SIGTERM or SIGINT (Ctrl-C elsewhere), to stop the
+//!   controller with a drain and, under leader election, release the Lease.
+//! - [`wait_converged`]: waits until a [`Converged`] report says the controller is done,
+//!   checked after every processed key (demos and tests).
+//! - [`ClusterArgs`], [`RunArgs`], [`LeaderElectArgs`]: the flags every operator takes
+//!   (`--kubeconfig`, `--context`, `--embedded`, `--workers`, `--keep-running`,
+//!   `--leader-elect`, `--leader-elect-lease-name`, `--leader-elect-namespace`); with
+//!   the `cli` feature they derive `clap::Args`, and `init_logging` sets up `tracing`.
+//!
+//! An operator's `main`, without the flags:
+//!
+//! ```no_run
+//! use std::time::Duration;
+//!
+//! use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+//! use kubegen::operator::{Cluster, ClusterArgs, LeaderElectArgs, RunningController, install_crds, shutdown_signal};
+//! use kubegen::runtime::controller::{Action, Controller, ControllerConfig, Reconciler};
+//! use kubegen::runtime::key::ObjectKey;
+//!
+//! struct Foos;
+//!
+//! impl Reconciler for Foos {
+//!     type Error = std::convert::Infallible;
+//!     async fn reconcile(&self, key: &ObjectKey) -> Result<Action, Self::Error> {
+//!         println!("reconcile {key}");
+//!         Ok(Action::Done)
+//!     }
+//! }
+//!
+//! # fn foo_crd() -> CustomResourceDefinition { CustomResourceDefinition::default() }
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let cluster = Cluster::connect(&ClusterArgs::default()).await?;
+//!     let client = cluster.client();
+//!     install_crds(&client, &[foo_crd()], "foo-controller", Duration::from_secs(30)).await?;
+//!     let controller = Controller::new(ControllerConfig::default().name("foo-controller"));
+//!     // controller.watches(&informer, EnqueueObject::new(controller.queue())); factory.start();
+//!     let elector = LeaderElectArgs::default().elector(&client, "foo-controller")?;
+//!     let running = RunningController::spawn(controller, Foos, elector);
+//!     tokio::select! {
+//!         () = shutdown_signal() => {} // SIGTERM, or Ctrl-C
+//!         () = running.stopped() => {} // stopped by itself: a lost Lease
+//!     }
+//!     running.stop().await?; // drained; under leader election the Lease is released
+//!     cluster.shutdown().await;
+//!     Ok(())
+//! }
+//! ```
+
+mod args;
+mod cluster;
+mod convergence;
+mod crds;
+#[cfg(feature = "cli")]
+mod logging;
+mod running;
+mod shutdown;
+
+pub use args::{ClusterArgs, LeaderElectArgs, RunArgs};
+pub use cluster::{Cluster, ClusterSource, ConnectError};
+pub use convergence::{Converged, wait_converged};
+pub use crds::{CrdError, install_crds};
+#[cfg(feature = "cli")]
+pub use logging::init_logging;
+pub use running::RunningController;
+pub use shutdown::shutdown_signal;
