@@ -35,8 +35,10 @@ pub mod crd;
 pub mod openapi;
 pub mod rust;
 pub(crate) mod schema;
+mod suggest;
 mod versions;
 
+pub use suggest::did_you_mean;
 pub use versions::Versions;
 
 use std::collections::{BTreeMap, BTreeSet};
