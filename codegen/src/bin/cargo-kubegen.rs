@@ -17,6 +17,7 @@ use kubegen_codegen::emit::clients::ClientOptions;
 use kubegen_codegen::emit::{self, GeneratedFile};
 use kubegen_codegen::frontend::{self, Input, Source, Versions, builtin, crd, openapi, rust};
 use kubegen_codegen::model::{ClientVerb, ClientVerbs};
+use kubegen_codegen::naming;
 use kubegen_codegen::{Outputs, SAMPLE_CRD, output};
 
 /// mimalloc rather than glibc's malloc. A run allocates on every thread and frees much of
@@ -718,7 +719,11 @@ fn demo(out: Option<&Path>) -> ExitCode {
 fn write(out: &Path, files: &[GeneratedFile]) -> ExitCode {
     match output::write_all(out, files) {
         Ok(()) => {
-            eprintln!("kubegen: wrote {} files to {}", files.len(), out.display());
+            eprintln!(
+                "kubegen: wrote {} to {}",
+                naming::counted(files.len(), "file"),
+                out.display()
+            );
             ExitCode::SUCCESS
         }
         Err(e) => fail(EXIT_FAILED, &e),
