@@ -4,7 +4,11 @@
 /// The known name closest to `unknown`, if it is close enough to be a likely typo.
 ///
 /// Case, `_` and `-` are ignored on both sides, so `x-kubernetes-list-typ` finds
-/// `x-kubernetes-list-type` and `additionalproperties` finds `additionalProperties`.
+/// `x-kubernetes-list-type` and `additionalproperties` finds `additionalProperties`; whole
+/// words both names start with do not count towards closeness, so
+/// `x-kubernetes-patch-strategy` is not close to `x-kubernetes-int-or-string`. Failing
+/// a close one, the only known name that starts with `unknown` (of three characters or
+/// more: `int` finds `integer`) is suggested.
 ///
 /// ```
 /// # use kubegen_codegen::frontend::did_you_mean;
@@ -14,13 +18,39 @@
 /// assert_eq!(did_you_mean("zzz", &["group", "version"]), None);
 /// ```
 pub fn did_you_mean<'a>(unknown: &str, known: &[&'a str]) -> Option<&'a str> {
-    let unknown = normalized(unknown);
-    known
+    let close = known
         .iter()
-        .map(|k| (distance(&unknown, &normalized(k)), *k))
-        .filter(|(d, k)| *d <= (unknown.len().max(k.len()) / 3).max(1))
+        .filter_map(|k| {
+            let (a, b) = without_shared_words(unknown, k);
+            let (a, b) = (normalized(a), normalized(b));
+            let d = distance(&a, &b);
+            (d <= (a.len().max(b.len()) / 3).max(1)).then_some((d, *k))
+        })
         .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
+        .map(|(_, k)| k);
+    let unknown = normalized(unknown);
+    if close.is_some() || unknown.len() < 3 {
+        return close;
+    }
+    let mut starting = known.iter().filter(|k| normalized(k).starts_with(&unknown));
+    match (starting.next(), starting.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
+/// `a` and `b` without the words (ending in `-` or `_`) they both start with.
+fn without_shared_words<'a, 'b>(a: &'a str, b: &'b str) -> (&'a str, &'b str) {
+    let mut cut = 0;
+    for ((i, x), y) in a.char_indices().zip(b.chars()) {
+        if !x.eq_ignore_ascii_case(&y) {
+            break;
+        }
+        if matches!(x, '-' | '_') {
+            cut = i + 1;
+        }
+    }
+    (&a[cut..], &b[cut..])
 }
 
 /// `name` lowercased, without `_` and `-`.
@@ -96,6 +126,16 @@ mod tests {
     }
 
     #[test]
+    fn the_only_name_a_prefix_starts_is_suggested() {
+        let types = ["integer", "number", "string", "boolean", "date"];
+        assert_eq!(did_you_mean("int", &types), Some("integer"));
+        assert_eq!(did_you_mean("bool", &types), Some("boolean"));
+        let formats = ["int32", "int64", "float"];
+        assert_eq!(did_you_mean("int", &formats), None, "two start with it");
+        assert_eq!(did_you_mean("in", &["integer"]), None, "too short");
+    }
+
+    #[test]
     fn case_and_separators_are_ignored_on_both_sides() {
         let known = [
             "additionalProperties",
@@ -114,6 +154,18 @@ mod tests {
             did_you_mean("x-kubernetes-preserve-unknown-field", &known),
             Some("x-kubernetes-preserve-unknown-fields")
         );
+    }
+
+    #[test]
+    fn shared_leading_words_do_not_make_names_close() {
+        let known = ["x-kubernetes-int-or-string", "x-kubernetes-list-type"];
+        assert_eq!(did_you_mean("x-kubernetes-patch-strategy", &known), None);
+        assert_eq!(
+            did_you_mean("x-kubernetes-list-typ", &known),
+            Some("x-kubernetes-list-type")
+        );
+        assert_eq!(without_shared_words("a-b-c", "a-b-d"), ("c", "d"));
+        assert_eq!(without_shared_words("ab-c", "ab_d"), ("ab-c", "ab_d"));
     }
 
     #[test]
