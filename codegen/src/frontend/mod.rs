@@ -49,10 +49,15 @@ use crate::model::{self, Location, Model};
 /// One input document set: its display name (used in error messages) and its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Source {
-    /// How errors name the input (`crds/foo.yaml`).
+    /// How errors name the input: its path as the user gave it (`crds/foo.yaml`,
+    /// `src/apis/v1/foo.rs`), so that a location can be opened from where the command ran.
     pub name: String,
     /// The whole text of the input.
     pub text: String,
+    /// Its path below the directory it was read from, `/`-separated (`v1/foo.rs`), when it
+    /// was read from one ([`Source::in_dir`]): the Rust front-end makes module paths of it.
+    /// `None`: the name is that path.
+    pub relative: Option<String>,
 }
 
 impl Source {
@@ -61,7 +66,38 @@ impl Source {
         Self {
             name: name.into(),
             text: text.into(),
+            relative: None,
         }
+    }
+
+    /// A source read from the file `relative` below the directory `dir`: named by the two
+    /// joined (as `dir` was given), with `relative` kept for [`Source::relative_name`].
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use kubegen_codegen::frontend::Source;
+    ///
+    /// let source = Source::in_dir(Path::new("src/apis"), Path::new("v1/foo.rs"), "");
+    /// assert_eq!(source.name, Path::new("src/apis/v1/foo.rs").display().to_string());
+    /// assert_eq!(source.relative_name(), "v1/foo.rs");
+    /// assert_eq!(Source::new("v1/foo.rs", "").relative_name(), "v1/foo.rs");
+    /// ```
+    pub fn in_dir(dir: &Path, relative: &Path, text: impl Into<String>) -> Self {
+        let parts: Vec<_> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect();
+        Self {
+            name: dir.join(relative).display().to_string(),
+            text: text.into(),
+            relative: Some(parts.join("/")),
+        }
+    }
+
+    /// Its path below the directory it was read from (its name when it was not read from
+    /// one).
+    pub fn relative_name(&self) -> &str {
+        self.relative.as_deref().unwrap_or(&self.name)
     }
 }
 
