@@ -1,4 +1,4 @@
-//! `kubegen generate` given input that is not what it reads (issue 23). Each is an input
+//! `kubegen generate` given input that is not what it reads (issue 23): misspelt schema keywords and CRD fields. Each is an input
 //! error at `file:line:column`, the path as the user gave it: exit status 2, and the
 //! previous output untouched.
 
@@ -80,6 +80,40 @@ fn write(dir: &Path, path: &str, text: &str) -> PathBuf {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, text).unwrap();
     path
+}
+
+#[test]
+fn misspelt_schema_keywords_and_fields_are_errors_with_help() {
+    let dir = workspace("typos");
+    let cases = [
+        (
+            "            properties:\n              replicas",
+            "            propertes:\n              replicas",
+            "deploy/foo.yaml:18:13: unknown schema keyword `propertes`; did you mean \
+             `properties`?\n",
+        ),
+        (
+            "{type: integer}",
+            "{type: integer, minimun: 0}",
+            "deploy/foo.yaml:19:41: unknown schema keyword `minimun`; did you mean `minimum`?\n",
+        ),
+        (
+            "    served: true",
+            "    servd: true",
+            "deploy/foo.yaml:10:5: unknown field `servd`; did you mean `served`?\n",
+        ),
+        (
+            "  scope: Namespaced",
+            "  scpoe: Namespaced",
+            "deploy/foo.yaml:7:3: unknown field `scpoe`; did you mean `scope`?\n",
+        ),
+    ];
+    for (from, to, expected) in cases {
+        let text = FOO.replace(from, to);
+        assert_ne!(text, FOO, "{from}");
+        write(&dir, "deploy/foo.yaml", &text);
+        refused(&dir, &["deploy/foo.yaml"], expected);
+    }
 }
 
 /// Error paths are the paths as given, relative to the current directory: a `--crd` or

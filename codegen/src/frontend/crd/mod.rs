@@ -1,7 +1,10 @@
 //! The CRD front-end: CustomResourceDefinition YAML or JSON -> model.
 //!
 //! Every document of every source is read; documents of other kinds are skipped, so a
-//! directory of mixed manifests works. Every selected version of a CRD ([`Options::versions`]:
+//! directory of mixed manifests works. A CRD is read as strictly as the API server reads it
+//! under strict field validation (kubectl's default): an unknown field or schema keyword is
+//! an error at its key, with "did you mean" help. Every selected version of a CRD
+//! ([`Options::versions`]:
 //! the served ones by default) becomes a version in the model (one Rust module per
 //! version), with the kind's root type and every nested type named from its path, built by
 //! the shared [schema layer](super::schema). Errors name `file:line:column` and what was

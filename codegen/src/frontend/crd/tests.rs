@@ -344,3 +344,179 @@ fn a_default_that_is_no_value_of_its_type_is_an_error_at_the_default() {
     let fine = FOO.replace("{a: {type: string}}", "{a: {type: string, default: x}}");
     assert!(load_one(&fine).is_ok());
 }
+
+#[test]
+fn unknown_schema_keywords_are_errors_at_the_key() {
+    // (from, to, line, column, message); the schema starts on line 13.
+    let cases = [
+        (
+            "spec: {type: object, properties: {a: {type: string}}}",
+            "spec: {type: object, propertes: {a: {type: string}}}",
+            16,
+            32,
+            "unknown schema keyword `propertes`; did you mean `properties`?",
+        ),
+        (
+            "        type: object\n",
+            "        type: object\n        x-kubernetes-preserve-unknown-field: true\n",
+            15,
+            9,
+            "unknown schema keyword `x-kubernetes-preserve-unknown-field`; did you mean \
+`x-kubernetes-preserve-unknown-fields`?",
+        ),
+        (
+            "{a: {type: string}}",
+            "{a: {type: array, items: {type: string, Enum: [x]}}}",
+            16,
+            84,
+            "unknown schema keyword `Enum`; did you mean `enum`?",
+        ),
+        (
+            "{a: {type: string}}",
+            "{a: {type: object, additionalProperties: {type: string, desription: x}}}",
+            16,
+            100,
+            "unknown schema keyword `desription`; did you mean `description`?",
+        ),
+        (
+            "{a: {type: string}}",
+            "{a: {oneOf: [{required: [b]}, {requird: [c]}]}}",
+            16,
+            75,
+            "unknown schema keyword `requird`; did you mean `required`?",
+        ),
+        (
+            "{a: {type: string}}",
+            "{a: {type: string, x-vendor-hint: 1}}",
+            16,
+            63,
+            "unknown schema keyword `x-vendor-hint`: JSONSchemaProps (apiextensions.k8s.io/v1) \
+has no such field, and the API server rejects it",
+        ),
+        // OpenAPI documents' own keywords are not JSONSchemaProps fields.
+        (
+            "{a: {type: string}}",
+            "{a: {type: string, x-kubernetes-patch-strategy: merge}}",
+            16,
+            63,
+            "unknown schema keyword `x-kubernetes-patch-strategy`: JSONSchemaProps \
+(apiextensions.k8s.io/v1) has no such field, and the API server rejects it",
+        ),
+    ];
+    for (from, to, line, column, expected) in cases {
+        let text = FOO.replace(from, to);
+        assert_ne!(text, FOO, "{from}");
+        let (l, c, message) = input_error(load_one(&text));
+        assert_eq!(message, expected, "{to}");
+        assert_eq!((l, c), (line, column), "{to}: {message}");
+    }
+}
+
+#[test]
+fn versions_not_selected_are_checked_too() {
+    let text = TWO_VERSIONS.replace(
+        "{name: v0, served: false, storage: false, schema: {openAPIV3Schema: {type: object}}}",
+        "{name: v0, served: false, storage: false, schema: {openAPIV3Schema: {tpye: object}}}",
+    );
+    let (line, _, message) = input_error(load_one(&text));
+    assert_eq!(line, 11);
+    assert_eq!(
+        message,
+        "unknown schema keyword `tpye`; did you mean `type`?"
+    );
+}
+
+#[test]
+fn unknown_fields_of_the_crd_are_errors_at_the_key() {
+    let column = "  - name: v1\n    additionalPrinterColumns: [{name: Age, type: date, jsonPath: .metadata.creationTimestamp}]\n";
+    let cases = [
+        ("spec:\n", "specs: {}\nspec:\n", 4, 1, "specs", "spec"),
+        (
+            "{name: foos.example.com}",
+            "{name: foos.example.com, lables: {}}",
+            3,
+            36,
+            "lables",
+            "labels",
+        ),
+        (
+            "  scope: Namespaced\n",
+            "  scope: Namespaced\n  preserveUnknownField: false\n",
+            8,
+            3,
+            "preserveUnknownField",
+            "preserveUnknownFields",
+        ),
+        ("{kind: Foo,", "{kind: Foo, singlar: foo,", 6, 22, "singlar", "singular"),
+        ("    served: true\n", "    servd: true\n", 10, 5, "servd", "served"),
+        (
+            "    schema:\n      openAPIV3Schema:\n",
+            "    schema:\n      openAPIV3schema:\n",
+            13,
+            7,
+            "openAPIV3schema",
+            "openAPIV3Schema",
+        ),
+        (
+            "    storage: true\n",
+            "    storage: true\n    subresources: {stauts: {}}\n",
+            12,
+            20,
+            "stauts",
+            "status",
+        ),
+        (
+            "    storage: true\n",
+            "    storage: true\n    subresources: {scale: {specReplicaPath: .spec.r, statusReplicasPath: .status.r}}\n",
+            12,
+            28,
+            "specReplicaPath",
+            "specReplicasPath",
+        ),
+        (
+            "  - name: v1\n",
+            "  - name: v1\n    additionalPrinterColumns: [{name: Age, type: date, JSONPath: .metadata.creationTimestamp}]\n",
+            10,
+            56,
+            "JSONPath",
+            "jsonPath",
+        ),
+        (
+            "  - name: v1\n",
+            "  - name: v1\n    selectableFields: [{jsonpath: .spec.a}]\n",
+            10,
+            25,
+            "jsonpath",
+            "jsonPath",
+        ),
+    ];
+    for (from, to, line, col, field, suggestion) in cases {
+        let text = FOO.replacen(from, to, 1);
+        assert_ne!(text, FOO, "{from}");
+        let (l, c, message) = input_error(load_one(&text));
+        assert_eq!(
+            message,
+            format!("unknown field `{field}`; did you mean `{suggestion}`?"),
+            "{to}"
+        );
+        assert_eq!((l, c), (line, col), "{to}: {message}");
+    }
+    // The status subresource has no fields; an unknown field far from any lists them.
+    let text = FOO.replace("    storage: true\n", "    storage: true\n    subresources: {status: {enabled: true}}\n");
+    let (_, _, message) = input_error(load_one(&text));
+    assert!(message.starts_with("unknown field `enabled`; expected one of: "), "{message}");
+    let text = FOO.replace("    served: true\n", "    served: true\n    zzz: 1\n");
+    let (_, _, message) = input_error(load_one(&text));
+    assert!(
+        message.starts_with("unknown field `zzz`; expected one of: name, served, storage,"),
+        "{message}"
+    );
+    // Fields of the API types that are not read are accepted.
+    let text = FOO
+        .replace("{name: foos.example.com}", "{name: foos.example.com, labels: {a: b}, annotations: {}, creationTimestamp: null}")
+        .replace("  scope: Namespaced\n", "  scope: Namespaced\n  conversion: {strategy: None}\n  preserveUnknownFields: false\n")
+        .replace("  - name: v1\n", column)
+        .replace("    storage: true\n", "    storage: true\n    deprecated: false\n    subresources: {status: {}}\n")
+        + "status: {storedVersions: [v1]}\n";
+    assert_eq!(load_one(&text).unwrap().kind_count(), 1);
+}
