@@ -1,6 +1,7 @@
-//! `kubegen generate` given input that is not what it reads (issue 23): misspelt schema keywords and CRD fields. Each is an input
-//! error at `file:line:column`, the path as the user gave it: exit status 2, and the
-//! previous output untouched.
+//! `kubegen generate` given input that is not what it reads (issue 23): misspelt schema
+//! keywords and CRD fields, bad printer columns. Each is an input error at
+//! `file:line:column`, the path as the user gave it: exit status 2, and the previous output
+//! untouched.
 
 #![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
 
@@ -112,6 +113,36 @@ fn misspelt_schema_keywords_and_fields_are_errors_with_help() {
         let text = FOO.replace(from, to);
         assert_ne!(text, FOO, "{from}");
         write(&dir, "deploy/foo.yaml", &text);
+        refused(&dir, &["deploy/foo.yaml"], expected);
+    }
+}
+
+#[test]
+fn bad_printer_columns_are_errors_where_they_are_written() {
+    let dir = workspace("columns");
+    let column = |column: &str| {
+        FOO.replace(
+            "    storage: true\n",
+            &format!("    storage: true\n    additionalPrinterColumns:\n    - {column}\n"),
+        )
+    };
+    let cases = [
+        (
+            "{name: Replicas, type: int, jsonPath: .spec.replicas}",
+            "deploy/foo.yaml:13:30: invalid type \"int\" of printer column `Replicas`; did you \
+             mean `integer`?\n",
+        ),
+        (
+            "{name: Age, type: date, format: time, jsonPath: .metadata.creationTimestamp}",
+            "deploy/foo.yaml:13:39: invalid format \"time\" of printer column `Age`",
+        ),
+        (
+            "{name: Replicas, type: integer}",
+            "deploy/foo.yaml:13:14: printer column `Replicas` needs a `jsonPath`",
+        ),
+    ];
+    for (spec, expected) in cases {
+        write(&dir, "deploy/foo.yaml", &column(spec));
         refused(&dir, &["deploy/foo.yaml"], expected);
     }
 }

@@ -169,20 +169,22 @@ pub(crate) struct ScaleSpec {
     pub(crate) label_selector_path: Option<String>,
 }
 
-/// One of `additionalPrinterColumns`.
+/// One of `additionalPrinterColumns`. What the API server requires of it (a `jsonPath`, a
+/// known `type` and `format`) is checked once it is read, where each is written.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct PrinterColumn {
-    pub(crate) name: String,
+    pub(crate) name: Spanned<String>,
     #[serde(rename = "type")]
-    pub(crate) type_: String,
-    pub(crate) json_path: String,
+    pub(crate) type_: Spanned<String>,
+    #[serde(default)]
+    pub(crate) format: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(crate) json_path: Option<Spanned<String>>,
     #[serde(default)]
     pub(crate) description: Option<String>,
     #[serde(default)]
     pub(crate) priority: i32,
-    #[serde(default, rename = "format")]
-    _format: Option<IgnoredAny>,
 }
 
 /// One of `selectableFields`.

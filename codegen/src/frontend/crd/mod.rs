@@ -3,15 +3,15 @@
 //! Every document of every source is read; documents of other kinds are skipped, so a
 //! directory of mixed manifests works. A CRD is read as strictly as the API server reads it
 //! under strict field validation (kubectl's default): an unknown field or schema keyword is
-//! an error at its key, with "did you mean" help. Every selected version of a CRD
-//! ([`Options::versions`]:
-//! the served ones by default) becomes a version in the model (one Rust module per
-//! version), with the kind's root type and every nested type named from its path, built by
-//! the shared [schema layer](super::schema). Errors name `file:line:column` and what was
-//! expected, bad names included: beyond the rules every kind follows (checked by
-//! [`Model::validate`]), a CRD's group needs a dot, its `metadata.name` must be
-//! `<plural>.<group>`, and exactly one version is the storage version, as the API server
-//! requires.
+//! an error at its key, with "did you mean" help; printer columns need a `jsonPath` and a
+//! type and format the API server knows. Every selected version of a CRD
+//! ([`Options::versions`]: the served ones by default) becomes a version in the model (one
+//! Rust module per version), with the kind's root type and every nested type named from
+//! its path, built by the shared [schema layer](super::schema). Errors name
+//! `file:line:column` and what was expected, bad names included: beyond the rules every
+//! kind follows (checked by [`Model::validate`]), a CRD's group needs a dot, its
+//! `metadata.name` must be `<plural>.<group>`, and exactly one version is the storage
+//! version, as the API server requires.
 //!
 //! ```
 //! use kubegen_codegen::frontend::{Source, crd};
@@ -57,7 +57,7 @@ use std::collections::BTreeMap;
 use serde_saphyr::Location as SourceLocation;
 
 use super::schema::{self, Dialect, TypeBuilder};
-use super::{Error, Result, Source, Versions};
+use super::{Error, Result, Source, Versions, suggest};
 use crate::model::{
     self, ClientVerbs, Kind, KindNames, Model, Origin, PrinterColumn, RootType, Scale,
     Subresources, Version,
@@ -316,7 +316,8 @@ fn parse(source: &Source, doc: &Document<'_>, options: &Options) -> Result<Optio
 
 /// The rules Kubernetes has for a CRD beyond the names every kind has (which
 /// [`Model::validate`] checks): the group has a dot, `metadata.name` is
-/// `<plural>.<group>`, and exactly one version is the storage version.
+/// `<plural>.<group>`, printer columns are valid, and exactly one version is the storage
+/// version.
 fn check_crd(p: &Parsed<'_>) -> Result<()> {
     let spec = &p.crd.spec;
     let group = &spec.group;
@@ -341,6 +342,13 @@ spec.group)",
             ),
         ));
     }
+    for column in spec
+        .versions
+        .iter()
+        .flat_map(|v| &v.additional_printer_columns)
+    {
+        check_printer_column(p, column)?;
+    }
     let storage = spec.versions.iter().filter(|v| v.storage).count();
     if storage != 1 {
         return Err(p.error(
@@ -352,6 +360,55 @@ spec.group)",
         ));
     }
     Ok(())
+}
+
+/// What the API server requires of a printer column: a name, a type and format it knows,
+/// and a `jsonPath`.
+fn check_printer_column(p: &Parsed<'_>, column: &document::PrinterColumn) -> Result<()> {
+    let name = &column.name;
+    if name.value.is_empty() {
+        return Err(p.error(
+            &name.referenced,
+            "expected the name of a printer column, found an empty one".to_owned(),
+        ));
+    }
+    let invalid = |what: &str, value: &str, known: &[&str]| {
+        format!(
+            "invalid {what} {value:?} of printer column `{}`{}",
+            name.value,
+            suggest::help(value, known)
+        )
+    };
+    let type_ = &column.type_;
+    if !PrinterColumn::TYPES.contains(&type_.value.as_str()) {
+        let message = invalid("type", &type_.value, PrinterColumn::TYPES);
+        return Err(p.error(&type_.referenced, message));
+    }
+    if let Some(format) = &column.format
+        && !format.value.is_empty()
+        && !PrinterColumn::FORMATS.contains(&format.value.as_str())
+    {
+        let message = invalid("format", &format.value, PrinterColumn::FORMATS);
+        return Err(p.error(&format.referenced, message));
+    }
+    match &column.json_path {
+        Some(path) if !path.value.is_empty() => Ok(()),
+        Some(path) => Err(p.error(
+            &path.referenced,
+            format!(
+                "expected the `jsonPath` of printer column `{}`, found an empty one",
+                name.value
+            ),
+        )),
+        None => Err(p.error(
+            &name.referenced,
+            format!(
+                "printer column `{}` needs a `jsonPath` (the field it shows, such as \
+`.status.phase`)",
+                name.value
+            ),
+        )),
+    }
 }
 
 /// Adds the kind of `p` at `item`'s version to `target`.
@@ -449,9 +506,14 @@ fn add_version(target: &mut Version, names: &mut Names, p: &Parsed<'_>, item: It
             .additional_printer_columns
             .iter()
             .map(|c| PrinterColumn {
-                name: c.name.clone(),
-                type_: c.type_.clone(),
-                json_path: c.json_path.clone(),
+                name: c.name.value.clone(),
+                type_: c.type_.value.clone(),
+                // Checked to be there by `check_printer_column`.
+                json_path: c
+                    .json_path
+                    .as_ref()
+                    .map(|p| p.value.clone())
+                    .unwrap_or_default(),
                 description: c.description.clone(),
                 priority: c.priority,
             })

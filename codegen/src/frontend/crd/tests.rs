@@ -520,3 +520,63 @@ fn unknown_fields_of_the_crd_are_errors_at_the_key() {
         + "status: {storedVersions: [v1]}\n";
     assert_eq!(load_one(&text).unwrap().kind_count(), 1);
 }
+
+#[test]
+fn printer_columns_are_checked_where_they_are_written() {
+    let with = |column: &str| {
+        FOO.replace(
+            "  - name: v1\n",
+            &format!("  - name: v1\n    additionalPrinterColumns:\n    - {column}\n"),
+        )
+    };
+    // The column is on line 11, from column 7.
+    let cases = [
+        (
+            "{name: Replicas, type: int, jsonPath: .spec.replicas}",
+            30,
+            "invalid type \"int\" of printer column `Replicas`; did you mean `integer`?",
+        ),
+        (
+            "{name: Replicas, type: object, jsonPath: .spec.replicas}",
+            30,
+            "invalid type \"object\" of printer column `Replicas`; expected one of: integer, \
+number, string, boolean, date",
+        ),
+        (
+            "{name: Age, type: date, format: datetime, jsonPath: .metadata.creationTimestamp}",
+            39,
+            "invalid format \"datetime\" of printer column `Age`; did you mean `date-time`?",
+        ),
+        (
+            "{name: Replicas, type: integer}",
+            14,
+            "printer column `Replicas` needs a `jsonPath` (the field it shows, such as \
+`.status.phase`)",
+        ),
+        (
+            "{name: Replicas, type: integer, jsonPath: \"\"}",
+            49,
+            "expected the `jsonPath` of printer column `Replicas`, found an empty one",
+        ),
+        (
+            "{name: \"\", type: integer, jsonPath: .spec.replicas}",
+            14,
+            "expected the name of a printer column, found an empty one",
+        ),
+    ];
+    for (column, at, expected) in cases {
+        let (line, c, message) = input_error(load_one(&with(column)));
+        assert_eq!(message, expected, "{column}");
+        assert_eq!((line, c), (11, at), "{column}: {message}");
+    }
+    for type_ in PrinterColumn::TYPES {
+        let text = with(&format!("{{name: A, type: {type_}, jsonPath: .spec.a}}"));
+        assert!(load_one(&text).is_ok(), "{type_}");
+    }
+    for format in PrinterColumn::FORMATS {
+        let text = with(&format!(
+            "{{name: A, type: string, format: {format}, jsonPath: .spec.a}}"
+        ));
+        assert!(load_one(&text).is_ok(), "{format}");
+    }
+}
