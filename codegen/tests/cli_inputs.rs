@@ -1,7 +1,7 @@
-//! `kubegen generate` given input that is not what it reads (issue 23): misspelt schema
-//! keywords and CRD fields, bad printer columns. Each is an input error at
-//! `file:line:column`, the path as the user gave it: exit status 2, and the previous output
-//! untouched.
+//! `kubegen generate` given input that is not what it reads (issue 23): no CRD in the
+//! `--crd` files, a directory without YAML, misspelt schema keywords and CRD fields, bad
+//! printer columns, a v1beta1 CRD. Each is an input error at `file:line:column`, the path
+//! as the user gave it: exit status 2, and the previous output untouched.
 
 #![allow(clippy::unwrap_used)] // Tests: a panic is the failure report.
 
@@ -30,6 +30,12 @@ spec:
             type: object
             properties:
               replicas: {type: integer}
+";
+
+const DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec: {replicas: 1}
 ";
 
 /// A scratch directory holding `deploy/` (empty) and `out/`, generated from a valid CRD:
@@ -81,6 +87,64 @@ fn write(dir: &Path, path: &str, text: &str) -> PathBuf {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, text).unwrap();
     path
+}
+
+#[test]
+fn a_file_without_a_crd_is_an_error_and_touches_nothing() {
+    let dir = workspace("no-crd");
+    write(&dir, "deploy/x.yaml", DEPLOYMENT);
+    refused(
+        &dir,
+        &["deploy/x.yaml"],
+        "deploy/x.yaml:2:7: expected a CustomResourceDefinition, found kind `Deployment`\n",
+    );
+    // Every file is named, with what it holds.
+    write(&dir, "deploy/empty.yaml", "");
+    let message = refused(
+        &dir,
+        &["deploy/x.yaml", "deploy/empty.yaml"],
+        "deploy/x.yaml:2:7: expected a CustomResourceDefinition, found kind `Deployment`\n\
+         deploy/empty.yaml:1:1: expected a CustomResourceDefinition, found an empty file\n",
+    );
+    assert_eq!(message.lines().count(), 2, "{message}");
+    // A directory of them too.
+    let message = refused(
+        &dir,
+        &["deploy"],
+        "deploy/empty.yaml:1:1: expected a CustomResourceDefinition, found an empty file\n\
+         deploy/x.yaml:2:7: expected a CustomResourceDefinition, found kind `Deployment`\n",
+    );
+    assert_eq!(message.lines().count(), 2, "{message}");
+}
+
+#[test]
+fn a_directory_without_yaml_is_an_error() {
+    let dir = workspace("empty-dir");
+    write(&dir, "deploy/README.md", "# not YAML\n");
+    refused(
+        &dir,
+        &["deploy"],
+        "deploy: expected *.yaml, *.yml or *.json files in this directory, found none\n",
+    );
+    write(&dir, "deploy/crds/foo.yaml", FOO);
+    refused(
+        &dir,
+        &["deploy"],
+        "deploy: expected *.yaml, *.yml or *.json files in this directory, found none (its \
+         subdirectories are not read)\n",
+    );
+}
+
+/// As `kubectl apply -f` takes a directory of mixed manifests, other kinds beside CRDs are
+/// skipped, in the same file or another.
+#[test]
+fn other_kinds_beside_crds_are_skipped() {
+    let dir = workspace("mixed");
+    write(&dir, "deploy/app.yaml", &format!("{DEPLOYMENT}---\n{FOO}"));
+    write(&dir, "deploy/service.yaml", "apiVersion: v1\nkind: Service\n");
+    let output = kubegen_in(&dir, &["generate", "--crd", "deploy", "--out", "out"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(dir.join("out/example_com/v1/foo.rs").is_file());
 }
 
 #[test]
@@ -145,6 +209,33 @@ fn bad_printer_columns_are_errors_where_they_are_written() {
         write(&dir, "deploy/foo.yaml", &column(spec));
         refused(&dir, &["deploy/foo.yaml"], expected);
     }
+}
+
+#[test]
+fn a_v1beta1_crd_says_how_to_convert_it() {
+    let dir = workspace("v1beta1");
+    write(
+        &dir,
+        "deploy/old.yaml",
+        concat!(
+            "apiVersion: apiextensions.k8s.io/v1beta1\n",
+            "kind: CustomResourceDefinition\n",
+            "metadata: {name: foos.example.com}\n",
+            "spec:\n",
+            "  group: example.com\n",
+            "  version: v1\n",
+            "  names: {kind: Foo, plural: foos}\n",
+            "  validation: {openAPIV3Schema: {type: object}}\n",
+        ),
+    );
+    let message = refused(
+        &dir,
+        &["deploy/old.yaml"],
+        "deploy/old.yaml:1:13: apiextensions.k8s.io/v1beta1 CustomResourceDefinitions were \
+         removed in Kubernetes 1.22; convert this one to `apiVersion: apiextensions.k8s.io/v1`",
+    );
+    assert!(message.contains("spec.versions[]"), "{message}");
+    assert!(!message.contains("missing field"), "{message}");
 }
 
 /// Error paths are the paths as given, relative to the current directory: a `--crd` or

@@ -176,7 +176,8 @@ struct CrdArgs {
 #[command(group(clap::ArgGroup::new("generated_code").args(["clients_out", "apply_out"]).multiple(true)))]
 struct GenerateArgs {
     /// A CRD file (YAML, possibly multi-document, or JSON) or a directory of them
-    /// (*.yaml, *.yml, *.json; documents of other kinds are skipped). Repeatable.
+    /// (*.yaml, *.yml, *.json; documents of other kinds are skipped, as by kubectl apply -f,
+    /// but inputs without any CRD are an error). Repeatable.
     #[arg(long = "crd", value_name = "FILE|DIR", help_heading = "Inputs")]
     crds: Vec<PathBuf>,
     /// An OpenAPI v3 document (one group/version, /openapi/v3/...) or v2 swagger

@@ -120,6 +120,27 @@ pub enum Error {
         /// The kinds of the inputs, comma-separated.
         found: String,
     },
+    /// None of the CRD inputs holds a CustomResourceDefinition (manifests of another kind,
+    /// empty files): each input file, with what it holds instead and where.
+    #[error("{}", no_crd_lines(found))]
+    NoCrd {
+        /// Each input file: where, and what it holds instead (``kind `Deployment` ``).
+        found: Vec<(Location, String)>,
+    },
+    /// A directory given as an input holds no file of the kinds read.
+    #[error(
+        "{}: expected {expected} in this directory, found none{}",
+        path.display(),
+        if *subdirectories { " (its subdirectories are not read)" } else { "" }
+    )]
+    EmptyDirectory {
+        /// The directory, as given.
+        path: PathBuf,
+        /// The files read (`*.yaml, *.yml or *.json files`).
+        expected: &'static str,
+        /// Whether it has subdirectories.
+        subdirectories: bool,
+    },
     /// A file or directory could not be read.
     #[error("failed to read {}: {reason}", path.display())]
     Read {
@@ -179,6 +200,18 @@ impl From<model::Error> for Error {
     fn from(error: model::Error) -> Self {
         Error::Model(Box::new(error))
     }
+}
+
+/// The lines of [`Error::NoCrd`].
+fn no_crd_lines(found: &[(Location, String)]) -> String {
+    if found.is_empty() {
+        return "expected a CustomResourceDefinition, found no input".to_owned();
+    }
+    let lines: Vec<String> = found
+        .iter()
+        .map(|(at, what)| format!("{at}: expected a CustomResourceDefinition, found {what}"))
+        .collect();
+    lines.join("\n")
 }
 
 impl Error {
@@ -305,7 +338,8 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
 }
 
 /// Reads `paths` into sources: files as given, directories expanded (non-recursively) to
-/// their `*.yaml`, `*.yml` and `*.json` files in name order. Names are the paths as given.
+/// their `*.yaml`, `*.yml` and `*.json` files in name order; a directory without any is an
+/// error. Names are the paths as given (a directory's files are joined to it).
 pub fn read_sources(paths: &[PathBuf]) -> Result<Vec<Source>> {
     let mut files = Vec::new();
     for path in paths {
@@ -315,11 +349,19 @@ pub fn read_sources(paths: &[PathBuf]) -> Result<Vec<Source>> {
                 .map(|e| e.map(|e| e.path()))
                 .collect::<Result<_, _>>()
                 .map_err(io(path))?;
+            let subdirectories = entries.iter().any(|p| p.is_dir());
             entries.retain(|p| {
                 p.is_file()
                     && p.extension()
                         .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
             });
+            if entries.is_empty() {
+                return Err(Error::EmptyDirectory {
+                    path: path.clone(),
+                    expected: "*.yaml, *.yml or *.json files",
+                    subdirectories,
+                });
+            }
             entries.sort();
             files.extend(entries);
         } else {

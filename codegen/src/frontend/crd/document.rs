@@ -15,12 +15,14 @@ use serde_saphyr::Spanned;
 
 use crate::frontend::schema::{self, Schema};
 
-/// A CustomResourceDefinition document.
+/// A CustomResourceDefinition document (its `apiVersion` and `kind` are checked before it
+/// is parsed).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct Crd {
-    pub(crate) api_version: String,
     // Fields the API type has that are not read start with `_`.
+    #[serde(rename = "apiVersion")]
+    _api_version: IgnoredAny,
     #[serde(rename = "kind")]
     _kind: IgnoredAny,
     #[serde(default)]

@@ -1,13 +1,16 @@
 //! The CRD front-end: CustomResourceDefinition YAML or JSON -> model.
 //!
 //! Every document of every source is read; documents of other kinds are skipped, so a
-//! directory of mixed manifests works. A CRD is read as strictly as the API server reads it
-//! under strict field validation (kubectl's default): an unknown field or schema keyword is
-//! an error at its key, with "did you mean" help; printer columns need a `jsonPath` and a
-//! type and format the API server knows. Every selected version of a CRD
-//! ([`Options::versions`]: the served ones by default) becomes a version in the model (one
-//! Rust module per version), with the kind's root type and every nested type named from
-//! its path, built by the shared [schema layer](super::schema). Errors name
+//! directory of mixed manifests works, as it does for `kubectl apply -f`. Sources that hold
+//! no CRD at all are an error naming what each holds instead ([`Error::NoCrd`]), and so is
+//! a kind one typo away from `CustomResourceDefinition`. A CRD is read as strictly as the
+//! API server reads it under strict field validation (kubectl's default): an unknown field
+//! or schema keyword is an error at its key, with "did you mean" help; an
+//! `apiextensions.k8s.io/v1beta1` CRD is an error that says how to convert it; printer
+//! columns need a `jsonPath` and a type and format the API server knows. Every selected
+//! version of a CRD ([`Options::versions`]: the served ones by default) becomes a version
+//! in the model (one Rust module per version), with the kind's root type and every nested
+//! type named from its path, built by the shared [schema layer](super::schema). Errors name
 //! `file:line:column` and what was expected, bad names included: beyond the rules every
 //! kind follows (checked by [`Model::validate`]), a CRD's group needs a dot, its
 //! `metadata.name` must be `<plural>.<group>`, and exactly one version is the storage
@@ -63,7 +66,12 @@ use crate::model::{
     Subresources, Version,
 };
 use crate::naming::{self, UniqueNames, kubernetes};
-use documents::Document;
+use documents::{Document, Head, Other, Read, no_crd};
+
+/// The kind of the documents read.
+const CRD_KIND: &str = "CustomResourceDefinition";
+/// The API version of the CRDs read.
+const CRD_API_VERSION: &str = "apiextensions.k8s.io/v1";
 
 /// Options of the CRD front-end.
 ///
@@ -130,22 +138,26 @@ fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> 
     // Longest documents first, so no thread is left with a big one at the end.
     let mut order: Vec<usize> = (0..docs.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(docs[i].1.text.len()));
-    let mut results: Vec<Option<Result<Option<document::Crd>>>> =
-        docs.iter().map(|_| None).collect();
+    let mut results: Vec<Option<Result<Read>>> = docs.iter().map(|_| None).collect();
     let in_order = crate::parallel::map(&order, |&i| parse(docs[i].0, &docs[i].1, options));
     for (i, result) in order.into_iter().zip(in_order) {
         results[i] = Some(result);
     }
     let mut parsed = Vec::new();
+    let mut others = Vec::new();
     for ((source, doc), result) in docs.iter().zip(results.into_iter().flatten()) {
-        if let Some(crd) = result? {
-            parsed.push(Parsed {
+        match result? {
+            Read::Crd(crd) => parsed.push(Parsed {
                 file: &source.name,
                 line_offset: doc.line_offset,
                 size: doc.text.len(),
                 crd,
-            });
+            }),
+            Read::Other(other) => others.push((*source, other)),
         }
+    }
+    if parsed.is_empty() {
+        return Err(no_crd(sources, &others));
     }
     parsed.sort_by(|a, b| {
         let key = |p: &Parsed<'_>| {
@@ -283,26 +295,50 @@ struct Names {
     modules: UniqueNames,
 }
 
-/// Parses `doc` if it may be a CRD. The schemas of the versions `options` does not select
-/// are dropped here, on the parsing thread.
-fn parse(source: &Source, doc: &Document<'_>, options: &Options) -> Result<Option<document::Crd>> {
-    if !doc.may_be_crd() {
-        return Ok(None);
+/// Parses `doc` if it is a CRD. The schemas of the versions `options` does not select are
+/// dropped here, on the parsing thread.
+fn parse(source: &Source, doc: &Document<'_>, options: &Options) -> Result<Read> {
+    let file = &source.name;
+    let at = |line: u64, column: u64| model::Location::new(file, doc.line_offset + line, column);
+    let head = doc
+        .head()
+        .map_err(|e| schema::parse_error(file, doc.line_offset, &e))?;
+    let (kind, api_version) = match head {
+        Head::Empty => return Ok(Read::Other(Other::Empty)),
+        Head::NotAnObject | Head::Object { kind: None, .. } => {
+            return Ok(Read::Other(Other::NoKind(at(1, 1))));
+        }
+        Head::Object {
+            kind: Some(kind),
+            api_version,
+        } => (kind, api_version),
+    };
+    if kind.text != CRD_KIND {
+        // Kinds are case-sensitive: `customResourceDefinition` would be skipped too.
+        let near = suggest::distance(
+            &kind.text.to_ascii_lowercase(),
+            &CRD_KIND.to_ascii_lowercase(),
+        ) <= 2;
+        if near {
+            return Err(Error::Input {
+                at: at(kind.line, kind.column),
+                message: format!("unknown kind `{}`; did you mean `{CRD_KIND}`?", kind.text),
+            });
+        }
+        return Ok(Read::Other(Other::Kind(
+            kind.text,
+            at(kind.line, kind.column),
+        )));
+    }
+    if let Some(version) = api_version.filter(|v| v.text != CRD_API_VERSION) {
+        return Err(Error::Input {
+            at: at(version.line, version.column),
+            message: wrong_api_version(&version.text),
+        });
     }
     let yaml_options = schema::yaml_options();
     let mut crd: document::Crd = serde_saphyr::from_str_with_options(doc.text, yaml_options)
-        .map_err(|e| schema::parse_error(&source.name, doc.line_offset, &e))?;
-    if crd.api_version != "apiextensions.k8s.io/v1" {
-        return Err(Error::input(
-            &source.name,
-            doc.line_offset + 1,
-            1,
-            format!(
-                "expected apiVersion `apiextensions.k8s.io/v1`, found `{}`",
-                crd.api_version
-            ),
-        ));
-    }
+        .map_err(|e| schema::parse_error(file, doc.line_offset, &e))?;
     for version in &mut crd.spec.versions {
         if !options
             .versions
@@ -311,13 +347,28 @@ fn parse(source: &Source, doc: &Document<'_>, options: &Options) -> Result<Optio
             version.schema = None;
         }
     }
-    Ok(Some(crd))
+    Ok(Read::Crd(crd))
+}
+
+/// Why a CRD of `apiVersion: found` is not read, and what to do.
+fn wrong_api_version(found: &str) -> String {
+    if found == "apiextensions.k8s.io/v1beta1" {
+        return format!(
+            "apiextensions.k8s.io/v1beta1 CustomResourceDefinitions were removed in Kubernetes \
+1.22; convert this one to `apiVersion: {CRD_API_VERSION}`: spec.versions[] with a \
+schema.openAPIV3Schema for each version (spec.version and spec.validation are gone; \
+spec.subresources and spec.additionalPrinterColumns move into each version, where JSONPath \
+is spelt jsonPath), an explicit spec.scope, and x-kubernetes-preserve-unknown-fields in \
+the schema instead of spec.preserveUnknownFields (see \
+https://kubernetes.io/docs/reference/using-api/deprecation-guide/#customresourcedefinition-v122)"
+        );
+    }
+    format!("expected apiVersion `{CRD_API_VERSION}`, found `{found}`")
 }
 
 /// The rules Kubernetes has for a CRD beyond the names every kind has (which
 /// [`Model::validate`] checks): the group has a dot, `metadata.name` is
-/// `<plural>.<group>`, printer columns are valid, and exactly one version is the storage
-/// version.
+/// `<plural>.<group>`, and exactly one version is the storage version.
 fn check_crd(p: &Parsed<'_>) -> Result<()> {
     let spec = &p.crd.spec;
     let group = &spec.group;

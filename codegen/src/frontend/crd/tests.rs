@@ -121,15 +121,39 @@ fn served_versions_need_a_schema() {
 
 #[test]
 fn old_crd_api_versions_are_rejected() {
-    let text = FOO.replace(
-        "apiextensions.k8s.io/v1\n",
-        "apiextensions.k8s.io/v1beta1\n",
-    );
-    let (_, _, message) = input_error(load_one(&text));
+    // A v1beta1 CRD has no `versions`; it is refused at its apiVersion, with what to do.
+    let v1beta1 = "apiVersion: apiextensions.k8s.io/v1beta1
+kind: CustomResourceDefinition
+metadata: {name: foos.example.com}
+spec:
+  group: example.com
+  version: v1
+  names: {kind: Foo, plural: foos}
+  validation: {openAPIV3Schema: {type: object}}
+";
+    let (line, column, message) = input_error(load_one(v1beta1));
+    assert_eq!((line, column), (1, 13), "{message}");
     assert!(
-        message.contains("expected apiVersion `apiextensions.k8s.io/v1`"),
+        message.starts_with(
+            "apiextensions.k8s.io/v1beta1 CustomResourceDefinitions were removed in Kubernetes \
+1.22; convert this one to `apiVersion: apiextensions.k8s.io/v1`: spec.versions[] with a \
+schema.openAPIV3Schema for each version"
+        ),
         "{message}"
     );
+    // Other versions, in any document shape.
+    let text = FOO.replace("apiextensions.k8s.io/v1\n", "apiextensions.k8s.io/v2\n");
+    let (line, column, message) = input_error(load_one(&text));
+    assert_eq!((line, column), (1, 13));
+    assert_eq!(
+        message,
+        "expected apiVersion `apiextensions.k8s.io/v1`, found `apiextensions.k8s.io/v2`"
+    );
+    let json = r#"{"kind": "CustomResourceDefinition",
+ "apiVersion": "apiextensions.k8s.io/v1beta1", "spec": {}}"#;
+    let (line, column, message) = input_error(load_one(json));
+    assert_eq!((line, column), (2, 16), "{message}");
+    assert!(message.contains("removed in Kubernetes 1.22"), "{message}");
 }
 
 #[test]
@@ -149,7 +173,76 @@ fn other_documents_and_empty_files_are_skipped() {
         format!("# a comment\n---\napiVersion: v1\nkind: ConfigMap\ndata: {{a: b}}\n---\n{FOO}");
     let model = load_one(&text).unwrap();
     assert_eq!(model.kind_count(), 1);
-    assert_eq!(load_one("").unwrap().kind_count(), 0);
+    // Files of other kinds beside one with a CRD: skipped too.
+    let sources = [
+        Source::new("deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\n"),
+        Source::new("empty.yaml", ""),
+        Source::new("crd.yaml", FOO),
+    ];
+    let mut model = Model::default();
+    load(&mut model, &sources, &Options::default()).unwrap();
+    assert_eq!(model.kind_count(), 1);
+}
+
+/// The error of `load` as text.
+fn load_error(sources: &[Source]) -> String {
+    match load(&mut Model::default(), sources, &Options::default()) {
+        Err(error) => error.to_string(),
+        Ok(()) => panic!("expected an error"),
+    }
+}
+
+#[test]
+fn sources_without_any_crd_are_an_error_naming_what_each_holds() {
+    let sources = [
+        Source::new(
+            "deploy/x.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\n---\nkind: Service\n---\nkind: Deployment\n",
+        ),
+        Source::new("deploy/empty.yaml", ""),
+        Source::new("deploy/notes.yaml", "# TODO\n---\n"),
+        Source::new("deploy/values.yaml", "replicas: 3\n"),
+        Source::new("deploy/list.yaml", "---\n- a\n"),
+        Source::new("deploy/x.json", "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}"),
+    ];
+    assert_eq!(
+        load_error(&sources),
+        "deploy/x.yaml:2:7: expected a CustomResourceDefinition, found kinds `Deployment` and \
+`Service`
+deploy/empty.yaml:1:1: expected a CustomResourceDefinition, found an empty file
+deploy/notes.yaml:1:1: expected a CustomResourceDefinition, found only comments
+deploy/values.yaml:1:1: expected a CustomResourceDefinition, found a document without `kind`
+deploy/list.yaml:2:1: expected a CustomResourceDefinition, found a document without `kind`
+deploy/x.json:1:30: expected a CustomResourceDefinition, found kind `ConfigMap`"
+    );
+    assert_eq!(
+        load_error(&[]),
+        "expected a CustomResourceDefinition, found no input"
+    );
+}
+
+#[test]
+fn a_kind_one_typo_from_crd_is_an_error_not_skipped() {
+    for kind in [
+        "CustomResourceDefintion",
+        "customresourcedefinition",
+        "CustomResourceDefinitions",
+    ] {
+        let text = format!("{FOO}---\nkind: {kind}\n");
+        let (line, column, message) = input_error(load_one(&text));
+        assert_eq!(
+            (line, column),
+            (FOO.lines().count() as u64 + 2, 7),
+            "{message}"
+        );
+        assert_eq!(
+            message,
+            format!("unknown kind `{kind}`; did you mean `CustomResourceDefinition`?")
+        );
+    }
+    // Kinds further away are other kinds.
+    let text = format!("{FOO}---\nkind: CustomResourceState\n");
+    assert_eq!(load_one(&text).unwrap().kind_count(), 1);
 }
 
 const TWO_VERSIONS: &str = "apiVersion: apiextensions.k8s.io/v1
