@@ -24,8 +24,9 @@ https://kubernetes.io/docs/reference/using-api/deprecation-guide/#customresource
 }
 
 /// The rules Kubernetes has for a CRD beyond the names every kind has (which
-/// [`Model::validate`] checks): the group has a dot, `metadata.name` is
-/// `<plural>.<group>`, and exactly one version is the storage version.
+/// [`Model::validate`](crate::model::Model::validate) checks): the group has a dot,
+/// `metadata.name` is `<plural>.<group>`, printer columns are valid, and exactly one
+/// version is the storage version.
 pub(super) fn check_crd(p: &Parsed<'_>) -> Result<()> {
     let spec = &p.crd.spec;
     let group = &spec.group;
