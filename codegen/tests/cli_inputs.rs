@@ -45,7 +45,13 @@ fn workspace(name: &str) -> support::Scratch {
     std::fs::create_dir_all(dir.join("deploy")).unwrap();
     let ok = kubegen_in(
         &dir,
-        &["generate", "--crd", &fixture("versions.yaml"), "--out", "out"],
+        &[
+            "generate",
+            "--crd",
+            &fixture("versions.yaml"),
+            "--out",
+            "out",
+        ],
     );
     assert!(ok.status.success(), "{}", stderr(&ok));
     dir
@@ -78,7 +84,11 @@ fn refused(dir: &Path, crds: &[&str], expected: &str) -> String {
         message.starts_with(expected),
         "{crds:?}:\n  got:  {message}\n  want: {expected}"
     );
-    assert_eq!(contents(&dir.join("out")), before, "{crds:?}: out was touched");
+    assert_eq!(
+        contents(&dir.join("out")),
+        before,
+        "{crds:?}: out was touched"
+    );
     message
 }
 
@@ -141,7 +151,11 @@ fn a_directory_without_yaml_is_an_error() {
 fn other_kinds_beside_crds_are_skipped() {
     let dir = workspace("mixed");
     write(&dir, "deploy/app.yaml", &format!("{DEPLOYMENT}---\n{FOO}"));
-    write(&dir, "deploy/service.yaml", "apiVersion: v1\nkind: Service\n");
+    write(
+        &dir,
+        "deploy/service.yaml",
+        "apiVersion: v1\nkind: Service\n",
+    );
     let output = kubegen_in(&dir, &["generate", "--crd", "deploy", "--out", "out"]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(dir.join("out/example_com/v1/foo.rs").is_file());
@@ -264,7 +278,10 @@ fn error_paths_are_as_the_user_gave_them() {
         "openapi/bad.json",
         "{\n  \"openapi\": \"3.0.0\",\n  \"components\": {\"schemas\": 7}\n}\n",
     );
-    let output = kubegen_in(&dir, &["generate", "--openapi", "openapi", "--out", "fresh"]);
+    let output = kubegen_in(
+        &dir,
+        &["generate", "--openapi", "openapi", "--out", "fresh"],
+    );
     assert_eq!(output.status.code(), Some(2));
     let message = stderr(&output);
     assert!(message.starts_with("openapi/bad.json:3:"), "{message}");

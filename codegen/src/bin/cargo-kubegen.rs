@@ -67,7 +67,9 @@ enum Command {
     Crd(CrdArgs),
     /// Generate code for an embedded sample CRD (samplecontroller.k8s.io Foo) and print
     /// it, or write it with --out.
-    #[command(after_help = "Examples:\n  cargo kubegen demo\n  cargo kubegen demo --out /tmp/foo-types")]
+    #[command(
+        after_help = "Examples:\n  cargo kubegen demo\n  cargo kubegen demo --out /tmp/foo-types"
+    )]
     Demo {
         /// Write the files to DIR instead of printing them.
         #[arg(long, value_name = "DIR")]

@@ -119,4 +119,3 @@ fn check_printer_column(p: &Parsed<'_>, column: &document::PrinterColumn) -> Res
         )),
     }
 }
-

@@ -70,8 +70,11 @@ impl Document<'_> {
         if kind.is_some() {
             return Ok(Head::Object { kind, api_version });
         }
-        serde_saphyr::from_str_with_options::<Parsed>(self.text, crate::frontend::schema::yaml_options())
-            .map(|parsed| parsed.0)
+        serde_saphyr::from_str_with_options::<Parsed>(
+            self.text,
+            crate::frontend::schema::yaml_options(),
+        )
+        .map(|parsed| parsed.0)
     }
 }
 
@@ -166,11 +169,13 @@ enum Key {
 
 impl<'de> Deserialize<'de> for Key {
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(match IgnoredOrString::deserialize(deserializer)?.0.as_deref() {
-            Some("kind") => Key::Kind,
-            Some("apiVersion") => Key::ApiVersion,
-            _ => Key::Other,
-        })
+        Ok(
+            match IgnoredOrString::deserialize(deserializer)?.0.as_deref() {
+                Some("kind") => Key::Kind,
+                Some("apiVersion") => Key::ApiVersion,
+                _ => Key::Other,
+            },
+        )
     }
 }
 

@@ -203,7 +203,10 @@ fn sources_without_any_crd_are_an_error_naming_what_each_holds() {
         Source::new("deploy/notes.yaml", "# TODO\n---\n"),
         Source::new("deploy/values.yaml", "replicas: 3\n"),
         Source::new("deploy/list.yaml", "---\n- a\n"),
-        Source::new("deploy/x.json", "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}"),
+        Source::new(
+            "deploy/x.json",
+            "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}",
+        ),
     ];
     assert_eq!(
         load_error(&sources),
@@ -540,8 +543,22 @@ fn unknown_fields_of_the_crd_are_errors_at_the_key() {
             "preserveUnknownField",
             "preserveUnknownFields",
         ),
-        ("{kind: Foo,", "{kind: Foo, singlar: foo,", 6, 22, "singlar", "singular"),
-        ("    served: true\n", "    servd: true\n", 10, 5, "servd", "served"),
+        (
+            "{kind: Foo,",
+            "{kind: Foo, singlar: foo,",
+            6,
+            22,
+            "singlar",
+            "singular",
+        ),
+        (
+            "    served: true\n",
+            "    servd: true\n",
+            10,
+            5,
+            "servd",
+            "served",
+        ),
         (
             "    schema:\n      openAPIV3Schema:\n",
             "    schema:\n      openAPIV3schema:\n",
@@ -595,9 +612,15 @@ fn unknown_fields_of_the_crd_are_errors_at_the_key() {
         assert_eq!((l, c), (line, col), "{to}: {message}");
     }
     // The status subresource has no fields; an unknown field far from any lists them.
-    let text = FOO.replace("    storage: true\n", "    storage: true\n    subresources: {status: {enabled: true}}\n");
+    let text = FOO.replace(
+        "    storage: true\n",
+        "    storage: true\n    subresources: {status: {enabled: true}}\n",
+    );
     let (_, _, message) = input_error(load_one(&text));
-    assert!(message.starts_with("unknown field `enabled`; expected one of: "), "{message}");
+    assert!(
+        message.starts_with("unknown field `enabled`; expected one of: "),
+        "{message}"
+    );
     let text = FOO.replace("    served: true\n", "    served: true\n    zzz: 1\n");
     let (_, _, message) = input_error(load_one(&text));
     assert!(
@@ -605,12 +628,20 @@ fn unknown_fields_of_the_crd_are_errors_at_the_key() {
         "{message}"
     );
     // Fields of the API types that are not read are accepted.
-    let text = FOO
-        .replace("{name: foos.example.com}", "{name: foos.example.com, labels: {a: b}, annotations: {}, creationTimestamp: null}")
-        .replace("  scope: Namespaced\n", "  scope: Namespaced\n  conversion: {strategy: None}\n  preserveUnknownFields: false\n")
+    let text =
+        FOO.replace(
+            "{name: foos.example.com}",
+            "{name: foos.example.com, labels: {a: b}, annotations: {}, creationTimestamp: null}",
+        )
+        .replace(
+            "  scope: Namespaced\n",
+            "  scope: Namespaced\n  conversion: {strategy: None}\n  preserveUnknownFields: false\n",
+        )
         .replace("  - name: v1\n", column)
-        .replace("    storage: true\n", "    storage: true\n    deprecated: false\n    subresources: {status: {}}\n")
-        + "status: {storedVersions: [v1]}\n";
+        .replace(
+            "    storage: true\n",
+            "    storage: true\n    deprecated: false\n    subresources: {status: {}}\n",
+        ) + "status: {storedVersions: [v1]}\n";
     assert_eq!(load_one(&text).unwrap().kind_count(), 1);
 }
 

@@ -361,7 +361,11 @@ mod tests {
             "{:?}",
             kind.root
         );
-        let bad = Source::in_dir(dir, Path::new("v1/foo.rs"), text.replace("\")]", "\", plurl = \"x\")]"));
+        let bad = Source::in_dir(
+            dir,
+            Path::new("v1/foo.rs"),
+            text.replace("\")]", "\", plurl = \"x\")]"),
+        );
         let error = load_all(&[bad], "crate::apis").unwrap_err().to_string();
         let expected = format!(
             "{}:3:51: unknown resource attribute `plurl`; did you mean `plural`?",

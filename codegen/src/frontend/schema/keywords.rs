@@ -226,18 +226,26 @@ mod tests {
     /// [`Schema`]: crate::frontend::schema::Schema
     fn value_of(keyword: &str) -> &'static str {
         match keyword {
-            "additionalItems" | "additionalProperties" | "exclusiveMaximum"
-            | "exclusiveMinimum" | "nullable" | "uniqueItems" => "true",
+            "additionalItems"
+            | "additionalProperties"
+            | "exclusiveMaximum"
+            | "exclusiveMinimum"
+            | "nullable"
+            | "uniqueItems" => "true",
             "x-kubernetes-embedded-resource"
             | "x-kubernetes-int-or-string"
             | "x-kubernetes-preserve-unknown-fields" => "true",
-            "allOf" | "anyOf" | "oneOf" | "enum" | "required" | "x-kubernetes-list-map-keys"
+            "allOf"
+            | "anyOf"
+            | "oneOf"
+            | "enum"
+            | "required"
+            | "x-kubernetes-list-map-keys"
             | "x-kubernetes-validations" => "[]",
             "definitions" | "dependencies" | "externalDocs" | "items" | "not"
             | "patternProperties" | "properties" => "{}",
-            "maxItems" | "maxLength" | "maxProperties" | "maximum" | "minItems"
-            | "minLength" | "minProperties" | "minimum" | "multipleOf" | "default"
-            | "example" => "1",
+            "maxItems" | "maxLength" | "maxProperties" | "maximum" | "minItems" | "minLength"
+            | "minProperties" | "minimum" | "multipleOf" | "default" | "example" => "1",
             "x-kubernetes-list-type" | "x-kubernetes-map-type" => "atomic",
             "type" => "object",
             _ => "x",
