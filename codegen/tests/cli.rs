@@ -217,6 +217,34 @@ fn demo_runs_without_any_files() {
 }
 
 #[test]
+fn counts_are_pluralised() {
+    let dir = scratch("plural");
+    let apis = dir.join("apis");
+    std::fs::create_dir_all(&apis).unwrap();
+    std::fs::write(
+        apis.join("v1.rs"),
+        "#[derive(kubegen::Resource)]\n#[resource(group = \"example.com\", version = \"v1\")]\n\
+         pub struct Gear { pub metadata: ObjectMeta, pub spec: GearSpec }\n\
+         pub struct GearSpec { pub teeth: i32 }\n",
+    )
+    .unwrap();
+    let one = kubegen(&[
+        "crd",
+        "--rust",
+        &apis.display().to_string(),
+        "--out",
+        &dir.join("crd").display().to_string(),
+    ]);
+    assert!(one.status.success(), "{}", stderr(&one));
+    let message = stderr(&one);
+    assert!(message.contains("kubegen: wrote 1 file to "), "{message}");
+    let four = kubegen(&["demo", "--out", &dir.join("demo").display().to_string()]);
+    assert!(four.status.success(), "{}", stderr(&four));
+    let message = stderr(&four);
+    assert!(message.contains("kubegen: wrote 4 files to "), "{message}");
+}
+
+#[test]
 fn help_teaches() {
     let help = String::from_utf8_lossy(&kubegen(&["generate", "--help"]).stdout).into_owned();
     assert!(help.contains("--verify"));

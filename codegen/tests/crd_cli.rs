@@ -19,7 +19,7 @@ use kubegen_codegen::emit::{self, GeneratedFile};
 use kubegen_codegen::frontend::rust;
 use kubegen_codegen::model::Model;
 
-use support::{kubegen, stderr};
+use support::{kubegen, kubegen_in, stderr};
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust");
@@ -133,50 +133,51 @@ fn refuses_a_directory_it_did_not_write() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Each bad source is an input error at its place: exit status 2, nothing written.
+/// Each bad source is an input error at its place, named as the path was given (relative
+/// to the current directory, below `--rust`): exit status 2, nothing written.
 #[test]
 fn bad_input_names_file_line_column_and_writes_nothing() {
     let header = "#[derive(Resource)]\n#[resource(group = \"example.com\", version = \"v1\")]\npub struct Foo { pub metadata: ObjectMeta, pub spec: FooSpec }\n";
     let cases: &[(&str, &str)] = &[
         (
             "pub struct FooSpec { pub size: u32 }\n",
-            "v1.rs:4:32: `kubegen crd` reads i32, i64 and String scalars; `u32` is not one",
+            "src/v1.rs:4:32: `kubegen crd` reads i32, i64 and String scalars; `u32` is not one",
         ),
         (
             "pub struct FooSpec { pub selector: LabelSelector }\n",
-            "v1.rs:4:36: `kubegen crd` cannot read the schema of `LabelSelector` (not defined once in the sources)",
+            "src/v1.rs:4:36: `kubegen crd` cannot read the schema of `LabelSelector` (not defined once in the sources)",
         ),
         (
             "#[serde(rename_all = \"camelcase\")]\npub struct FooSpec { pub a: String }\n",
-            "v1.rs:4:22: unknown rename_all rule; expected one of lowercase, UPPERCASE",
+            "src/v1.rs:4:22: unknown rename_all rule; expected one of lowercase, UPPERCASE",
         ),
         (
             "pub struct FooSpec { #[serde(flaten)] pub a: Other }\n",
-            "v1.rs:4:30: `kubegen crd` cannot follow `#[serde(flaten)]` without compiling the crate; did you mean `flatten`? (it reads rename, default,",
+            "src/v1.rs:4:30: `kubegen crd` cannot follow `#[serde(flaten)]` without compiling the crate; did you mean `flatten`? (it reads rename, default,",
         ),
         (
             "pub struct FooSpec { #[serde(flatten)] pub a: Other }\npub struct Other { pub b: String }\n",
-            "v1.rs:4:44: `kubegen crd` reads `#[serde(flatten)]` on maps with `String` keys",
+            "src/v1.rs:4:44: `kubegen crd` reads `#[serde(flatten)]` on maps with `String` keys",
         ),
         (
             "pub struct FooSpec { #[serde(default = \"three\")] pub a: i32 }\n",
-            "v1.rs:4:40: `kubegen crd` cannot call a default function",
+            "src/v1.rs:4:40: `kubegen crd` cannot call a default function",
         ),
         (
             "pub struct FooSpec { pub next: Option<Box<FooSpec>> }\n",
-            "v1.rs:4:12: `FooSpec` contains itself",
+            "src/v1.rs:4:12: `FooSpec` contains itself",
         ),
         (
             "pub struct FooSpec { #[schemars(schema_with = \"s\")] pub a: X }\nfn s(_: &mut G) -> Schema { build() }\n",
-            "v1.rs:5:4: `kubegen crd` reads `schema_with` functions that end in a `json_schema!({...})` literal",
+            "src/v1.rs:5:4: `kubegen crd` reads `schema_with` functions that end in a `json_schema!({...})` literal",
         ),
         (
             "pub struct FooSpec { #[schemars(extend(\"x-kubernetes-list-type\" = \"list\"))] pub a: Vec<String> }\n",
-            "v1.rs:4:81: `x-kubernetes-list-type` must be `atomic`, `set` or `map`",
+            "src/v1.rs:4:81: `x-kubernetes-list-type` must be `atomic`, `set` or `map`",
         ),
         (
             "pub enum FooSpec { A(String) }\n",
-            "v1.rs:4:20: `kubegen crd` reads enums of unit variants",
+            "src/v1.rs:4:20: `kubegen crd` reads enums of unit variants",
         ),
     ];
     let dir = scratch("bad");
@@ -186,13 +187,7 @@ fn bad_input_names_file_line_column_and_writes_nothing() {
         let _ = std::fs::remove_dir_all(&src);
         std::fs::create_dir_all(&src).unwrap();
         std::fs::write(src.join("v1.rs"), format!("{header}{spec}")).unwrap();
-        let output = kubegen(&[
-            "crd",
-            "--rust",
-            &src.display().to_string(),
-            "--out",
-            &out.display().to_string(),
-        ]);
+        let output = kubegen_in(&dir, &["crd", "--rust", "src", "--out", "crd"]);
         let message = stderr(&output);
         assert_eq!(output.status.code(), Some(2), "{spec}: {message}");
         assert!(

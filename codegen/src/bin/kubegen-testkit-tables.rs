@@ -80,8 +80,8 @@ fn main() -> ExitCode {
     match output::write_all(&args.out, &files) {
         Ok(()) => {
             eprintln!(
-                "kubegen-testkit-tables: wrote {} files to {}",
-                files.len(),
+                "kubegen-testkit-tables: wrote {} to {}",
+                kubegen_codegen::naming::counted(files.len(), "file"),
                 args.out.display()
             );
             ExitCode::SUCCESS

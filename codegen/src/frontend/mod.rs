@@ -35,8 +35,10 @@ pub mod crd;
 pub mod openapi;
 pub mod rust;
 pub(crate) mod schema;
+mod suggest;
 mod versions;
 
+pub use suggest::did_you_mean;
 pub use versions::Versions;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -47,10 +49,15 @@ use crate::model::{self, Location, Model};
 /// One input document set: its display name (used in error messages) and its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Source {
-    /// How errors name the input (`crds/foo.yaml`).
+    /// How errors name the input: its path as the user gave it (`crds/foo.yaml`,
+    /// `src/apis/v1/foo.rs`), so that a location can be opened from where the command ran.
     pub name: String,
     /// The whole text of the input.
     pub text: String,
+    /// Its path below the directory it was read from, `/`-separated (`v1/foo.rs`), when it
+    /// was read from one ([`Source::in_dir`]): the Rust front-end makes module paths of it.
+    /// `None`: the name is that path.
+    pub relative: Option<String>,
 }
 
 impl Source {
@@ -59,7 +66,38 @@ impl Source {
         Self {
             name: name.into(),
             text: text.into(),
+            relative: None,
         }
+    }
+
+    /// A source read from the file `relative` below the directory `dir`: named by the two
+    /// joined (as `dir` was given), with `relative` kept for [`Source::relative_name`].
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use kubegen_codegen::frontend::Source;
+    ///
+    /// let source = Source::in_dir(Path::new("src/apis"), Path::new("v1/foo.rs"), "");
+    /// assert_eq!(source.name, Path::new("src/apis/v1/foo.rs").display().to_string());
+    /// assert_eq!(source.relative_name(), "v1/foo.rs");
+    /// assert_eq!(Source::new("v1/foo.rs", "").relative_name(), "v1/foo.rs");
+    /// ```
+    pub fn in_dir(dir: &Path, relative: &Path, text: impl Into<String>) -> Self {
+        let parts: Vec<_> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect();
+        Self {
+            name: dir.join(relative).display().to_string(),
+            text: text.into(),
+            relative: Some(parts.join("/")),
+        }
+    }
+
+    /// Its path below the directory it was read from (its name when it was not read from
+    /// one).
+    pub fn relative_name(&self) -> &str {
+        self.relative.as_deref().unwrap_or(&self.name)
     }
 }
 
@@ -81,6 +119,27 @@ pub enum Error {
         kind: String,
         /// The kinds of the inputs, comma-separated.
         found: String,
+    },
+    /// None of the CRD inputs holds a CustomResourceDefinition (manifests of another kind,
+    /// empty files): each input file, with what it holds instead and where.
+    #[error("{}", no_crd_lines(found))]
+    NoCrd {
+        /// Each input file: where, and what it holds instead (``kind `Deployment` ``).
+        found: Vec<(Location, String)>,
+    },
+    /// A directory given as an input holds no file of the kinds read.
+    #[error(
+        "{}: expected {expected} in this directory, found none{}",
+        path.display(),
+        if *subdirectories { " (its subdirectories are not read)" } else { "" }
+    )]
+    EmptyDirectory {
+        /// The directory, as given.
+        path: PathBuf,
+        /// The files read (`*.yaml, *.yml or *.json files`).
+        expected: &'static str,
+        /// Whether it has subdirectories.
+        subdirectories: bool,
     },
     /// A file or directory could not be read.
     #[error("failed to read {}: {reason}", path.display())]
@@ -141,6 +200,18 @@ impl From<model::Error> for Error {
     fn from(error: model::Error) -> Self {
         Error::Model(Box::new(error))
     }
+}
+
+/// The lines of [`Error::NoCrd`].
+fn no_crd_lines(found: &[(Location, String)]) -> String {
+    if found.is_empty() {
+        return "expected a CustomResourceDefinition, found no input".to_owned();
+    }
+    let lines: Vec<String> = found
+        .iter()
+        .map(|(at, what)| format!("{at}: expected a CustomResourceDefinition, found {what}"))
+        .collect();
+    lines.join("\n")
 }
 
 impl Error {
@@ -267,7 +338,8 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
 }
 
 /// Reads `paths` into sources: files as given, directories expanded (non-recursively) to
-/// their `*.yaml`, `*.yml` and `*.json` files in name order. Names are the paths as given.
+/// their `*.yaml`, `*.yml` and `*.json` files in name order; a directory without any is an
+/// error. Names are the paths as given (a directory's files are joined to it).
 pub fn read_sources(paths: &[PathBuf]) -> Result<Vec<Source>> {
     let mut files = Vec::new();
     for path in paths {
@@ -277,11 +349,19 @@ pub fn read_sources(paths: &[PathBuf]) -> Result<Vec<Source>> {
                 .map(|e| e.map(|e| e.path()))
                 .collect::<Result<_, _>>()
                 .map_err(io(path))?;
+            let subdirectories = entries.iter().any(|p| p.is_dir());
             entries.retain(|p| {
                 p.is_file()
                     && p.extension()
                         .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
             });
+            if entries.is_empty() {
+                return Err(Error::EmptyDirectory {
+                    path: path.clone(),
+                    expected: "*.yaml, *.yml or *.json files",
+                    subdirectories,
+                });
+            }
             entries.sort();
             files.extend(entries);
         } else {

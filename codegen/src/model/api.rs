@@ -238,6 +238,23 @@ pub struct PrinterColumn {
     pub priority: i32,
 }
 
+impl PrinterColumn {
+    /// The column types the API server accepts (`printerColumnDatatypes` of the
+    /// apiextensions validation).
+    pub const TYPES: &[&str] = &["integer", "number", "string", "boolean", "date"];
+    /// The column formats it accepts (`customResourceColumnDefinitionFormats`).
+    pub const FORMATS: &[&str] = &[
+        "int32",
+        "int64",
+        "float",
+        "double",
+        "byte",
+        "date",
+        "date-time",
+        "password",
+    ];
+}
+
 /// A kind in one version of a group.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Kind {

@@ -55,18 +55,42 @@ pub fn plural(kind: &str) -> String {
     if lower == "endpoints" {
         return lower;
     }
+    english_plural(lower)
+}
+
+/// `word` with the plural ending of [`plural`], its case kept.
+fn english_plural(word: String) -> String {
+    let lower = word.to_ascii_lowercase();
     if ["s", "x", "z", "ch", "sh"]
         .iter()
         .any(|end| lower.ends_with(end))
     {
-        return lower + "es";
+        return word + "es";
     }
-    if let Some(stem) = lower.strip_suffix('y')
-        && !stem.ends_with(['a', 'e', 'i', 'o', 'u'])
+    if let Some(stem) = word.strip_suffix(['y', 'Y'])
+        && !stem.ends_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U'])
     {
         return format!("{stem}ies");
     }
-    lower + "s"
+    word + "s"
+}
+
+/// `count` and `noun`, the noun in the plural unless there is one: what messages say
+/// (`1 file`, `2 files`, `0 directories`).
+///
+/// ```
+/// use kubegen_codegen::naming::counted;
+/// assert_eq!(counted(1, "file"), "1 file");
+/// assert_eq!(counted(0, "file"), "0 files");
+/// assert_eq!(counted(3, "CustomResourceDefinition"), "3 CustomResourceDefinitions");
+/// assert_eq!(counted(2, "directory"), "2 directories");
+/// ```
+pub fn counted(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {}", english_plural(noun.to_owned()))
+    }
 }
 
 /// The accessor of a kind in generated clients, listers and informers: the plural of

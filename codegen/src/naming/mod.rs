@@ -17,6 +17,7 @@
 //!   docs spell them the way Kubernetes does ([`api_version`], [`describe_group`]);
 //! - [`kubernetes`] holds the API server's rules for group, version, kind and resource
 //!   names, which [`Model::validate`](crate::model::Model::validate) enforces;
+//! - messages count things in English ([`counted`]: `1 file`, `2 files`);
 //! - OpenAPI definition names map to k8s-openapi paths ([`k8s_openapi_path`]).
 //!
 //! ```
@@ -38,7 +39,7 @@ mod openapi;
 mod serde_case;
 
 pub use api::{
-    api_version, capitalized, describe_group, group_module, group_short, kind_accessor,
+    api_version, capitalized, counted, describe_group, group_module, group_short, kind_accessor,
     kind_module, kind_type_base, plural, version_module,
 };
 pub use openapi::{definition_package, definition_short_name, k8s_openapi_path};

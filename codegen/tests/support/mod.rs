@@ -19,6 +19,16 @@ pub(crate) fn kubegen<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
         .unwrap()
 }
 
+/// Runs `kubegen` with `args` in the directory `cwd`, so that relative paths in `args`
+/// (and in its messages) are relative to it.
+pub(crate) fn kubegen_in<S: AsRef<std::ffi::OsStr>>(cwd: &Path, args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-kubegen"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 /// A fresh, empty directory for one test: `kubegen-<test>-<pid>-<name>` in the temporary
 /// directory.
 pub(crate) fn scratch(test: &str, name: &str) -> Scratch {

@@ -17,6 +17,7 @@ use kubegen_codegen::emit::clients::ClientOptions;
 use kubegen_codegen::emit::{self, GeneratedFile};
 use kubegen_codegen::frontend::{self, Input, Source, Versions, builtin, crd, openapi, rust};
 use kubegen_codegen::model::{ClientVerb, ClientVerbs};
+use kubegen_codegen::naming;
 use kubegen_codegen::{Outputs, SAMPLE_CRD, output};
 
 mod scaffold;
@@ -187,7 +188,8 @@ struct CrdArgs {
 #[command(group(clap::ArgGroup::new("generated_code").args(["clients_out", "apply_out"]).multiple(true)))]
 struct GenerateArgs {
     /// A CRD file (YAML, possibly multi-document, or JSON) or a directory of them
-    /// (*.yaml, *.yml, *.json; documents of other kinds are skipped). Repeatable.
+    /// (*.yaml, *.yml, *.json; documents of other kinds are skipped, as by kubectl apply -f,
+    /// but inputs without any CRD are an error). Repeatable.
     #[arg(long = "crd", value_name = "FILE|DIR", help_heading = "Inputs")]
     crds: Vec<PathBuf>,
     /// An OpenAPI v3 document (one group/version, /openapi/v3/...) or v2 swagger
@@ -732,7 +734,11 @@ fn demo(out: Option<&Path>) -> ExitCode {
 fn write(out: &Path, files: &[GeneratedFile]) -> ExitCode {
     match output::write_all(out, files) {
         Ok(()) => {
-            eprintln!("kubegen: wrote {} files to {}", files.len(), out.display());
+            eprintln!(
+                "kubegen: wrote {} to {}",
+                naming::counted(files.len(), "file"),
+                out.display()
+            );
             ExitCode::SUCCESS
         }
         Err(e) => fail(EXIT_FAILED, &e),

@@ -1,14 +1,20 @@
 //! The CRD front-end: CustomResourceDefinition YAML or JSON -> model.
 //!
 //! Every document of every source is read; documents of other kinds are skipped, so a
-//! directory of mixed manifests works. Every selected version of a CRD ([`Options::versions`]:
-//! the served ones by default) becomes a version in the model (one Rust module per
-//! version), with the kind's root type and every nested type named from its path, built by
-//! the shared [schema layer](super::schema). Errors name `file:line:column` and what was
-//! expected, bad names included: beyond the rules every kind follows (checked by
-//! [`Model::validate`]), a CRD's group needs a dot, its `metadata.name` must be
-//! `<plural>.<group>`, and exactly one version is the storage version, as the API server
-//! requires.
+//! directory of mixed manifests works, as it does for `kubectl apply -f`. Sources that hold
+//! no CRD at all are an error naming what each holds instead ([`Error::NoCrd`]), and so is
+//! a kind one typo away from `CustomResourceDefinition`. A CRD is read as strictly as the
+//! API server reads it under strict field validation (kubectl's default): an unknown field
+//! or schema keyword is an error at its key, with "did you mean" help; an
+//! `apiextensions.k8s.io/v1beta1` CRD is an error that says how to convert it; printer
+//! columns need a `jsonPath` and a type and format the API server knows. Every selected
+//! version of a CRD ([`Options::versions`]: the served ones by default) becomes a version
+//! in the model (one Rust module per version), with the kind's root type and every nested
+//! type named from its path, built by the shared [schema layer](super::schema). Errors name
+//! `file:line:column` and what was expected, bad names included: beyond the rules every
+//! kind follows (checked by [`Model::validate`]), a CRD's group needs a dot, its
+//! `metadata.name` must be `<plural>.<group>`, and exactly one version is the storage
+//! version, as the API server requires.
 //!
 //! ```
 //! use kubegen_codegen::frontend::{Source, crd};
@@ -46,6 +52,7 @@
 //! assert!(err.to_string().starts_with("bad.yaml:3:"), "{err}");
 //! ```
 
+mod check;
 mod document;
 mod documents;
 
@@ -54,13 +61,19 @@ use std::collections::BTreeMap;
 use serde_saphyr::Location as SourceLocation;
 
 use super::schema::{self, Dialect, TypeBuilder};
-use super::{Error, Result, Source, Versions};
+use super::{Error, Result, Source, Versions, suggest};
 use crate::model::{
     self, ClientVerbs, Kind, KindNames, Model, Origin, PrinterColumn, RootType, Scale,
     Subresources, Version,
 };
-use crate::naming::{self, UniqueNames, kubernetes};
-use documents::Document;
+use crate::naming::{self, UniqueNames};
+use check::{check_crd, wrong_api_version};
+use documents::{Document, Head, Other, Read, no_crd};
+
+/// The kind of the documents read.
+const CRD_KIND: &str = "CustomResourceDefinition";
+/// The API version of the CRDs read.
+const CRD_API_VERSION: &str = "apiextensions.k8s.io/v1";
 
 /// Options of the CRD front-end.
 ///
@@ -127,22 +140,26 @@ fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> 
     // Longest documents first, so no thread is left with a big one at the end.
     let mut order: Vec<usize> = (0..docs.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(docs[i].1.text.len()));
-    let mut results: Vec<Option<Result<Option<document::Crd>>>> =
-        docs.iter().map(|_| None).collect();
+    let mut results: Vec<Option<Result<Read>>> = docs.iter().map(|_| None).collect();
     let in_order = crate::parallel::map(&order, |&i| parse(docs[i].0, &docs[i].1, options));
     for (i, result) in order.into_iter().zip(in_order) {
         results[i] = Some(result);
     }
     let mut parsed = Vec::new();
+    let mut others = Vec::new();
     for ((source, doc), result) in docs.iter().zip(results.into_iter().flatten()) {
-        if let Some(crd) = result? {
-            parsed.push(Parsed {
+        match result? {
+            Read::Crd(crd) => parsed.push(Parsed {
                 file: &source.name,
                 line_offset: doc.line_offset,
                 size: doc.text.len(),
                 crd,
-            });
+            }),
+            Read::Other(other) => others.push((*source, other)),
         }
+    }
+    if parsed.is_empty() {
+        return Err(no_crd(sources, &others));
     }
     parsed.sort_by(|a, b| {
         let key = |p: &Parsed<'_>| {
@@ -280,26 +297,50 @@ struct Names {
     modules: UniqueNames,
 }
 
-/// Parses `doc` if it may be a CRD. The schemas of the versions `options` does not select
-/// are dropped here, on the parsing thread.
-fn parse(source: &Source, doc: &Document<'_>, options: &Options) -> Result<Option<document::Crd>> {
-    if !doc.may_be_crd() {
-        return Ok(None);
+/// Parses `doc` if it is a CRD. The schemas of the versions `options` does not select are
+/// dropped here, on the parsing thread.
+fn parse(source: &Source, doc: &Document<'_>, options: &Options) -> Result<Read> {
+    let file = &source.name;
+    let at = |line: u64, column: u64| model::Location::new(file, doc.line_offset + line, column);
+    let head = doc
+        .head()
+        .map_err(|e| schema::parse_error(file, doc.line_offset, &e))?;
+    let (kind, api_version) = match head {
+        Head::Empty => return Ok(Read::Other(Other::Empty)),
+        Head::NotAnObject | Head::Object { kind: None, .. } => {
+            return Ok(Read::Other(Other::NoKind(at(1, 1))));
+        }
+        Head::Object {
+            kind: Some(kind),
+            api_version,
+        } => (kind, api_version),
+    };
+    if kind.text != CRD_KIND {
+        // Kinds are case-sensitive: `customResourceDefinition` would be skipped too.
+        let near = suggest::distance(
+            &kind.text.to_ascii_lowercase(),
+            &CRD_KIND.to_ascii_lowercase(),
+        ) <= 2;
+        if near {
+            return Err(Error::Input {
+                at: at(kind.line, kind.column),
+                message: format!("unknown kind `{}`; did you mean `{CRD_KIND}`?", kind.text),
+            });
+        }
+        return Ok(Read::Other(Other::Kind(
+            kind.text,
+            at(kind.line, kind.column),
+        )));
+    }
+    if let Some(version) = api_version.filter(|v| v.text != CRD_API_VERSION) {
+        return Err(Error::Input {
+            at: at(version.line, version.column),
+            message: wrong_api_version(&version.text),
+        });
     }
     let yaml_options = schema::yaml_options();
     let mut crd: document::Crd = serde_saphyr::from_str_with_options(doc.text, yaml_options)
-        .map_err(|e| schema::parse_error(&source.name, doc.line_offset, &e))?;
-    if crd.api_version != "apiextensions.k8s.io/v1" {
-        return Err(Error::input(
-            &source.name,
-            doc.line_offset + 1,
-            1,
-            format!(
-                "expected apiVersion `apiextensions.k8s.io/v1`, found `{}`",
-                crd.api_version
-            ),
-        ));
-    }
+        .map_err(|e| schema::parse_error(file, doc.line_offset, &e))?;
     for version in &mut crd.spec.versions {
         if !options
             .versions
@@ -308,47 +349,7 @@ fn parse(source: &Source, doc: &Document<'_>, options: &Options) -> Result<Optio
             version.schema = None;
         }
     }
-    Ok(Some(crd))
-}
-
-/// The rules Kubernetes has for a CRD beyond the names every kind has (which
-/// [`Model::validate`] checks): the group has a dot, `metadata.name` is
-/// `<plural>.<group>`, and exactly one version is the storage version.
-fn check_crd(p: &Parsed<'_>) -> Result<()> {
-    let spec = &p.crd.spec;
-    let group = &spec.group;
-    if let Err(expected) = kubernetes::check_crd_group(&group.value) {
-        return Err(p.error(
-            &group.referenced,
-            format!("invalid group {:?}: {expected}", group.value),
-        ));
-    }
-    // A bad plural is reported as such (by the model's validation), not as a bad name.
-    let plural = &spec.names.plural.value;
-    let name = p.crd.metadata.as_ref().and_then(|m| m.name.as_ref());
-    let name = name.filter(|_| kubernetes::check_resource_name(plural).is_ok());
-    let wanted = format!("{plural}.{}", group.value);
-    if let Some(name) = name.filter(|n| n.value != wanted) {
-        return Err(p.error(
-            &name.referenced,
-            format!(
-                "invalid metadata.name {:?}: expected {wanted:?} (spec.names.plural + \".\" + \
-spec.group)",
-                name.value
-            ),
-        ));
-    }
-    let storage = spec.versions.iter().filter(|v| v.storage).count();
-    if storage != 1 {
-        return Err(p.error(
-            &spec.names.kind.referenced,
-            format!(
-                "expected exactly one version of kind `{}` with `storage: true`, found {storage}",
-                spec.names.kind.value
-            ),
-        ));
-    }
-    Ok(())
+    Ok(Read::Crd(crd))
 }
 
 /// Adds the kind of `p` at `item`'s version to `target`.
@@ -446,9 +447,14 @@ fn add_version(target: &mut Version, names: &mut Names, p: &Parsed<'_>, item: It
             .additional_printer_columns
             .iter()
             .map(|c| PrinterColumn {
-                name: c.name.clone(),
-                type_: c.type_.clone(),
-                json_path: c.json_path.clone(),
+                name: c.name.value.clone(),
+                type_: c.type_.value.clone(),
+                // Checked to be there by `check_printer_column`.
+                json_path: c
+                    .json_path
+                    .as_ref()
+                    .map(|p| p.value.clone())
+                    .unwrap_or_default(),
                 description: c.description.clone(),
                 priority: c.priority,
             })
@@ -491,349 +497,4 @@ fn origin(p: &Parsed<'_>, version: &SourceLocation) -> Origin {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    const FOO: &str = "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: foos.example.com}
-spec:
-  group: example.com
-  names: {kind: Foo, plural: foos}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, properties: {a: {type: string}}}
-";
-
-    fn load_with(text: &str, options: &Options) -> Result<Model> {
-        let mut model = Model::default();
-        load(&mut model, &[Source::new("in.yaml", text)], options)?;
-        Ok(model)
-    }
-
-    fn load_one(text: &str) -> Result<Model> {
-        load_with(text, &Options::default())
-    }
-
-    /// Line, column and message of an error that starts `in.yaml:line:column: `.
-    fn input_error(result: Result<Model>) -> (u64, u64, String) {
-        let error = match result {
-            Err(error) => error.to_string(),
-            Ok(_) => panic!("expected an error"),
-        };
-        let located = error.strip_prefix("in.yaml:").and_then(|rest| {
-            let mut parts = rest.splitn(3, ':');
-            let line = parts.next()?.parse().ok()?;
-            let column = parts.next()?.parse().ok()?;
-            Some((line, column, parts.next()?.trim_start().to_owned()))
-        });
-        located.unwrap_or_else(|| panic!("expected in.yaml:line:column: ..., got {error}"))
-    }
-
-    #[test]
-    fn the_same_kind_twice_is_an_error_at_the_second_kind() {
-        let text = format!("{FOO}---\n{FOO}");
-        let (line, _, message) = input_error(load_one(&text));
-        // The `---` line, then the second document, whose line 6 is `names`.
-        let expected = FOO.lines().count() as u64 + 1 + 6;
-        assert_eq!(
-            line, expected,
-            "points at names.kind of the second document"
-        );
-        assert!(
-            message.contains("kind `Foo` of example.com/v1 is defined twice"),
-            "{message}"
-        );
-    }
-
-    /// A CRD of kind `kind` in example.com with one version `version`, whose schema is
-    /// left out when `schema` is false.
-    fn crd_of(kind: &str, version: &str, schema: bool) -> String {
-        let plural = format!("{}s", kind.to_lowercase());
-        let mut text = FOO
-            .replace("foos", &plural)
-            .replace("kind: Foo", &format!("kind: {kind}"))
-            .replace("- name: v1", &format!("- name: {version}"));
-        if !schema {
-            let at = text.find("    schema:").unwrap();
-            text.truncate(at);
-        }
-        text
-    }
-
-    #[test]
-    fn the_first_error_in_kind_order_is_reported_whichever_version_finds_it() {
-        // Each kind is in a version of its own, so each is built on its own; Cc comes
-        // first in the file, Aa first in (group, kind) order.
-        let docs = [
-            crd_of("Cc", "v1", false),
-            crd_of("Bb", "v2", false),
-            crd_of("Aa", "v3", false),
-        ];
-        let text = docs.join("---\n");
-        let (line, _, message) = input_error(load_one(&text));
-        // Line 9 of a document names its version; each `---` takes a line.
-        let aa_version = docs[0].lines().count() + docs[1].lines().count() + 2 + 9;
-        assert_eq!(line, aa_version as u64, "{message}");
-        assert!(message.contains("for version `v3`"), "{message}");
-
-        // A kind that fails its checks after one that fails to build: the build error.
-        let bad_name = crd_of("Zz", "v1", true).replace("zzs.example.com", "other.example.com");
-        let text = format!("{bad_name}---\n{}", crd_of("Bb", "v2", false));
-        let (_, _, message) = input_error(load_one(&text));
-        assert!(message.contains("for version `v2`"), "{message}");
-        // Before it, the check error.
-        let text = format!("{bad_name}---\n{}", crd_of("Bb", "v2", true));
-        let (_, _, message) = input_error(load_one(&text));
-        assert!(message.contains("invalid metadata.name"), "{message}");
-    }
-
-    #[test]
-    fn served_versions_need_a_schema() {
-        let text = FOO.replace(
-            "    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec: {type: object, properties: {a: {type: string}}}\n",
-            "",
-        );
-        let (line, column, message) = input_error(load_one(&text));
-        assert_eq!((line, column), (9, 11));
-        assert!(
-            message.contains("expected `schema.openAPIV3Schema` for version `v1`"),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn old_crd_api_versions_are_rejected() {
-        let text = FOO.replace(
-            "apiextensions.k8s.io/v1\n",
-            "apiextensions.k8s.io/v1beta1\n",
-        );
-        let (_, _, message) = input_error(load_one(&text));
-        assert!(
-            message.contains("expected apiVersion `apiextensions.k8s.io/v1`"),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn unserved_versions_are_skipped_and_others_kept() {
-        let text = FOO.replace(
-            "  versions:\n",
-            "  versions:\n  - {name: v0, served: false, storage: false}\n",
-        );
-        let model = load_one(&text).unwrap();
-        let versions: Vec<&String> = model.groups["example.com"].versions.keys().collect();
-        assert_eq!(versions, ["v1"]);
-    }
-
-    #[test]
-    fn other_documents_and_empty_files_are_skipped() {
-        let text = format!(
-            "# a comment\n---\napiVersion: v1\nkind: ConfigMap\ndata: {{a: b}}\n---\n{FOO}"
-        );
-        let model = load_one(&text).unwrap();
-        assert_eq!(model.kind_count(), 1);
-        assert_eq!(load_one("").unwrap().kind_count(), 0);
-    }
-
-    const TWO_VERSIONS: &str = "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: foos.example.com}
-spec:
-  group: example.com
-  names: {kind: Foo, plural: foos}
-  scope: Namespaced
-  versions:
-  - {name: v1beta1, served: true, storage: false, schema: {openAPIV3Schema: {type: object}}}
-  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}
-  - {name: v0, served: false, storage: false, schema: {openAPIV3Schema: {type: object}}}
-";
-
-    fn versions(model: &Model) -> Vec<&str> {
-        model.groups["example.com"]
-            .versions
-            .keys()
-            .map(String::as_str)
-            .collect()
-    }
-
-    #[test]
-    fn versions_are_selected_by_role_or_name() {
-        let served = load_one(TWO_VERSIONS).unwrap();
-        assert_eq!(versions(&served), ["v1", "v1beta1"]);
-        let storage = load_with(
-            TWO_VERSIONS,
-            &Options::default().versions(Versions::Storage),
-        );
-        assert_eq!(versions(&storage.unwrap()), ["v1"]);
-        let named = Options::default().versions("v0,v1beta1".parse().unwrap());
-        assert_eq!(
-            versions(&load_with(TWO_VERSIONS, &named).unwrap()),
-            ["v0", "v1beta1"]
-        );
-    }
-
-    #[test]
-    fn names_kubernetes_rejects_are_errors_where_they_are_written() {
-        // (replace, with, line, column, message start); every occurrence is replaced.
-        let cases = [
-            (
-                "- name: v1\n",
-                "- name: v1.2\n",
-                9,
-                11,
-                "invalid version \"v1.2\"",
-            ),
-            (
-                "- name: v1\n",
-                "- name: \"v1 \"\n",
-                9,
-                11,
-                "invalid version \"v1 \"",
-            ),
-            (
-                "kind: Foo,",
-                "kind: Foo Bar,",
-                6,
-                17,
-                "invalid kind \"Foo Bar\"",
-            ),
-            ("kind: Foo,", "kind: 1Foo,", 6, 17, "invalid kind \"1Foo\""),
-            ("foos", "Foos", 6, 30, "invalid plural \"Foos\""),
-            (
-                "group: example.com",
-                "group: example",
-                5,
-                10,
-                "invalid group \"example\"",
-            ),
-            (
-                "{name: foos.example.com}",
-                "{name: bars.example.com}",
-                3,
-                18,
-                "invalid metadata.name \"bars.example.com\"",
-            ),
-            (
-                "storage: true",
-                "storage: false",
-                6,
-                17,
-                "expected exactly one version",
-            ),
-        ];
-        for (from, to, line, column, start) in cases {
-            let text = FOO.replace(from, to);
-            let (l, c, message) = input_error(load_one(&text));
-            assert!(message.starts_with(start), "{to}: {message}");
-            assert_eq!((l, c), (line, column), "{to}: {message}");
-        }
-    }
-
-    #[test]
-    fn names_kubernetes_accepts_generate_valid_rust() {
-        let text =
-            FOO.replacen("- name: v1\n", "- name: fn\n", 1)
-                .replacen("kind: Foo,", "kind: a-b,", 1);
-        let model = load_one(&text).unwrap();
-        let version = &model.groups["example.com"].versions["fn"];
-        assert_eq!(version.module, "fn_");
-        assert_eq!(
-            version.kinds["a-b"].root,
-            RootType::Generated("AB".to_owned())
-        );
-        assert_eq!(version.kinds["a-b"].names.list_kind, "a-bList");
-    }
-
-    /// A CRD (JSON) whose root schema nests `levels` schema levels deep: objects, arrays
-    /// and maps in turn, a string at the bottom. The schema is on line 5.
-    fn nested(levels: usize) -> String {
-        let mut schema = r#"{"type": "string"}"#.to_owned();
-        for level in 0..levels {
-            schema = match level % 3 {
-                0 => format!(r#"{{"type": "object", "properties": {{"a": {schema}}}}}"#),
-                1 => format!(r#"{{"type": "array", "items": {schema}}}"#),
-                _ => format!(r#"{{"type": "object", "additionalProperties": {schema}}}"#),
-            };
-        }
-        format!(
-            r#"{{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
- "metadata": {{"name": "foos.example.com"}},
- "spec": {{"group": "example.com", "names": {{"kind": "Foo", "plural": "foos"}}, "scope": "Namespaced",
-  "versions": [{{"name": "v1", "served": true, "storage": true, "schema": {{"openAPIV3Schema":
-   {{"type": "object", "properties": {{"spec": {schema}}}}}}}}}]}}}}"#
-        )
-    }
-
-    /// Run on a 2 MiB stack, the default of spawned threads and tests: the front-end
-    /// must not depend on its caller's stack.
-    fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
-        std::thread::Builder::new()
-            .stack_size(2 << 20)
-            .spawn(f)
-            .unwrap()
-            .join()
-            .unwrap()
-    }
-
-    #[test]
-    fn deep_schemas_are_read_or_refused_never_overflow() {
-        // Regression: debug builds overflowed a 2 MiB stack at about 20 levels.
-        let depth = schema::MAX_NESTING / 2 - 8;
-        let files = on_small_stack(move || {
-            let model = load_one(&nested(depth)).unwrap();
-            crate::emit::generate(&model, &Default::default()).map(|files| files.len())
-        });
-        assert_eq!(
-            files.unwrap(),
-            4,
-            "mod.rs of the tree, group and version, and the kind"
-        );
-        let (line, _, message) = on_small_stack(|| input_error(load_one(&nested(400))));
-        assert_eq!(line, 5, "{message}");
-        assert!(message.contains("recursion limit exceeded"), "{message}");
-    }
-
-    #[test]
-    fn a_default_that_is_no_value_of_its_type_is_an_error_at_the_default() {
-        let cases = [
-            (
-                "{a: {type: string}}",
-                "{a: {type: integer, default: x}}",
-                "invalid default of `a`: expected a 64-bit integer, found \"x\"",
-            ),
-            (
-                "{a: {type: string}}",
-                "{a: {type: object, properties: {b: {type: string}}, required: [b], default: {}}}",
-                "invalid default of `a`: b: expected a value (the field is required)",
-            ),
-            (
-                "{a: {type: string}}",
-                "{a: {type: array, items: {type: object, properties: {b: {type: string}}}, default: [{c: 1}]}}",
-                "invalid default of `a`: [0]: expected only declared properties, found `c` (defaults must be pruned)",
-            ),
-            (
-                "{a: {type: string}}",
-                "{a: {type: string, enum: [x], default: z}}",
-                "invalid default of `a`: expected one of x, found \"z\"",
-            ),
-        ];
-        for (from, to, expected) in cases {
-            let (line, column, message) = input_error(load_one(&FOO.replace(from, to)));
-            // The default's own place in `spec: {type: object, properties: <to>}`.
-            let offset = to.find("default: ").unwrap() + "default: ".len();
-            assert_eq!((line, message.as_str()), (16, expected));
-            assert_eq!(column as usize, 43 + offset + 1, "{to}");
-        }
-        let fine = FOO.replace("{a: {type: string}}", "{a: {type: string, default: x}}");
-        assert!(load_one(&fine).is_ok());
-    }
-}
+mod tests;

@@ -8,7 +8,8 @@ use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned as _;
 use syn::{Attribute, LitInt, LitStr};
 
-use super::errors::{Errors, did_you_mean};
+use super::errors::Errors;
+use crate::frontend::suggest;
 use std::collections::BTreeSet;
 
 use crate::model::{ClientVerb, ClientVerbs, PrinterColumn, Scale, Scope, ValidationRule};
@@ -228,12 +229,8 @@ fn key_name(meta: &ParseNestedMeta<'_>) -> String {
 /// Records an unknown key with a suggestion and skips its value.
 fn unknown(meta: &ParseNestedMeta<'_>, known: &[&str], what: &str, errors: &mut Errors) {
     let name = key_name(meta);
-    let mut message = format!("unknown {what} `{name}`");
-    match did_you_mean(&name, known) {
-        Some(suggestion) => message.push_str(&format!("; did you mean `{suggestion}`?")),
-        None => message.push_str(&format!("; expected one of: {}", known.join(", "))),
-    }
-    errors.spanned(&meta.path, message);
+    let help = suggest::help(&name, known);
+    errors.spanned(&meta.path, format!("unknown {what} `{name}`{help}"));
     skip_value(meta);
 }
 

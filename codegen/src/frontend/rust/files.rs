@@ -74,7 +74,9 @@ impl Options {
 }
 
 /// Reads every `.rs` file under `dir` (recursively, in path order) as sources named by
-/// their path relative to `dir` (`samplecontroller/v1alpha1/types.rs`).
+/// their path as `dir` was given (`src/apis/samplecontroller/v1alpha1/types.rs`), so that
+/// errors point at files from where the command ran; their module paths are made of their
+/// path below `dir` ([`Source::relative_name`]: `samplecontroller/v1alpha1/types.rs`).
 pub fn read_dir(dir: &Path) -> Result<Vec<Source>> {
     let mut files = Vec::new();
     collect(dir, &mut files)?;
@@ -86,13 +88,8 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Source>> {
                 path: path.clone(),
                 reason,
             })?;
-            let name = path.strip_prefix(dir).unwrap_or(&path);
-            let name = name
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
-            Ok(Source::new(name, text))
+            let relative = path.strip_prefix(dir).unwrap_or(&path);
+            Ok(Source::in_dir(dir, relative, text))
         })
         .collect()
 }
@@ -164,7 +161,7 @@ fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> 
         .iter()
         .map(|source| {
             let mut module = vec![options.module.clone()];
-            module.extend(module_of(&source.name));
+            module.extend(module_of(source.relative_name()));
             module
         })
         .collect();
@@ -350,6 +347,31 @@ mod tests {
             error,
             "v1/foo.rs:3:51: unknown resource attribute `plurl`; did you mean `plural`?"
         );
+    }
+
+    #[test]
+    fn sources_of_a_directory_are_named_as_it_was_given_and_moduled_below_it() {
+        let dir = Path::new("src/apis");
+        let text = "\n#[derive(Resource)]\n#[resource(group = \"example.com\", version = \"v1\")]\npub struct Foo { metadata: ObjectMeta }\n";
+        let source = Source::in_dir(dir, Path::new("v1/foo.rs"), text);
+        let model = load_all(&[source], "crate::apis").unwrap();
+        let kind = &model.groups["example.com"].versions["v1"].kinds["Foo"];
+        assert!(
+            matches!(&kind.root, RootType::HandWritten(h) if h.path == "crate::apis::v1::foo::Foo"),
+            "{:?}",
+            kind.root
+        );
+        let bad = Source::in_dir(
+            dir,
+            Path::new("v1/foo.rs"),
+            text.replace("\")]", "\", plurl = \"x\")]"),
+        );
+        let error = load_all(&[bad], "crate::apis").unwrap_err().to_string();
+        let expected = format!(
+            "{}:3:51: unknown resource attribute `plurl`; did you mean `plural`?",
+            dir.join("v1/foo.rs").display()
+        );
+        assert_eq!(error, expected);
     }
 
     #[test]

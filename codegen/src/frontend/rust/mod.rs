@@ -34,7 +34,7 @@ mod files;
 mod schema;
 mod types;
 
-pub use errors::did_you_mean;
+pub use super::suggest::did_you_mean;
 pub use files::{Options, load, read_dir};
 
 use syn::{Data, DeriveInput, Fields, GenericParam as SynParam};

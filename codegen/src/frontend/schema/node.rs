@@ -1,16 +1,23 @@
 //! A structural OpenAPI v3 schema node (`JSONSchemaProps`), the parts that shape types,
 //! deserialized straight from YAML or JSON so that shape errors carry line and column.
+//! Keys it does not read are skipped, or refused where [`keywords::checking`] says (CRD
+//! schemas).
 
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::Deserialize;
 use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_saphyr::Spanned;
 
+use super::keywords;
+
 /// A structural OpenAPI v3 schema node (`JSONSchemaProps`), the parts that shape types.
+///
+/// The derived reader is `Schema::deserialize` (`remote = "Self"`); the `Deserialize`
+/// impl below wraps it, checking keys when [`keywords::checking`] is on.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(remote = "Self", rename_all = "camelCase")]
 pub(crate) struct Schema {
     #[serde(rename = "type")]
     pub(crate) type_: Option<String>,
@@ -83,6 +90,17 @@ pub(crate) struct Schema {
     pub(crate) max_properties: Option<u64>,
 }
 
+impl<'de> Deserialize<'de> for Schema {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // `Schema::deserialize` is the derived reader (an inherent function).
+        if keywords::is_checking() {
+            Schema::deserialize(keywords::Checked(deserializer))
+        } else {
+            Schema::deserialize(deserializer)
+        }
+    }
+}
+
 /// One entry of `x-kubernetes-group-version-kind` (`group` is `""` for the core group).
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct GroupVersionKind {
@@ -115,7 +133,8 @@ impl<'de> Deserialize<'de> for AdditionalProperties {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                Schema::deserialize(de::value::MapAccessDeserializer::new(map))
+                // Through the `Deserialize` impl, which checks keys when asked to.
+                <Schema as Deserialize>::deserialize(de::value::MapAccessDeserializer::new(map))
                     .map(|s| AdditionalProperties::Schema(Box::new(s)))
             }
         }

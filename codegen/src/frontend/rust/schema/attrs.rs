@@ -9,7 +9,7 @@ use serde_json::{Number, Value};
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Expr, ExprLit, ExprUnary, Lit, LitStr, UnOp};
 
-use crate::frontend::rust::errors::did_you_mean;
+use crate::frontend::suggest::did_you_mean;
 use crate::naming::{RENAME_RULES, RenameRule};
 
 /// The schema-shaping attributes of a struct or enum.
