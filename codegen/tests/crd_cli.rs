@@ -139,12 +139,12 @@ fn bad_input_names_file_line_column_and_writes_nothing() {
     let header = "#[derive(Resource)]\n#[resource(group = \"example.com\", version = \"v1\")]\npub struct Foo { pub metadata: ObjectMeta, pub spec: FooSpec }\n";
     let cases: &[(&str, &str)] = &[
         (
-            "pub struct FooSpec { pub size: u32 }\n",
-            "v1.rs:4:32: `kubegen crd` reads i32, i64 and String scalars; `u32` is not one",
+            "pub struct FooSpec { pub size: u128 }\n",
+            "v1.rs:4:32: `kubegen crd` cannot read the schema of `u128` (not defined once in the sources, nor a number or k8s-openapi type whose schema it knows); give the field `#[schemars(schema_with",
         ),
         (
             "pub struct FooSpec { pub selector: LabelSelector }\n",
-            "v1.rs:4:36: `kubegen crd` cannot read the schema of `LabelSelector` (not defined once in the sources)",
+            "v1.rs:4:36: `kubegen crd` cannot read the schema of `LabelSelector` (not defined once in the sources, nor a number or k8s-openapi type whose schema it knows); if it is k8s-openapi's, import it by its path: `use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;`",
         ),
         (
             "#[serde(rename_all = \"camelcase\")]\npub struct FooSpec { pub a: String }\n",

@@ -101,7 +101,7 @@ fn types_are_found_in_the_same_file_first() {
         .unwrap_err()
         .to_string();
     assert!(
-        error.contains("`Other` (not defined once in the sources)"),
+        error.contains("`Other` (not defined once in the sources"),
         "{error}"
     );
 }
@@ -215,4 +215,146 @@ fn apply_types_keep_what_they_cannot_read_whole() {
             ("generic", &whole("crate::apis::g::v1::Generic")),
         ]
     );
+}
+
+fn load_with_warnings(text: &str) -> crate::frontend::Result<(Model, Vec<String>)> {
+    let mut model = Model::default();
+    let warnings = rust::load(
+        &mut model,
+        &[Source::new("v1.rs", text)],
+        &rust::Options::default().schemas(true),
+    )?;
+    Ok((model, warnings.iter().map(ToString::to_string).collect()))
+}
+
+fn spec_fields(hand: &HandWritten) -> Vec<(&str, &TypeRef)> {
+    let TypeDefKind::Struct(spec) = &named(hand, "FooSpec").kind else {
+        panic!()
+    };
+    spec.fields
+        .iter()
+        .map(|f| (f.wire_name.as_str(), &f.ty))
+        .collect()
+}
+
+#[test]
+fn numbers_and_k8s_openapi_types_are_well_known() {
+    let text = format!(
+        "{ROOT}use k8s_openapi::apimachinery::pkg::apis::meta::v1::{{Condition, Time as T}};\n\
+         use k8s_openapi::api::core::v1 as corev1;\n\
+         pub struct FooSpec {{\n\
+         pub retention_days: u32,\n\
+         pub ratio: Option<f64>,\n\
+         pub conditions: Vec<Condition>,\n\
+         pub last: Option<T>,\n\
+         pub tolerations: Vec<corev1::Toleration>,\n\
+         pub resources: k8s_openapi::api::core::v1::ResourceRequirements,\n\
+         pub limit: kubegen::__private::k8s_openapi::apimachinery::pkg::api::resource::Quantity,\n\
+         }}\n"
+    );
+    let (model, warnings) = load_with_warnings(&text).unwrap();
+    let external = |path: &str, has_default: bool| {
+        TypeRef::External(crate::model::ExternalType::new(path, has_default))
+    };
+    let meta = "k8s_openapi::apimachinery::pkg::apis::meta::v1";
+    assert_eq!(
+        spec_fields(hand(&model)),
+        [
+            ("retention_days", &external("u32", true)),
+            ("ratio", &external("f64", true)),
+            (
+                "conditions",
+                &TypeRef::vec(external(&format!("{meta}::Condition"), false))
+            ),
+            ("last", &external(&format!("{meta}::Time"), false)),
+            (
+                "tolerations",
+                &TypeRef::vec(external("k8s_openapi::api::core::v1::Toleration", true))
+            ),
+            (
+                "resources",
+                &external("k8s_openapi::api::core::v1::ResourceRequirements", true)
+            ),
+            (
+                "limit",
+                &external(
+                    "k8s_openapi::apimachinery::pkg::api::resource::Quantity",
+                    true
+                )
+            ),
+        ]
+    );
+    // Each number API conventions advise against, at its place.
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("v1.rs:7:21: warning: `u32`: Kubernetes API conventions advise against unsigned integers"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1].starts_with("v1.rs:8:19: warning: `f64`: Kubernetes API conventions advise against floating-point numbers"),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn sources_types_win_over_k8s_openapi_names_not_imported() {
+    let text = format!(
+        "{ROOT}pub struct FooSpec {{ pub conditions: Vec<Condition> }}\n\
+         pub struct Condition {{ pub kind: String }}\n"
+    );
+    let (model, _) = load_with_warnings(&text).unwrap();
+    assert_eq!(
+        spec_fields(hand(&model)),
+        [(
+            "conditions",
+            &TypeRef::vec(TypeRef::Named("Condition".into()))
+        )]
+    );
+    // Not in the sources, not imported: the error says what to import.
+    let text = format!("{ROOT}pub struct FooSpec {{ pub tolerations: Vec<Toleration> }}\n");
+    let error = load_with_warnings(&text).unwrap_err().to_string();
+    assert!(
+        error.contains("import it by its path: `use k8s_openapi::api::core::v1::Toleration;`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn validations_apply_by_the_schema_type() {
+    let text = format!(
+        "{ROOT}pub struct FooSpec {{\n\
+         #[schemars(range(min = 1, max = 90))]\npub retention_days: u32,\n\
+         #[schemars(length(max = 40))]\npub at: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,\n\
+         #[schemars(range(min = 1))]\npub ignored: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,\n\
+         }}\n"
+    );
+    let (model, _) = load_with_warnings(&text).unwrap();
+    let TypeDefKind::Struct(spec) = &named(hand(&model), "FooSpec").kind else {
+        panic!()
+    };
+    assert_eq!(spec.fields[0].validation.minimum, Some(1.into()));
+    assert_eq!(spec.fields[0].validation.maximum, Some(90.into()));
+    assert_eq!(spec.fields[1].validation.max_length, Some(40));
+    assert!(spec.fields[2].validation.is_empty());
+}
+
+#[test]
+fn type_defaults_of_well_known_types() {
+    let text = format!(
+        "{ROOT}pub struct FooSpec {{\n\
+         #[serde(default)]\npub days: u32,\n\
+         #[serde(default)]\npub resources: k8s_openapi::api::core::v1::ResourceRequirements,\n\
+         }}\n"
+    );
+    let (model, _) = load_with_warnings(&text).unwrap();
+    let TypeDefKind::Struct(spec) = &named(hand(&model), "FooSpec").kind else {
+        panic!()
+    };
+    assert_eq!(spec.fields[0].default, Some(serde_json::json!(0)));
+    assert_eq!(spec.fields[1].default, Some(serde_json::json!({})));
+    let text = format!(
+        "{ROOT}pub struct FooSpec {{ #[serde(default)] pub c: k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition }}\n"
+    );
+    let error = load_with_warnings(&text).unwrap_err().to_string();
+    assert!(error.contains("has no `Default` value"), "{error}");
 }

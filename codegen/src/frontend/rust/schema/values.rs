@@ -8,6 +8,7 @@ use crate::frontend::Result;
 use crate::frontend::rust::types::option_inner;
 use crate::frontend::schema::validation;
 use crate::model::{TypeRef, Validation};
+use crate::wellknown::Table;
 
 /// The validations of a struct's own `#[schemars(extend(...))]`.
 pub(super) fn container_validation(
@@ -65,6 +66,19 @@ pub(super) fn default_value(
         TypeRef::I32 | TypeRef::I64 => Value::from(0),
         TypeRef::Vec(_) => Value::Array(Vec::new()),
         TypeRef::Map(_) => Value::Object(Map::new()),
+        TypeRef::External(external) => match Table::committed().default(&external.path) {
+            Some(value) => value.clone(),
+            None => {
+                return Err(error(
+                    file,
+                    field_span(field),
+                    format!(
+                        "`{}` has no `Default` value for `#[serde(default)]`",
+                        external.path
+                    ),
+                ));
+            }
+        },
         _ => {
             return Err(error(
                 file,
