@@ -160,7 +160,11 @@ fn bad_input_names_file_line_column_and_writes_nothing() {
         ),
         (
             "pub struct FooSpec { #[serde(default = \"three\")] pub a: i32 }\n",
-            "v1.rs:4:40: `kubegen crd` cannot call a default function",
+            "v1.rs:4:40: `kubegen crd` cannot find the default function `three` in the sources",
+        ),
+        (
+            "pub struct FooSpec { #[serde(default = \"three\")] pub a: i32 }\nfn three() -> i32 { 1 + 2 }\n",
+            "v1.rs:5:21: `kubegen crd` reads default functions whose body is a literal",
         ),
         (
             "pub struct FooSpec { pub next: Option<Box<FooSpec>> }\n",

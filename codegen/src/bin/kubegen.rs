@@ -143,9 +143,9 @@ Examples:
 const CRD_HELP: &str = "\
 Each kind's manifest is <group>_<plural>.yaml in --out (replaced as a whole; kubegen owns it). \
 The schema is read from the types the kind's fields use, found by name in the same directory, \
-as schemars derives it: serde's names and defaults, doc comments, #[schemars(length, range, \
-regex, extend(...))], and #[schemars(schema_with = \"f\")] where f ends in a json_schema!({...}) \
-literal. Numbers and the \
+as schemars derives it: serde's names and defaults (#[serde(default = \"f\")] where f's body is \
+a literal), doc comments, #[schemars(length, range, regex, extend(...))], and \
+#[schemars(schema_with = \"f\")] where f ends in a json_schema!({...}) literal. Numbers and the \
 k8s-openapi types operators embed (Condition, Time, Quantity, IntOrString, \
 ResourceRequirements, PodTemplateSpec...) get the schemas crd() writes for them, from a table \
 generated from crd()'s own code; unsigned and floating-point fields get a warning (API \

@@ -8,9 +8,10 @@
 //! struct applies to every field of that type; `extend("default" = ...)` and
 //! `extend("nullable" = ...)` are the field's default and nullability; an optional
 //! `Option<T>` is nullable, a `#[schemars(required)]` one is not), `#[serde(flatten)]` maps
-//! (unknown fields kept), `#[serde(default)]` ([`values`]). Only what can be read without
-//! compiling is accepted; anything else is an error at its `file:line:column` (a test in
-//! every crate of this repository checks the manifests against `crd()`).
+//! (unknown fields kept), `#[serde(default)]` and `#[serde(default = "f")]` with a literal
+//! body ([`values`]). Only what can be read without compiling is accepted; anything else is
+//! an error at its `file:line:column` (a test in every crate of this repository checks the
+//! manifests against `crd()`).
 //!
 //! Types are found by name: the numbers besides `i32` and `i64` and the k8s-openapi types
 //! of the well-known table by the path a name resolves to in its module ([`known`], with a
@@ -472,7 +473,11 @@ impl Resolver<'_, '_> {
                     .map(|(_, value)| value.clone());
                 default = match written_default.or_else(|| self.type_default(&ty)) {
                     Some(value) => Some(value),
-                    None => default_value(file, f, &member, &ty)?,
+                    // A `schema_with` field's type is not read.
+                    None => {
+                        let read = written_schema.is_none().then_some(&ty);
+                        default_value(self.index, file, f, &member, read)?
+                    }
                 };
             }
             // schemars writes an optional `Option<T>` as nullable (not a required one, nor one

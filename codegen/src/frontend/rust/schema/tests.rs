@@ -339,6 +339,84 @@ fn validations_apply_by_the_schema_type() {
 }
 
 #[test]
+fn default_functions_with_literal_bodies() {
+    let text = format!(
+        "{ROOT}pub struct FooSpec {{\n\
+         #[serde(default = \"default_days\")]\npub days: u32,\n\
+         #[serde(default = \"defaults::offset\")]\npub offset: i32,\n\
+         #[serde(default = \"default_ratio\")]\npub ratio: f32,\n\
+         #[serde(default = \"default_mode\")]\npub mode: String,\n\
+         #[serde(default = \"default_owner\")]\npub owner: String,\n\
+         #[serde(default = \"default_note\", skip_serializing_if = \"Option::is_none\")]\npub note: Option<String>,\n\
+         #[serde(default = \"no_label\")]\npub label: Option<String>,\n\
+         #[serde(default = \"yes\")]\npub enabled: bool,\n\
+         #[serde(default = \"empty\", skip_serializing_if = \"String::is_empty\")]\npub empty: String,\n\
+         }}\n\
+         fn default_days() -> u32 {{ 7 }}\n\
+         mod defaults {{ pub fn offset() -> i32 {{ -3 }} }}\n\
+         fn default_ratio() -> f32 {{ 0.1 }}\n\
+         fn default_mode() -> String {{ String::from(\"fast\") }}\n\
+         fn default_owner() -> String {{ \"ops\".into() }}\n\
+         fn default_note() -> Option<String> {{ Some(\"n\".to_string()) }}\n\
+         fn no_label() -> Option<String> {{ None }}\n\
+         fn yes() -> bool {{ true }}\n\
+         fn empty() -> String {{ String::new() }}\n"
+    );
+    let (model, _) = load_with_warnings(&text).unwrap();
+    let TypeDefKind::Struct(spec) = &named(hand(&model), "FooSpec").kind else {
+        panic!()
+    };
+    let defaults: Vec<Option<serde_json::Value>> =
+        spec.fields.iter().map(|f| f.default.clone()).collect();
+    use serde_json::json;
+    assert_eq!(
+        defaults,
+        [
+            Some(json!(7)),
+            Some(json!(-3)),
+            // What serde writes for `0.1f32`.
+            Some(json!(f64::from(0.1f32))),
+            Some(json!("fast")),
+            Some(json!("ops")),
+            Some(json!("n")),
+            None,
+            Some(json!(true)),
+            None,
+        ]
+    );
+    // Optional with a default function: not required.
+    assert!(spec.fields.iter().all(|f| !f.required));
+}
+
+#[test]
+fn default_functions_kubegen_cannot_evaluate_are_located_errors() {
+    let text =
+        format!("{ROOT}pub struct FooSpec {{ #[serde(default = \"missing\")] pub a: i32 }}\n");
+    let error = load_with_warnings(&text).unwrap_err().to_string();
+    assert!(
+        error.starts_with("v1.rs:4:40: `kubegen crd` cannot find the default function `missing`"),
+        "{error}"
+    );
+    let text = format!(
+        "{ROOT}pub struct FooSpec {{ #[serde(default = \"computed\")] pub a: i32 }}\n\
+         fn computed() -> i32 {{ 60 * 60 }}\n"
+    );
+    let error = load_with_warnings(&text).unwrap_err().to_string();
+    assert!(
+        error.starts_with(
+            "v1.rs:5:24: `kubegen crd` reads default functions whose body is a literal"
+        ),
+        "{error}"
+    );
+    let text = format!(
+        "{ROOT}pub struct FooSpec {{ #[serde(default = \"two\")] pub a: i32 }}\n\
+         fn two() -> i32 {{ let x = 2; x }}\n"
+    );
+    let error = load_with_warnings(&text).unwrap_err().to_string();
+    assert!(error.starts_with("v1.rs:5:17: "), "{error}");
+}
+
+#[test]
 fn type_defaults_of_well_known_types() {
     let text = format!(
         "{ROOT}pub struct FooSpec {{\n\
@@ -357,4 +435,38 @@ fn type_defaults_of_well_known_types() {
     );
     let error = load_with_warnings(&text).unwrap_err().to_string();
     assert!(error.contains("has no `Default` value"), "{error}");
+}
+
+/// Issue 23: `schema_with` and `#[serde(default, skip_serializing_if = "Vec::is_empty")]`
+/// were refused with "add `skip_serializing_if`", which was there.
+#[test]
+fn schema_with_and_a_skipped_empty_default() {
+    let text = format!(
+        "{ROOT}pub struct FooSpec {{\n\
+         #[serde(default, skip_serializing_if = \"Vec::is_empty\")]\n\
+         #[schemars(schema_with = \"any_list\")]\n\
+         pub items: Vec<Item>,\n\
+         }}\n\
+         fn any_list(_: &mut SchemaGenerator) -> Schema {{ json_schema!({{\"type\": \"array\", \"items\": {{\"x-kubernetes-preserve-unknown-fields\": true}}}}) }}\n"
+    );
+    let (model, _) = load_with_warnings(&text).unwrap();
+    let TypeDefKind::Struct(spec) = &named(hand(&model), "FooSpec").kind else {
+        panic!()
+    };
+    let items = &spec.fields[0];
+    assert_eq!(items.default, None);
+    assert!(!items.required);
+    assert_eq!(
+        items.written_schema,
+        Some(
+            serde_json::json!({"type": "array", "items": {"x-kubernetes-preserve-unknown-fields": true}})
+        )
+    );
+    // A predicate kubegen cannot evaluate on a type it does not know is still an error.
+    let text = text.replace("Vec::is_empty", "Items::is_blank");
+    let error = load_with_warnings(&text).unwrap_err().to_string();
+    assert!(
+        error.contains("cannot compute this type's `Default` value"),
+        "{error}"
+    );
 }
