@@ -31,6 +31,13 @@ fn fixtures() -> Vec<PathBuf> {
     dirs
 }
 
+/// The fixture directory `name`.
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/rust")
+        .join(name)
+}
+
 fn manifests(dir: &Path) -> Vec<GeneratedFile> {
     let sources = rust::read_dir(dir).unwrap();
     let mut model = Model::default();
@@ -80,7 +87,7 @@ fn writes_then_verifies() {
     let dir = scratch("verify");
     let out = dir.join("crd");
     let out_s = out.display().to_string();
-    let fixture = fixtures()[0].display().to_string();
+    let fixture = fixture("widgets").display().to_string();
     let first = kubegen(&["crd", "--rust", &fixture, "--out", &out_s]);
     assert!(first.status.success(), "{}", stderr(&first));
     let ok = kubegen(&["crd", "--rust", &fixture, "--out", &out_s, "--verify"]);
@@ -112,7 +119,7 @@ fn refuses_a_directory_it_did_not_write() {
     let out = dir.join("crd");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("mine.yaml"), "kind: Namespace\n").unwrap();
-    let fixture = fixtures()[0].display().to_string();
+    let fixture = fixture("widgets").display().to_string();
     let output = kubegen(&[
         "crd",
         "--rust",
@@ -206,6 +213,60 @@ fn bad_input_names_file_line_column_and_writes_nothing() {
         assert!(!out.exists(), "{spec}: something was written");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 23: the kinds `crd()` accepts, `kubegen crd` writes (the manifest is the golden
+/// `rust_backups`, which `tests/crd_manifests.rs` checks against `crd()`), warning at their
+/// places about the numbers Kubernetes' API conventions advise against.
+#[test]
+fn warns_about_numbers_and_writes_the_manifest() {
+    let dir = scratch("backups");
+    let out = dir.join("crd");
+    let fixture = fixture("backups");
+    let output = kubegen(&[
+        "crd".as_ref(),
+        "--rust".as_ref(),
+        fixture.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let message = stderr(&output);
+    assert!(output.status.success(), "{message}");
+    let warnings: Vec<&str> = message
+        .lines()
+        .filter(|line| line.contains(": warning: "))
+        .collect();
+    let places: Vec<&str> = warnings
+        .iter()
+        .map(|w| w.split(": warning: ").next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        places,
+        [
+            "v1.rs:45:25",
+            "v1.rs:47:28",
+            "v1.rs:58:27",
+            "v1.rs:106:19",
+            "v1.rs:109:15"
+        ],
+        "{message}"
+    );
+    assert!(
+        warnings[0].ends_with(
+            "warning: `u32`: Kubernetes API conventions advise against unsigned integers: use \
+             i32 or i64 (with `#[schemars(range(min = 0))]` if negative values are invalid)"
+        ),
+        "{message}"
+    );
+    assert!(
+        warnings[2]
+            .contains("`f64`: Kubernetes API conventions advise against floating-point numbers"),
+        "{message}"
+    );
+    let written = std::fs::read_to_string(out.join("ops.example.com_backups.yaml")).unwrap();
+    let golden =
+        std::fs::read_to_string(golden_dir(&fixture).join("ops.example.com_backups.yaml")).unwrap();
+    assert_eq!(written, golden);
 }
 
 /// A CRD whose extensions have the wrong shape is an input error where it is written.
