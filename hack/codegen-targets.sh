@@ -1,6 +1,7 @@
 # Sourced by update-codegen.sh and verify-codegen.sh: the generated trees of this repository.
 # Each entry names one generated tree; update_target / verify_target know how to build it.
-KUBEGEN_TARGETS=(kubernetes kubernetes-apply e2e-api e2e-api-crd sample-controller icecream crd-e2e-api crd-sample-controller crd-icecream testkit-tables)
+# wellknown-schemas comes first: the kubegen binary the other targets run embeds its table.
+KUBEGEN_TARGETS=(wellknown-schemas kubernetes kubernetes-apply e2e-api e2e-api-crd sample-controller icecream crd-e2e-api crd-sample-controller crd-icecream testkit-tables)
 
 # kubegen's own CLI, built from this checkout.
 kubegen() { cargo run --quiet --package kubegen-codegen --bin cargo-kubegen -- "$@"; }
@@ -68,7 +69,16 @@ kubernetes_apply() {
     --apply-out src/applyconfigurations "$@"
 }
 
+# The schemas crd() writes for numbers and k8s-openapi types, which `kubegen crd` cannot
+# compile: computed by crd()'s own code (kubegen::crd::field_schema) over k8s-openapi's
+# JsonSchema impls, into the table kubegen-codegen embeds.
+wellknown_schemas() {
+  cargo run --quiet --package kubegen-wellknown-schemas -- \
+    --out codegen/src/wellknown/generated "$@"
+}
+
 update_target() {
+  if [ "$1" = wellknown-schemas ]; then wellknown_schemas; return; fi
   if [ "$1" = testkit-tables ]; then testkit_tables; return; fi
   if [ "$1" = kubernetes-apply ]; then kubernetes_apply; return; fi
   local args
@@ -78,6 +88,7 @@ update_target() {
 }
 
 verify_target() {
+  if [ "$1" = wellknown-schemas ]; then wellknown_schemas --verify; return; fi
   if [ "$1" = testkit-tables ]; then testkit_tables --verify; return; fi
   if [ "$1" = kubernetes-apply ]; then kubernetes_apply --verify; return; fi
   local args

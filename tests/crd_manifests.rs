@@ -83,12 +83,35 @@ fn sample_controller_manifests_equal_crd() {
 #[path = "../codegen/tests/fixtures/rust/widgets/v1.rs"]
 mod widgets;
 
+/// The kind of issue 23 (numbers, k8s-openapi types, default functions), also a golden
+/// fixture of `kubegen-codegen`.
+#[allow(dead_code, missing_docs, unreachable_pub)]
+#[path = "../codegen/tests/fixtures/rust/backups/v1.rs"]
+mod backups;
+
+/// A kind embedding the large k8s-openapi types (a pod template, volumes, affinity).
+#[allow(dead_code, missing_docs, unreachable_pub)]
+#[path = "crd_manifests/templates/v1.rs"]
+mod templates;
+
 #[test]
 fn codegen_fixture_manifests_equal_crd() {
     use widgets::{GadgetType, Widget};
     assert_same(
         "codegen/tests/fixtures/rust/widgets",
         vec![Widget::crd(), GadgetType::crd()],
+    );
+    assert_same(
+        "codegen/tests/fixtures/rust/backups",
+        vec![backups::Backup::crd()],
+    );
+}
+
+#[test]
+fn well_known_types_manifests_equal_crd() {
+    assert_same(
+        "tests/crd_manifests/templates",
+        vec![templates::Runner::crd()],
     );
 }
 

@@ -34,6 +34,8 @@
 //!   time.
 //! - [`output`] and [`diff`]: writing files all-or-nothing, and `--verify`.
 //! - [`testkit_tables`]: the testkit API server's generated facts about built-in kinds.
+//! - [`wellknown`]: the schemas `crd()` writes for numbers and k8s-openapi types, a
+//!   generated table `kubegen crd` reads them from.
 //! - [`fuzz`]: arbitrary bytes through each front-end and the whole pipeline, for the
 //!   fuzz targets in `fuzz/` and the stable test that replays their inputs.
 //!
@@ -57,6 +59,7 @@ pub mod output;
 mod parallel;
 pub mod scaffold;
 pub mod testkit_tables;
+pub mod wellknown;
 
 /// A small CustomResourceDefinition (the samplecontroller `Foo` from
 /// k8s.io/sample-controller), embedded for `kubegen demo`, docs and tests.

@@ -31,6 +31,13 @@ fn fixtures() -> Vec<PathBuf> {
     dirs
 }
 
+/// The fixture directory `name`.
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/rust")
+        .join(name)
+}
+
 fn manifests(dir: &Path) -> Vec<GeneratedFile> {
     let sources = rust::read_dir(dir).unwrap();
     let mut model = Model::default();
@@ -80,7 +87,7 @@ fn writes_then_verifies() {
     let dir = scratch("verify");
     let out = dir.join("crd");
     let out_s = out.display().to_string();
-    let fixture = fixtures()[0].display().to_string();
+    let fixture = fixture("widgets").display().to_string();
     let first = kubegen(&["crd", "--rust", &fixture, "--out", &out_s]);
     assert!(first.status.success(), "{}", stderr(&first));
     let ok = kubegen(&["crd", "--rust", &fixture, "--out", &out_s, "--verify"]);
@@ -112,7 +119,7 @@ fn refuses_a_directory_it_did_not_write() {
     let out = dir.join("crd");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("mine.yaml"), "kind: Namespace\n").unwrap();
-    let fixture = fixtures()[0].display().to_string();
+    let fixture = fixture("widgets").display().to_string();
     let output = kubegen(&[
         "crd",
         "--rust",
@@ -140,12 +147,12 @@ fn bad_input_names_file_line_column_and_writes_nothing() {
     let header = "#[derive(Resource)]\n#[resource(group = \"example.com\", version = \"v1\")]\npub struct Foo { pub metadata: ObjectMeta, pub spec: FooSpec }\n";
     let cases: &[(&str, &str)] = &[
         (
-            "pub struct FooSpec { pub size: u32 }\n",
-            "src/v1.rs:4:32: `kubegen crd` reads i32, i64 and String scalars; `u32` is not one",
+            "pub struct FooSpec { pub size: u128 }\n",
+            "src/v1.rs:4:32: `kubegen crd` cannot read the schema of `u128` (not defined once in the sources, nor a number or k8s-openapi type whose schema it knows); give the field `#[schemars(schema_with",
         ),
         (
             "pub struct FooSpec { pub selector: LabelSelector }\n",
-            "src/v1.rs:4:36: `kubegen crd` cannot read the schema of `LabelSelector` (not defined once in the sources)",
+            "src/v1.rs:4:36: `kubegen crd` cannot read the schema of `LabelSelector` (not defined once in the sources, nor a number or k8s-openapi type whose schema it knows); if it is k8s-openapi's, import it by its path: `use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;`",
         ),
         (
             "#[serde(rename_all = \"camelcase\")]\npub struct FooSpec { pub a: String }\n",
@@ -161,7 +168,11 @@ fn bad_input_names_file_line_column_and_writes_nothing() {
         ),
         (
             "pub struct FooSpec { #[serde(default = \"three\")] pub a: i32 }\n",
-            "src/v1.rs:4:40: `kubegen crd` cannot call a default function",
+            "src/v1.rs:4:40: `kubegen crd` cannot find the default function `three` in the sources",
+        ),
+        (
+            "pub struct FooSpec { #[serde(default = \"three\")] pub a: i32 }\nfn three() -> i32 { 1 + 2 }\n",
+            "src/v1.rs:5:21: `kubegen crd` reads default functions whose body is a literal",
         ),
         (
             "pub struct FooSpec { pub next: Option<Box<FooSpec>> }\n",
@@ -197,6 +208,60 @@ fn bad_input_names_file_line_column_and_writes_nothing() {
         assert!(!out.exists(), "{spec}: something was written");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 23: the kinds `crd()` accepts, `kubegen crd` writes (the manifest is the golden
+/// `rust_backups`, which `tests/crd_manifests.rs` checks against `crd()`), warning at their
+/// places about the numbers Kubernetes' API conventions advise against.
+#[test]
+fn warns_about_numbers_and_writes_the_manifest() {
+    let dir = scratch("backups");
+    let out = dir.join("crd");
+    let fixture = fixture("backups");
+    let output = kubegen(&[
+        "crd".as_ref(),
+        "--rust".as_ref(),
+        fixture.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let message = stderr(&output);
+    assert!(output.status.success(), "{message}");
+    let warnings: Vec<&str> = message
+        .lines()
+        .filter(|line| line.contains(": warning: "))
+        .collect();
+    let places: Vec<&str> = warnings
+        .iter()
+        .map(|w| w.split(": warning: ").next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        places,
+        [
+            "v1.rs:45:25",
+            "v1.rs:47:28",
+            "v1.rs:58:27",
+            "v1.rs:106:19",
+            "v1.rs:109:15"
+        ],
+        "{message}"
+    );
+    assert!(
+        warnings[0].ends_with(
+            "warning: `u32`: Kubernetes API conventions advise against unsigned integers: use \
+             i32 or i64 (with `#[schemars(range(min = 0))]` if negative values are invalid)"
+        ),
+        "{message}"
+    );
+    assert!(
+        warnings[2]
+            .contains("`f64`: Kubernetes API conventions advise against floating-point numbers"),
+        "{message}"
+    );
+    let written = std::fs::read_to_string(out.join("ops.example.com_backups.yaml")).unwrap();
+    let golden =
+        std::fs::read_to_string(golden_dir(&fixture).join("ops.example.com_backups.yaml")).unwrap();
+    assert_eq!(written, golden);
 }
 
 /// A CRD whose extensions have the wrong shape is an input error where it is written.

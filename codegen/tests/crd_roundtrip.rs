@@ -35,8 +35,11 @@
 //! 7. An `enum` of a node that is not a string (integers, mixed values) becomes prose in
 //!    the description ("One of `1`, `2`.").
 //! 8. An object shaped exactly like a k8s-openapi `Condition`, `LabelSelector` or
-//!    `ObjectReference` becomes that type: its properties' descriptions and validations
-//!    are those of the canonical shape (none).
+//!    `ObjectReference` becomes that type, whose schema is the one `crd()` writes for it
+//!    (kubegen's well-known table): its properties' descriptions and validations are
+//!    k8s-openapi's (descriptions, no validations), and a property of that type the CRD
+//!    does not describe is described by the type, as schemars describes an undocumented
+//!    field. Neither is compared.
 //! 9. A list's items and a map's values keep their type, but not their own descriptions
 //!    or validations (the model keeps validations on properties only): those of the
 //!    items/values node are not compared.
@@ -254,6 +257,12 @@ fn node(schema: &mut Value, place: Place) {
     // 8.
     if is_well_known(map) {
         strip_docs_and_validations(map);
+        if map
+            .get("description")
+            .is_some_and(|d| type_descriptions().contains(d))
+        {
+            map.remove("description");
+        }
     }
     // 10: an object of nothing is a map of anything.
     let object = map.get("type").and_then(Value::as_str) == Some("object");
@@ -329,6 +338,15 @@ const VALIDATION_KEYS: &[&str] = &[
     "enum",
     "default",
 ];
+
+/// The descriptions k8s-openapi gives its types (the well-known table's).
+fn type_descriptions() -> Vec<Value> {
+    let table = kubegen_codegen::wellknown::Table::committed();
+    table
+        .paths()
+        .filter_map(|path| table.schema(path)?.get("description").cloned())
+        .collect()
+}
 
 /// The property names (and required ones) of the shapes the CRD front-end takes for
 /// k8s-openapi types.

@@ -253,6 +253,41 @@ impl Definition {
     }
 }
 
+/// The structural schema `crd()` writes for a field of type `T` that has no attributes of
+/// its own (no doc comment, default or validation): `T`'s inlined schema, with the OpenAPI
+/// 3 transforms, made structural. A field's doc comment then replaces the `description`.
+///
+/// `kubegen crd` cannot compile `T`: it reads the schemas of numbers and k8s-openapi types
+/// from a table in `kubegen-codegen` that this function generated
+/// (`hack/codegen-targets.sh`, target `wellknown-schemas`).
+///
+/// ```
+/// use serde_json::json;
+///
+/// let schema = kubegen::crd::field_schema::<u8>()?;
+/// assert_eq!(schema, json!({ "type": "integer", "minimum": 0, "maximum": 255 }));
+/// # Ok::<(), kubegen::crd::Error>(())
+/// ```
+pub fn field_schema<T: JsonSchema>() -> Result<Value, Error> {
+    let mut settings = RootSchema::<()>::settings();
+    let mut transforms = std::mem::take(&mut settings.transforms);
+    let mut schema = transformed::<T>(&mut settings.into_generator(), &mut transforms);
+    make_structural(&mut schema, "")?;
+    Ok(schema)
+}
+
+/// `T`'s inlined schema from `generator`, with `transforms` applied.
+fn transformed<T: JsonSchema>(
+    generator: &mut SchemaGenerator,
+    transforms: &mut [Box<dyn GenTransform>],
+) -> Value {
+    let mut schema = generator.subschema_for::<T>();
+    for transform in transforms {
+        transform.transform(&mut schema);
+    }
+    schema.to_value()
+}
+
 /// The schema of a root object (`apiVersion`, `kind`, `metadata` and the given fields),
 /// built field by field. The field accessors only name each field's type for inference
 /// (`|foo: &Foo| &foo.spec`); they are never called.
@@ -318,11 +353,7 @@ impl<K> RootSchema<K> {
     /// `T`'s inlined schema with the OpenAPI 3 transforms applied (the generator applies
     /// them to root schemas only).
     fn schema_for<T: JsonSchema>(&mut self) -> Value {
-        let mut schema = self.generator.subschema_for::<T>();
-        for transform in &mut self.transforms {
-            transform.transform(&mut schema);
-        }
-        schema.to_value()
+        transformed::<T>(&mut self.generator, &mut self.transforms)
     }
 
     /// The structural schema.

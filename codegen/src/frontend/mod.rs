@@ -10,7 +10,8 @@
 //! Every front-end has the same entry point, `load(model, [sources,] options)`: it adds
 //! the kinds of the selected [`Versions`] (and, for CRDs and OpenAPI, their types) to a
 //! [`Model`] and ends in [`Model::validate`], so every path into the emitters goes through
-//! Kubernetes' naming rules. Errors are one [`Error`] for all of them; input errors print
+//! Kubernetes' naming rules. The Rust front-end's also returns its [`Warning`]s (fields
+//! whose schema it reads exactly but API conventions advise against). Errors are one [`Error`] for all of them; input errors print
 //! as `file:line:column: what was expected`. The CRD and OpenAPI front-ends share the
 //! JSON-schema layer ([`schema`]), which belongs to neither.
 //!
@@ -227,6 +228,29 @@ impl Error {
 /// Result of the front-ends.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Something an input says that a front-end reads exactly but advises against (a `u32`
+/// field, which Kubernetes' API conventions advise against): the CLI prints it and goes on.
+///
+/// ```
+/// use kubegen_codegen::{frontend::Warning, model::Location};
+///
+/// let warning = Warning { at: Location::new("v1.rs", 4, 30), message: "`u32`: ...".into() };
+/// assert_eq!(warning.to_string(), "v1.rs:4:30: warning: `u32`: ...");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Warning {
+    /// Where.
+    pub at: Location,
+    /// What, and what to do instead.
+    pub message: String,
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: warning: {}", self.at, self.message)
+    }
+}
+
 /// One input of a generation run, as the CLI's flags name them, with its front-end's
 /// options (which include the [`Versions`] to select).
 #[derive(Clone, Debug)]
@@ -263,7 +287,10 @@ pub fn load(inputs: &[Input<'_>]) -> Result<Model> {
         match input {
             Input::Crd(sources, options) => crd::load(&mut model, sources, options)?,
             Input::OpenApi(sources, options) => openapi::load(&mut model, sources, options)?,
-            Input::Rust(sources, options) => rust::load(&mut model, sources, options)?,
+            // Warnings come from reading schemas (`kubegen crd` calls `rust::load` itself).
+            Input::Rust(sources, options) => {
+                rust::load(&mut model, sources, options)?;
+            }
             Input::Kubernetes(documents, options) => builtin::load(&mut model, documents, options)?,
         }
     }

@@ -158,10 +158,14 @@ Examples:
 const CRD_HELP: &str = "\
 Each kind's manifest is <group>_<plural>.yaml in --out (replaced as a whole; kubegen owns it). \
 The schema is read from the types the kind's fields use, found by name in the same directory, \
-as schemars derives it: serde's names and defaults, doc comments, #[schemars(length, range, \
-regex, extend(...))], and #[schemars(schema_with = \"f\")] where f ends in a json_schema!({...}) \
-literal. What kubegen cannot read without compiling is an error at its file:line:column (exit \
-status 2, nothing written).
+as schemars derives it: serde's names and defaults (#[serde(default = \"f\")] where f's body is \
+a literal), doc comments, #[schemars(length, range, regex, extend(...))], and \
+#[schemars(schema_with = \"f\")] where f ends in a json_schema!({...}) literal. Numbers and the \
+k8s-openapi types operators embed (Condition, Time, Quantity, IntOrString, \
+ResourceRequirements, PodTemplateSpec...) get the schemas crd() writes for them, from a table \
+generated from crd()'s own code; unsigned and floating-point fields get a warning (API \
+conventions advise against them). What kubegen cannot read without compiling is an error at \
+its file:line:column (exit status 2, nothing written).
 
 Examples:
   cargo kubegen crd --rust src/apis --out config/crd
@@ -585,8 +589,9 @@ fn manifests(args: &CrdArgs) -> ExitCode {
         .versions(args.versions.clone())
         .schemas(true);
     let mut model = kubegen_codegen::model::Model::default();
-    if let Err(e) = rust::load(&mut model, &sources, &options) {
-        return fail(EXIT_INPUT, &e);
+    match rust::load(&mut model, &sources, &options) {
+        Ok(warnings) => warnings.iter().for_each(|warning| eprintln!("{warning}")),
+        Err(e) => return fail(EXIT_INPUT, &e),
     }
     let files = match emit::crd::manifests(&model) {
         Ok(files) => files,

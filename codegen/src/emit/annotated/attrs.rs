@@ -13,6 +13,7 @@
 //! | `default`, every other validation, `x-kubernetes-*` | `#[schemars(extend("key" = json))]`        |
 //! | validations of a root field (`spec`)         | `extend` on the field's struct                    |
 //! | unknown fields beside properties             | `#[serde(flatten)] BTreeMap<String, V>`           |
+//! | k8s-openapi types of the well-known table    | the type itself (`crd()` and the front-end agree on its schema) |
 //! | types the front-end cannot read from source  | `#[schemars(schema_with = "f")]`, `f` returning a `json_schema!` literal |
 
 use proc_macro2::{Delimiter, Group, Literal, Punct, Spacing, TokenStream, TokenTree};
@@ -23,6 +24,7 @@ use crate::emit::crd::{schema, validation};
 use crate::model::{
     Field, Group as ApiGroup, Kind, Scope, TypeDefKind, TypeRef, Validation, Version,
 };
+use crate::wellknown::Table;
 
 /// `#[doc]` attributes holding `text` exactly, one per line (the front-end strips one
 /// leading space per line and trims the whole).
@@ -52,13 +54,15 @@ pub fn is_native(version: &Version, ty: &TypeRef) -> bool {
         TypeRef::Named(name) => version
             .type_named(name)
             .is_some_and(|def| !matches!(def.kind, TypeDefKind::Union(_))),
+        // The Rust front-end reads the well-known types' schemas from the table `crd()`'s
+        // were computed into.
+        TypeRef::External(external) => Table::committed().schema(&external.path).is_some(),
         TypeRef::F64
         | TypeRef::Bytes
         | TypeRef::DateTime
         | TypeRef::Quantity
         | TypeRef::IntOrString
-        | TypeRef::Boxed(_)
-        | TypeRef::External(_) => false,
+        | TypeRef::Boxed(_) => false,
     }
 }
 

@@ -14,19 +14,19 @@
 //!   flattened map of extra fields preserves unknown fields), string enums (`enum`).
 //!
 //! Named types are inlined (CRD schemas have no `$ref`), so a type that contains itself
-//! is an error. Of k8s-openapi types, `ObjectMeta` is `type: object` and the ones the CRD
-//! front-end recognises by shape (`Condition`, `LabelSelector`, `ObjectReference`) get the
-//! structural schema of that shape (types, formats and `required`, without descriptions);
-//! other k8s-openapi types are an error, as kubegen does not carry their schemas.
+//! is an error. External types (numbers besides `i32` and `i64`, and k8s-openapi types:
+//! those the Rust front-end reads, and the shapes the CRD front-end recognises) get the
+//! schema `crd()` writes for them, from the well-known table ([`crate::wellknown`]); an
+//! external type the table does not have is an error. The root's `metadata` is
+//! `type: object` (the API server owns its schema).
 
 use serde_json::{Map, Value, json};
 
 use super::validation;
 const PRESERVE: &str = "x-kubernetes-preserve-unknown-fields";
 
-use crate::model::{
-    ExternalType, Field, HandWritten, Resource, RootType, TypeDef, TypeDefKind, TypeRef,
-};
+use crate::model::{Field, HandWritten, Resource, RootType, TypeDef, TypeDefKind, TypeRef};
+use crate::wellknown::Table;
 
 /// The schema of `resource`'s root object, or why there is none.
 pub fn root(resource: &Resource<'_>) -> Result<Value, String> {
@@ -150,12 +150,16 @@ impl Lookup<'_> {
             }
             TypeRef::Boxed(inner) => self.type_schema(inner)?,
             TypeRef::Named(name) => self.named_schema(name)?,
-            TypeRef::External(external) => well_known(external).ok_or_else(|| {
-                format!(
-                    "no schema for `{}`: kubegen carries the schemas of model types only",
-                    external.path
-                )
-            })?,
+            TypeRef::External(external) => Table::committed()
+                .schema(&external.path)
+                .cloned()
+                .ok_or_else(|| {
+                    format!(
+                        "no schema for `{}`: kubegen carries the schemas of model types and of \
+                         the well-known types (numbers, k8s-openapi's) only",
+                        external.path
+                    )
+                })?,
         };
         Ok(schema)
     }
@@ -217,62 +221,4 @@ pub fn make_nullable(map: &mut Map<String, Value>) {
     {
         values.push(Value::Null);
     }
-}
-
-/// The schema of a k8s-openapi type kubegen knows the shape of: `ObjectMeta` (owned by the
-/// API server: `type: object`) and the shapes the CRD front-end recognises.
-fn well_known(external: &ExternalType) -> Option<Value> {
-    let string = || json!({ "type": "string" });
-    let is = |known: ExternalType| known.path == external.path;
-    let schema = if is(ExternalType::object_meta()) {
-        json!({ "type": "object" })
-    } else if is(ExternalType::condition()) {
-        json!({
-            "type": "object",
-            "properties": {
-                "lastTransitionTime": { "type": "string", "format": "date-time" },
-                "message": string(),
-                "observedGeneration": { "type": "integer", "format": "int64" },
-                "reason": string(),
-                "status": string(),
-                "type": string(),
-            },
-            "required": ["lastTransitionTime", "message", "reason", "status", "type"],
-        })
-    } else if is(ExternalType::label_selector()) {
-        json!({
-            "type": "object",
-            "properties": {
-                "matchExpressions": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "key": string(),
-                            "operator": string(),
-                            "values": { "type": "array", "items": string() },
-                        },
-                        "required": ["key", "operator"],
-                    },
-                },
-                "matchLabels": { "type": "object", "additionalProperties": string() },
-            },
-        })
-    } else if is(ExternalType::object_reference()) {
-        let names = [
-            "apiVersion",
-            "fieldPath",
-            "kind",
-            "name",
-            "namespace",
-            "resourceVersion",
-            "uid",
-        ];
-        let properties: Map<String, Value> =
-            names.iter().map(|n| ((*n).to_owned(), string())).collect();
-        json!({ "type": "object", "properties": properties })
-    } else {
-        return None;
-    };
-    Some(schema)
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use syn::{DeriveInput, Item};
 
 use super::{derive, location, schema};
-use crate::frontend::{Error, Result, Source, Versions};
+use crate::frontend::{Error, Result, Source, Versions, Warning};
 use crate::model::{Location, Model, RootType};
 use crate::naming;
 
@@ -127,6 +127,10 @@ fn module_of(name: &str) -> Vec<String> {
 /// versions) to `model`, each with the path of its struct: [`Options::module`], then the
 /// file's place under the directory, then inline `mod`s. Then validates the model.
 ///
+/// Returns the warnings of reading schemas ([`Options::schemas`]): fields whose types
+/// Kubernetes' API conventions advise against (unsigned and floating-point numbers), each
+/// once, in order of place.
+///
 /// ```
 /// use kubegen_codegen::frontend::{Source, rust};
 /// use kubegen_codegen::model::{Model, RootType};
@@ -143,13 +147,13 @@ fn module_of(name: &str) -> Vec<String> {
 ///     RootType::HandWritten(h) if h.path == "crate::apis::samplecontroller::v1alpha1::Foo"));
 /// # Ok::<(), kubegen_codegen::frontend::Error>(())
 /// ```
-pub fn load(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> {
+pub fn load(model: &mut Model, sources: &[Source], options: &Options) -> Result<Vec<Warning>> {
     // syn parses nested types and expressions recursively: on a large stack, and only
     // sources nested no deeper than the readers allow.
     crate::parallel::deep(|| read(model, sources, options))
 }
 
-fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> {
+fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<Vec<Warning>> {
     let mut files = Vec::with_capacity(sources.len());
     for source in sources {
         check_nesting(source)?;
@@ -172,11 +176,15 @@ fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> 
         }
     }
     let reader = Reader { options, index };
+    let mut warnings = Vec::new();
     for ((source, file), mut module) in sources.iter().zip(&files).zip(modules) {
-        reader.visit(&file.items, &mut module, source, model)?;
+        reader.visit(&file.items, &mut module, source, model, &mut warnings)?;
     }
     model.validate()?;
-    Ok(())
+    // A type several kinds use is read once for each.
+    warnings.sort();
+    warnings.dedup();
+    Ok(warnings)
 }
 
 /// Refuses a source nested deeper than [`MAX_NESTING`] levels, at the first place that
@@ -236,17 +244,18 @@ impl Reader<'_> {
         module: &mut Vec<String>,
         source: &Source,
         model: &mut Model,
+        warnings: &mut Vec<Warning>,
     ) -> Result<()> {
         for item in items {
             match item {
                 Item::Struct(s) if derives_resource(&s.attrs) => {
                     let input = DeriveInput::from(s.clone());
-                    self.add(&input, module, source, model)?;
+                    self.add(&input, module, source, model, warnings)?;
                 }
                 Item::Mod(m) => {
                     if let Some((_, items)) = &m.content {
                         module.push(m.ident.to_string());
-                        self.visit(items, module, source, model)?;
+                        self.visit(items, module, source, model, warnings)?;
                         module.pop();
                     }
                 }
@@ -262,6 +271,7 @@ impl Reader<'_> {
         module: &[String],
         source: &Source,
         model: &mut Model,
+        warnings: &mut Vec<Warning>,
     ) -> Result<()> {
         let mut derived = derive(input, Some(&source.name)).map_err(|e| invalid(source, &e))?;
         if !self.options.versions.selects(&derived.version, true, true) {
@@ -277,13 +287,13 @@ impl Reader<'_> {
         };
         if let Some(purpose) = purpose {
             let at = (source.name.as_str(), module.join("::"));
-            schema::resolve(
+            warnings.extend(schema::resolve(
                 &self.index,
                 (at.0, &at.1),
                 input,
                 &mut derived.kind.root,
                 purpose,
-            )?;
+            )?);
         }
         let version = model.version_mut(&derived.group, &derived.version);
         if version.kinds.contains_key(&derived.kind.name) {

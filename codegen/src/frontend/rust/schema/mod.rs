@@ -8,10 +8,15 @@
 //! struct applies to every field of that type; `extend("default" = ...)` and
 //! `extend("nullable" = ...)` are the field's default and nullability; an optional
 //! `Option<T>` is nullable, a `#[schemars(required)]` one is not), `#[serde(flatten)]` maps
-//! (unknown fields kept). Only what can be read without compiling is accepted; anything else is an error at its `file:line:column`
-//! (a test in every crate of this repository checks the manifests against `crd()`).
+//! (unknown fields kept), `#[serde(default)]` and `#[serde(default = "f")]` with a literal
+//! body ([`values`]). Only what can be read without compiling is accepted; anything else is
+//! an error at its `file:line:column` (a test in every crate of this repository checks the
+//! manifests against `crd()`).
 //!
-//! Types are found by name: in the same file first, then in any file of the directory.
+//! Types are found by name: the numbers besides `i32` and `i64` and the k8s-openapi types
+//! of the well-known table by the path a name resolves to in its module ([`known`], with a
+//! warning for the numbers API conventions advise against), the others in the same file
+//! first, then in any file of the directory.
 //!
 //! Apply configurations read the same types for their serde names only
 //! ([`Purpose::Apply`], the front-end's [`Options::apply_types`]): there, a type that cannot
@@ -21,6 +26,7 @@
 //! [`Options::apply_types`]: super::Options::apply_types
 
 mod attrs;
+mod known;
 mod scope;
 mod values;
 
@@ -33,7 +39,7 @@ use syn::{Fields, Item, Type};
 use super::location;
 use super::types::{option_inner, type_args};
 use crate::frontend::schema::validation;
-use crate::frontend::{Error, Result};
+use crate::frontend::{Error, Result, Warning};
 use crate::model::{
     Additional, EnumDef, EnumVariant, ExternalType, Field, RootType, StructDef, TypeDef,
     TypeDefKind, TypeRef, Validation,
@@ -151,22 +157,22 @@ fn syn_error(file: &str, e: &syn::Error) -> Error {
 
 /// Resolves the field types of the hand-written root of `kind` (declared by `input` in
 /// `file`, in the module `module`) into [`HandWritten::types`](crate::model::HandWritten::types),
-/// for `purpose`.
+/// for `purpose`, with the warnings of reading them.
 pub(super) fn resolve(
     index: &Index<'_>,
     (file, module): (&str, &str),
     input: &syn::DeriveInput,
     root: &mut RootType,
     purpose: Purpose,
-) -> Result<()> {
+) -> Result<Vec<Warning>> {
     let RootType::HandWritten(hand) = root else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let syn::Data::Struct(data) = &input.data else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let TypeDefKind::Struct(def) = &mut hand.def.kind else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let mut resolver = Resolver {
         index,
@@ -176,6 +182,7 @@ pub(super) fn resolve(
         containers: BTreeMap::new(),
         defaults: BTreeMap::new(),
         scopes: index.scope_of(module).into_iter().collect(),
+        warnings: Vec::new(),
     };
     for (field, syn_field) in def.fields.iter_mut().zip(&data.fields) {
         if field.wire_name == "metadata" {
@@ -221,7 +228,7 @@ pub(super) fn resolve(
         .filter_map(|name| resolver.types.remove(name))
         .map(|(_, def)| def)
         .collect();
-    Ok(())
+    Ok(resolver.warnings)
 }
 
 struct Resolver<'i, 'a> {
@@ -237,6 +244,8 @@ struct Resolver<'i, 'a> {
     defaults: BTreeMap<String, serde_json::Value>,
     /// The modules of the types being read (the last is where field types are written).
     scopes: Vec<usize>,
+    /// Fields read exactly that API conventions advise against.
+    warnings: Vec<Warning>,
 }
 
 impl Resolver<'_, '_> {
@@ -309,6 +318,13 @@ impl Resolver<'_, '_> {
             return Err(unsupported("this type"));
         };
         let args = type_args(last);
+        // Numbers besides i32 and i64, and k8s-openapi types: the well-known schemas.
+        if self.purpose == Purpose::Schema
+            && args.is_empty()
+            && let Some(known) = self.well_known(path, file)
+        {
+            return Ok(TypeRef::External(known));
+        }
         let name = last.ident.to_string();
         let ty = match (name.as_str(), args.as_slice()) {
             ("String", []) => TypeRef::String,
@@ -316,20 +332,6 @@ impl Resolver<'_, '_> {
             ("i32", []) => TypeRef::I32,
             ("i64", []) => TypeRef::I64,
             ("Value", []) => TypeRef::Json,
-            (
-                "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "isize" | "f32" | "f64",
-                [],
-            ) => {
-                return Err(error(
-                    file,
-                    syn::spanned::Spanned::span(ty),
-                    format!(
-                        "`kubegen crd` reads i32, i64 and String scalars; `{name}` is not one \
-                         (Kubernetes API conventions use int32/int64, and Quantity or strings \
-                         for fractions)"
-                    ),
-                ));
-            }
             ("Vec", [inner]) => TypeRef::vec(self.type_ref(inner, file)?),
             ("Option", [inner]) => TypeRef::option(self.type_ref(inner, file)?),
             ("Box", [inner]) => self.type_ref(inner, file)?,
@@ -343,9 +345,7 @@ impl Resolver<'_, '_> {
             (_, []) => {
                 let decl = pick(self.index.types.get(&name), file)
                     .filter(|decl| self.purpose == Purpose::Schema || self.in_scope(&name, decl))
-                    .ok_or_else(|| {
-                        unsupported(&format!("`{name}` (not defined once in the sources)"))
-                    })?;
+                    .ok_or_else(|| self.unknown(&name, ty, file))?;
                 self.named(&name, decl)?;
                 TypeRef::Named(name)
             }
@@ -473,11 +473,16 @@ impl Resolver<'_, '_> {
                     .map(|(_, value)| value.clone());
                 default = match written_default.or_else(|| self.type_default(&ty)) {
                     Some(value) => Some(value),
-                    None => default_value(file, f, &member, &ty)?,
+                    // A `schema_with` field's type is not read.
+                    None => {
+                        let read = written_schema.is_none().then_some(&ty);
+                        default_value(self.index, file, f, &member, read)?
+                    }
                 };
             }
-            // schemars writes an optional `Option<T>` as nullable (not a required one, nor
-            // `Option<Value>`); `extend("nullable" = ...)` says it outright.
+            // schemars writes an optional `Option<T>` as nullable (not a required one, nor one
+            // whose schema has no `type` to add `null` to: `Option<Value>`,
+            // `Option<Quantity>`); `extend("nullable" = ...)` says it outright.
             let written_nullable = member
                 .extend
                 .iter()
@@ -487,7 +492,7 @@ impl Resolver<'_, '_> {
                 inner.is_some()
                     && !member.required
                     && written_schema.is_none()
-                    && ty != TypeRef::Json,
+                    && self.json_type(&ty).is_some(),
             );
             fields.push(Field {
                 wire_name,
@@ -582,17 +587,16 @@ impl Resolver<'_, '_> {
         ty: &TypeRef,
         into: &mut Validation,
     ) -> Result<()> {
+        // schemars applies each to a schema of the matching `type` only.
         let (min, max) = member.length;
-        match ty {
-            TypeRef::String => (into.min_length, into.max_length) = (min, max),
-            TypeRef::Vec(_) => (into.min_items, into.max_items) = (min, max),
+        match self.json_type(ty) {
+            Some("string") => {
+                (into.min_length, into.max_length) = (min, max);
+                into.pattern = member.pattern.clone();
+            }
+            Some("array") => (into.min_items, into.max_items) = (min, max),
+            Some("integer" | "number") => (into.minimum, into.maximum) = member.range.clone(),
             _ => {}
-        }
-        if matches!(ty, TypeRef::I32 | TypeRef::I64 | TypeRef::F64) {
-            (into.minimum, into.maximum) = member.range.clone();
-        }
-        if matches!(ty, TypeRef::String) {
-            into.pattern = member.pattern.clone();
         }
         let own = |key: &&(String, serde_json::Value)| key.0 != "default" && key.0 != "nullable";
         for (key, value) in member.extend.iter().filter(own) {
@@ -611,6 +615,34 @@ impl Resolver<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// The `type` of the schema of `ty`, when it has one.
+    fn json_type(&self, ty: &TypeRef) -> Option<&'static str> {
+        match ty {
+            TypeRef::String | TypeRef::Bytes | TypeRef::DateTime => Some("string"),
+            TypeRef::Bool => Some("boolean"),
+            TypeRef::I32 | TypeRef::I64 => Some("integer"),
+            TypeRef::F64 => Some("number"),
+            TypeRef::Vec(_) => Some("array"),
+            TypeRef::Map(_) => Some("object"),
+            TypeRef::Named(name) => match &self.types.get(name)?.1.kind {
+                TypeDefKind::Struct(_) => Some("object"),
+                TypeDefKind::Enum(_) => Some("string"),
+                TypeDefKind::Union(_) => None,
+            },
+            TypeRef::External(external) => {
+                let schema = crate::wellknown::Table::committed().schema(&external.path)?;
+                ["string", "boolean", "integer", "number", "array", "object"]
+                    .into_iter()
+                    .find(|t| schema.get("type").and_then(serde_json::Value::as_str) == Some(t))
+            }
+            TypeRef::Quantity
+            | TypeRef::IntOrString
+            | TypeRef::Json
+            | TypeRef::Option(_)
+            | TypeRef::Boxed(_) => None,
+        }
     }
 
     /// The schema a `schema_with` function returns, when it is a `json_schema!` literal.

@@ -76,7 +76,6 @@ pub struct KnobSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<Vec<KnobSpecRules>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "knob_spec_selector_schema")]
     #[schemars(extend("default" = {
         "matchLabels": {
             "app": "knob"
@@ -176,40 +175,6 @@ fn knob_spec_port_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema 
 fn knob_spec_ratio_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "type": "number"
-    })
-}
-fn knob_spec_selector_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "properties": {
-            "matchExpressions": {
-                "items": {
-                    "properties": {
-                        "key": {
-                            "type": "string"
-                        },
-                        "operator": {
-                            "type": "string"
-                        },
-                        "values": {
-                            "items": {
-                                "type": "string"
-                            },
-                            "type": "array"
-                        }
-                    },
-                    "required": ["key", "operator"],
-                    "type": "object"
-                },
-                "type": "array"
-            },
-            "matchLabels": {
-                "additionalProperties": {
-                    "type": "string"
-                },
-                "type": "object"
-            }
-        },
-        "type": "object"
     })
 }
 fn knob_spec_since_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {

@@ -20,10 +20,8 @@ pub struct WatcherSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial_ref: Option<WatcherSpecPartialRef>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "watcher_spec_ref_schema")]
     pub ref_: Option<k8s_openapi::api::core::v1::ObjectReference>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "watcher_spec_selector_schema")]
     pub selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector>,
 }
 /// Not an ObjectReference: fields are missing.
@@ -39,7 +37,6 @@ pub struct WatcherSpecPartialRef {
 #[serde(rename_all = "camelCase")]
 pub struct WatcherStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "watcher_status_conditions_schema")]
     pub conditions: Option<Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>>,
     /// Not a metav1.Condition: message is optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,99 +56,6 @@ pub struct WatcherStatusLooseConditions {
     pub reason: Option<String>,
     pub status: String,
     pub type_: String,
-}
-fn watcher_spec_ref_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "properties": {
-            "apiVersion": {
-                "type": "string"
-            },
-            "fieldPath": {
-                "type": "string"
-            },
-            "kind": {
-                "type": "string"
-            },
-            "name": {
-                "type": "string"
-            },
-            "namespace": {
-                "type": "string"
-            },
-            "resourceVersion": {
-                "type": "string"
-            },
-            "uid": {
-                "type": "string"
-            }
-        },
-        "type": "object"
-    })
-}
-fn watcher_spec_selector_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "properties": {
-            "matchExpressions": {
-                "items": {
-                    "properties": {
-                        "key": {
-                            "type": "string"
-                        },
-                        "operator": {
-                            "type": "string"
-                        },
-                        "values": {
-                            "items": {
-                                "type": "string"
-                            },
-                            "type": "array"
-                        }
-                    },
-                    "required": ["key", "operator"],
-                    "type": "object"
-                },
-                "type": "array"
-            },
-            "matchLabels": {
-                "additionalProperties": {
-                    "type": "string"
-                },
-                "type": "object"
-            }
-        },
-        "type": "object"
-    })
-}
-fn watcher_status_conditions_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "items": {
-            "properties": {
-                "lastTransitionTime": {
-                    "format": "date-time",
-                    "type": "string"
-                },
-                "message": {
-                    "type": "string"
-                },
-                "observedGeneration": {
-                    "format": "int64",
-                    "type": "integer"
-                },
-                "reason": {
-                    "type": "string"
-                },
-                "status": {
-                    "type": "string"
-                },
-                "type": {
-                    "type": "string"
-                }
-            },
-            "required": ["lastTransitionTime", "message", "reason", "status", "type"],
-            "type": "object"
-        },
-        "type": "array"
-    })
 }
 fn watcher_status_loose_conditions_last_transition_time_schema(
     _: &mut schemars::SchemaGenerator,
