@@ -14,9 +14,9 @@
 //!   event recorder's events);
 //! - [`ErrorChain`], to print an error with its causes;
 //! - around the controller ([`operator`](crate::operator)): [`Cluster`],
-//!   [`install_crds`], [`RunningController`], [`shutdown_signal`], and with the `cli`
-//!   feature the flags [`ClusterArgs`], [`RunArgs`], [`LeaderElectArgs`] and
-//!   `init_logging`.
+//!   [`install_crds`], [`RunningController`], [`shutdown_signal`], the flags
+//!   [`ClusterArgs`], [`RunArgs`], [`LeaderElectArgs`] (`clap::Args` with the `cli`
+//!   feature), and with `cli` `init_logging`.
 //!
 //! Everything else is a path away: `kubegen::runtime::...` (clients, listers, events,
 //! leader election, the work queue), `kubegen::operator::...`, and your generated
@@ -52,6 +52,9 @@ pub use kubegen_runtime::factory::SharedInformerFactory;
 pub use kubegen_runtime::finalizer::{Event as FinalizerEvent, finalize};
 pub use kubegen_runtime::key::ObjectKey;
 
-pub use crate::operator::{Cluster, RunningController, install_crds, shutdown_signal};
 #[cfg(feature = "cli")]
-pub use crate::operator::{ClusterArgs, LeaderElectArgs, RunArgs, init_logging};
+pub use crate::operator::init_logging;
+pub use crate::operator::{
+    Cluster, ClusterArgs, LeaderElectArgs, RunArgs, RunningController, install_crds,
+    shutdown_signal,
+};
