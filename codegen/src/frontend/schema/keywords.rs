@@ -20,10 +20,24 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-/// The fields of `JSONSchemaProps` (apiextensions.k8s.io/v1), sorted: what a CRD schema may
-/// say. Some of them a structural schema may not use (`$ref`, `definitions`...); those are
-/// known keys all the same, which the API server refuses for another reason.
-pub(crate) const KEYWORDS: &[&str] = &[
+/// [`KEYWORDS`], and whether a key is one of them, from one list: a `match` on the key
+/// (a binary search of the list cost about 9 M instructions more on the corpus).
+macro_rules! keywords {
+    ($($keyword:literal),* $(,)?) => {
+        /// The fields of `JSONSchemaProps` (apiextensions.k8s.io/v1), sorted: what a CRD
+        /// schema may say. Some of them a structural schema may not use (`$ref`,
+        /// `definitions`...); those are known keys all the same, which the API server
+        /// refuses for another reason.
+        pub(crate) const KEYWORDS: &[&str] = &[$($keyword),*];
+
+        /// Whether `key` is one of [`KEYWORDS`].
+        fn is_keyword(key: &str) -> bool {
+            matches!(key, $($keyword)|*)
+        }
+    };
+}
+
+keywords![
     "$ref",
     "$schema",
     "additionalItems",
@@ -203,7 +217,7 @@ impl<'de, K: DeserializeSeed<'de>> Visitor<'de> for Keyword<K> {
 }
 
 fn check<E: de::Error>(key: &str) -> Result<(), E> {
-    if KEYWORDS.binary_search(&key).is_ok() {
+    if is_keyword(key) {
         Ok(())
     } else {
         Err(E::unknown_field(key, KEYWORDS))
@@ -217,8 +231,12 @@ mod tests {
     use crate::frontend::schema::Schema;
 
     #[test]
-    fn keywords_are_sorted_for_binary_search() {
+    fn keywords_are_sorted_and_each_is_one() {
         assert!(KEYWORDS.windows(2).all(|w| w[0] < w[1]), "{KEYWORDS:?}");
+        assert!(KEYWORDS.iter().all(|k| is_keyword(k)));
+        for other in ["", "Type", "propertes", "x-kubernetes", "typ", "types"] {
+            assert!(!is_keyword(other), "{other}");
+        }
     }
 
     /// A value of the right shape for `keyword` (as far as [`Schema`] reads it).
