@@ -281,30 +281,27 @@ fn make_executable(_: &Path) -> Result<(), String> {
 }
 
 /// Runs the crate's `generate` and `crd` commands (what its hack/update-codegen.sh runs)
-/// with `root` as the crate root.
+/// in `root`, as the script does from the crate root: their messages name the crate's
+/// own paths (`src/generated`), not where the crate is staged.
 fn generate_in(root: &Path) -> Result<(), String> {
-    let in_root = |args: &[&str]| -> Vec<std::ffi::OsString> {
-        let mut line = vec!["cargo-kubegen".into()];
-        for arg in args {
-            let path_like = arg.starts_with("src/") || arg.starts_with("config/");
-            line.push(if path_like {
-                root.join(arg).into_os_string()
+    let previous = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
+    std::env::set_current_dir(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    let generated = [&GENERATE_ARGS[..], &CRD_ARGS[..]]
+        .into_iter()
+        .try_for_each(|args| {
+            let line = std::iter::once("cargo-kubegen").chain(args.iter().copied());
+            let cli = Cli::try_parse_from(line).map_err(|e| e.to_string())?;
+            let code = match cli.command {
+                Command::Generate(args) => crate::generate(&args),
+                Command::Crd(args) => crate::manifests(&args),
+                _ => ExitCode::FAILURE,
+            };
+            if code == ExitCode::SUCCESS {
+                Ok(())
             } else {
-                (*arg).into()
-            });
-        }
-        line
-    };
-    for args in [in_root(&GENERATE_ARGS), in_root(&CRD_ARGS)] {
-        let cli = Cli::try_parse_from(args).map_err(|e| e.to_string())?;
-        let code = match cli.command {
-            Command::Generate(args) => crate::generate(&args),
-            Command::Crd(args) => crate::manifests(&args),
-            _ => ExitCode::FAILURE,
-        };
-        if code != ExitCode::SUCCESS {
-            return Err("the new crate's generated code could not be written (see above)".into());
-        }
-    }
-    Ok(())
+                Err("the crate's generated code could not be written (see above)".to_owned())
+            }
+        });
+    std::env::set_current_dir(&previous).map_err(|e| format!("{}: {e}", previous.display()))?;
+    generated
 }
