@@ -7,7 +7,11 @@
 //! setting `apiVersion`, `kind`, `metadata.name` and `metadata.namespace`, one `with_*`
 //! setter per field (list and map setters take any iterator and extend), and
 //! `extract(&live, field_manager)` (+ `extract_status` where the kind has status) that
-//! keeps what the manager owns according to `metadata.managedFields`. Nested structs the
+//! keeps what the manager owns according to `metadata.managedFields`. The object metadata
+//! setters (`with_labels`, `with_annotations`, `with_owner_references`, `with_finalizers`,
+//! ...) are the default methods of the runtime's `ApplyMetadata` trait, which every root
+//! (and every nested struct with a `metadata: ObjectMeta` field, `PodTemplateSpecApply`)
+//! implements with one method handing out its `metadata`. Nested structs the
 //! model defines are mirrored too (`FooSpecApply`): generated ones (CRD and OpenAPI
 //! inputs) and a hand-written kind's own structs that the Rust front-end read
 //! ([`HandWritten::types`], with the serde names its attributes give). Enums, unions and
@@ -25,7 +29,8 @@
 //!
 //! Generated code is thin: the `kubegen` facade's runtime holds the behaviour
 //! (`kubegen::runtime::apply`: the `ApplyConfiguration` trait the clients' `apply` and
-//! `apply_status` verbs take, the one `fieldsV1` walker behind `extract`).
+//! `apply_status` verbs take, the `ApplyMetadata` trait of the metadata setters, the one
+//! `fieldsV1` walker behind `extract`).
 //!
 //! Layout mirrors the types tree: `mod.rs`, `<group>/mod.rs`, `<group>/<version>/mod.rs`
 //! (re-exporting its modules) and one file per module of the version's types (a
@@ -42,6 +47,7 @@
 //! assert!(foo.contents.contains("pub struct FooApply"));
 //! assert!(foo.contents.contains("pub struct FooSpecApply"));
 //! assert!(foo.contents.contains("pub fn with_replicas("));
+//! assert!(foo.contents.contains("::kubegen::runtime::apply::ApplyMetadata for FooApply"));
 //! ```
 
 mod items;

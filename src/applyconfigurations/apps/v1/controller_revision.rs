@@ -11,7 +11,8 @@ pub struct ControllerRevisionApply {
     /// `kind`, set by `new`.
     pub kind: Option<String>,
     /// Object metadata: `name` and `namespace` (set by `new`), and whatever labels,
-    /// annotations, owner references or finalizers this manager owns.
+    /// annotations, owner references or finalizers this manager owns (set with the
+    /// setters of the runtime's `ApplyMetadata`: `with_labels`, ...).
     pub metadata: Option<
         crate::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     >,
@@ -92,6 +93,14 @@ const _: () = {
         #[inline]
         fn object_name(&self) -> &str {
             self.metadata.as_ref().and_then(|m| m.name.as_deref()).unwrap_or_default()
+        }
+    }
+    impl crate::runtime::apply::ApplyMetadata for ControllerRevisionApply {
+        #[inline]
+        fn metadata_mut(&mut self) -> &mut Option<
+            crate::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        > {
+            &mut self.metadata
         }
     }
 };

@@ -11,7 +11,8 @@ pub struct PodTemplateApply {
     /// `kind`, set by `new`.
     pub kind: Option<String>,
     /// Object metadata: `name` and `namespace` (set by `new`), and whatever labels,
-    /// annotations, owner references or finalizers this manager owns.
+    /// annotations, owner references or finalizers this manager owns (set with the
+    /// setters of the runtime's `ApplyMetadata`: `with_labels`, ...).
     pub metadata: Option<
         crate::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     >,
@@ -78,6 +79,14 @@ const _: () = {
             self.metadata.as_ref().and_then(|m| m.name.as_deref()).unwrap_or_default()
         }
     }
+    impl crate::runtime::apply::ApplyMetadata for PodTemplateApply {
+        #[inline]
+        fn metadata_mut(&mut self) -> &mut Option<
+            crate::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        > {
+            &mut self.metadata
+        }
+    }
 };
 /// Apply configuration of `PodTemplateSpec`: every field is optional and only what is set is sent.
 ///
@@ -118,3 +127,13 @@ impl PodTemplateSpecApply {
         self
     }
 }
+const _: () = {
+    impl crate::runtime::apply::ApplyMetadata for PodTemplateSpecApply {
+        #[inline]
+        fn metadata_mut(&mut self) -> &mut Option<
+            crate::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        > {
+            &mut self.metadata
+        }
+    }
+};

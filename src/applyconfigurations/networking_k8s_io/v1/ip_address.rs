@@ -58,6 +58,16 @@ impl IpAddressApply {
         self
     }
 }
+const _: () = {
+    impl crate::runtime::apply::ApplyMetadata for IpAddressApply {
+        #[inline]
+        fn metadata_mut(&mut self) -> &mut Option<
+            crate::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        > {
+            &mut self.metadata
+        }
+    }
+};
 /// Apply configuration of `IpAddressSpec`: every field is optional and only what is set is sent.
 ///
 /// IPAddressSpec describe the attributes in an IP Address.

@@ -69,6 +69,16 @@ impl ServiceCidrApply {
         self
     }
 }
+const _: () = {
+    impl crate::runtime::apply::ApplyMetadata for ServiceCidrApply {
+        #[inline]
+        fn metadata_mut(&mut self) -> &mut Option<
+            crate::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        > {
+            &mut self.metadata
+        }
+    }
+};
 /// Apply configuration of `ServiceCidrSpec`: every field is optional and only what is set is sent.
 ///
 /// ServiceCIDRSpec define the CIDRs the user wants to use for allocating ClusterIPs for Services.

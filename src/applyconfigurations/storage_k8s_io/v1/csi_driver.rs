@@ -58,6 +58,16 @@ impl CsiDriverApply {
         self
     }
 }
+const _: () = {
+    impl crate::runtime::apply::ApplyMetadata for CsiDriverApply {
+        #[inline]
+        fn metadata_mut(&mut self) -> &mut Option<
+            crate::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        > {
+            &mut self.metadata
+        }
+    }
+};
 /// Apply configuration of `CsiDriverSpec`: every field is optional and only what is set is sent.
 ///
 /// CSIDriverSpec is the specification of a CSIDriver.

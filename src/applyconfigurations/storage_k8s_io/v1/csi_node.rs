@@ -58,6 +58,16 @@ impl CsiNodeApply {
         self
     }
 }
+const _: () = {
+    impl crate::runtime::apply::ApplyMetadata for CsiNodeApply {
+        #[inline]
+        fn metadata_mut(&mut self) -> &mut Option<
+            crate::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        > {
+            &mut self.metadata
+        }
+    }
+};
 /// Apply configuration of `CsiNodeSpec`: every field is optional and only what is set is sent.
 ///
 /// CSINodeSpec holds information about the specification of all CSI drivers installed on a node

@@ -122,3 +122,13 @@ impl CsiStorageCapacityApply {
         self
     }
 }
+const _: () = {
+    impl crate::runtime::apply::ApplyMetadata for CsiStorageCapacityApply {
+        #[inline]
+        fn metadata_mut(&mut self) -> &mut Option<
+            crate::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        > {
+            &mut self.metadata
+        }
+    }
+};

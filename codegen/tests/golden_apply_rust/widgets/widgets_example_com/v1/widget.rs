@@ -11,7 +11,8 @@ pub struct WidgetApply {
     /// `kind`, set by `new`.
     pub kind: Option<String>,
     /// Object metadata: `name` and `namespace` (set by `new`), and whatever labels,
-    /// annotations, owner references or finalizers this manager owns.
+    /// annotations, owner references or finalizers this manager owns (set with the
+    /// setters of the runtime's `ApplyMetadata`: `with_labels`, ...).
     pub metadata: Option<
         ::kubegen::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     >,
@@ -91,6 +92,14 @@ const _: () = {
         #[inline]
         fn object_name(&self) -> &str {
             self.metadata.as_ref().and_then(|m| m.name.as_deref()).unwrap_or_default()
+        }
+    }
+    impl ::kubegen::runtime::apply::ApplyMetadata for WidgetApply {
+        #[inline]
+        fn metadata_mut(&mut self) -> &mut Option<
+            ::kubegen::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+        > {
+            &mut self.metadata
         }
     }
 };
