@@ -67,4 +67,20 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
+
+    /// Implemented by every `Clone` type. `#[derive(Resource)]` asserts it of its struct
+    /// ([`assert_clone`]): generated clients, listers and informers clone objects out of
+    /// their caches, and without this a kind lacking `Clone` fails deep in generated code.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` derives `Resource` but does not implement `Clone`",
+        label = "add `#[derive(DeepCopy)]` (or `#[derive(Clone)]`) to `{Self}`",
+        note = "generated clients, listers and informers clone objects of a kind out of their caches"
+    )]
+    pub trait ResourceClone {}
+
+    impl<T: Clone> ResourceClone for T {}
+
+    /// Compiles only when `T` implements `Clone`, with [`ResourceClone`]'s message
+    /// otherwise; the derive calls it in a `const _`, spanned on the struct's name.
+    pub const fn assert_clone<T: ResourceClone>() {}
 }
