@@ -61,6 +61,14 @@ fn crd_types_and_clients_then_verify() {
     );
     let clientset = std::fs::read_to_string(clients.join("clientset.rs")).unwrap();
     assert!(clientset.contains("crate::types::samplecontroller_k8s_io::v1alpha1::Foo"));
+    // The root module refuses a kubegen library of another major.minor version.
+    let root = std::fs::read_to_string(clients.join("mod.rs")).unwrap();
+    let check = format!(
+        "const _KUBEGEN_VERSION_CHECK: () = ::kubegen::__private::VERSION_{}_{};",
+        env!("CARGO_PKG_VERSION_MAJOR"),
+        env!("CARGO_PKG_VERSION_MINOR")
+    );
+    assert!(root.contains(&check), "{root}");
     assert!(run(true).status.success());
 
     std::fs::write(clients.join("listers.rs"), "// edited\n").unwrap();

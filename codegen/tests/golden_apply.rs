@@ -90,6 +90,15 @@ fn every_kind_gets_an_apply_configuration_with_its_setters() {
                 kubegen_codegen::model::Scope::Cluster => "pub fn new(name: impl Into<String>)",
             };
             assert!(file.contents.contains(new), "{}: {new}", file.path);
+            let metadata = format!(
+                "impl ::kubegen::runtime::apply::ApplyMetadata for {}Apply {{",
+                resource.root.name
+            );
+            assert!(
+                file.contents.contains(&metadata),
+                "{}: {metadata}",
+                file.path
+            );
             if resource.kind.subresources.status {
                 assert!(
                     file.contents.contains("pub fn extract_status("),
@@ -129,6 +138,7 @@ const APPS_V1: &str = r##"{"openapi": "3.0.0",
       "replicas": {"type": "integer", "format": "int32"},
       "template": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"}]}}},
     "io.k8s.api.core.v1.PodTemplateSpec": {"type": "object", "properties": {
+      "metadata": {"allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]},
       "spec": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.core.v1.PodSpec"}]}}},
     "io.k8s.api.core.v1.PodSpec": {"type": "object", "properties": {
       "containers": {"type": "array", "items": {"type": "string"},
@@ -191,6 +201,16 @@ fn built_in_kinds_mirror_each_definition_once_in_its_own_version() {
     let pod = file("core/v1/pod.rs");
     assert!(pod.contains("Listtype`map`:entriesaremergedbykey(`name`)."));
     assert!(file("core/v1/namespace.rs").contains("pubfnnew(name:implInto<String>)->Self"));
+    // The metadata setters: on every root, and on a nested struct with object metadata.
+    for (path, name) in [
+        ("apps/v1/deployment.rs", "DeploymentApply"),
+        ("core/v1/pod.rs", "PodApply"),
+        ("core/v1/pod_template_spec.rs", "PodTemplateSpecApply"),
+    ] {
+        let metadata = format!("::kubegen::runtime::apply::ApplyMetadatafor{name}{{");
+        assert!(file(path).contains(&metadata), "{path}: {metadata}");
+    }
+    assert!(!deployment.contains("ApplyMetadataforDeploymentSpecApply"));
     // Each definition once, whoever reaches it; kinds no document serves get nothing.
     for name in ["PodTemplateSpecApply", "PodSpecApply"] {
         let defined = generated

@@ -73,6 +73,10 @@ pub fn derive_deep_copy(input: TokenStream) -> TokenStream {
 /// )]
 /// ```
 ///
+/// The struct must implement `Clone` (`#[derive(DeepCopy)]`, or `#[derive(Clone)]`):
+/// generated clients, listers and informers clone objects out of their caches, so the
+/// derive asserts it, with an error at the struct's name.
+///
 /// It implements `k8s_openapi::Resource`, `ListableResource` and `Metadata` (so kube's
 /// blanket impl makes it a `kube::Resource`, exactly like k8s-openapi's types),
 /// `Serialize` and `Deserialize` (writing `apiVersion` and `kind`, so do not derive serde on
@@ -108,7 +112,9 @@ pub fn derive_resource(input: TokenStream) -> TokenStream {
             .resources()
             .next()
             .ok_or_else(|| error(&"no resource in the model"))?;
-        resource::impls(&root, &options, &emit).map_err(|e| error(&e))
+        let impls = resource::impls(&root, &options, &emit).map_err(|e| error(&e))?;
+        let clone = resource::assert_clone(&input.ident, &facade);
+        Ok(quote! { #impls #clone })
     });
     match expanded {
         Ok(tokens) => tokens.into(),

@@ -91,7 +91,7 @@ struct Foo {
 
 /// A cluster-scoped kind with a custom kind name, a renamed field and a client with a few
 /// verbs (which shape only generated clients, not the CRD).
-#[derive(Debug, PartialEq, Resource)]
+#[derive(Clone, Debug, PartialEq, Resource)]
 #[resource(
     group = "example.com",
     version = "v1",

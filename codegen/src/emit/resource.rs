@@ -19,7 +19,7 @@
 //!   through the facade's `kubegen::crd` helpers.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 
 use super::common::{Error, Options, Paths, ident, path};
 use crate::model::{Field, Resource, Scope};
@@ -422,6 +422,19 @@ fn crd_fn(def: &Resource<'_>, facade: &TokenStream) -> TokenStream {
                 .build(schema)
             }
         }
+    }
+}
+
+/// A static assertion that the struct `name` implements `Clone`, for `#[derive(Resource)]`
+/// (whose struct is the user's; generated root types derive `Clone`): generated clients,
+/// listers and informers clone objects out of their caches, so without it a kind lacking
+/// `Clone` compiles and then fails deep in generated code. Spanned on `name`, so the
+/// error (the facade's `ResourceClone` message, asking for `#[derive(DeepCopy)]` or
+/// `Clone`) points at the struct. `facade` falls back to `::kubegen` when it is not a path.
+pub fn assert_clone(name: &proc_macro2::Ident, facade: &str) -> TokenStream {
+    let facade = path(facade).unwrap_or_else(|_| quote! { ::kubegen });
+    quote_spanned! {name.span()=>
+        const _: () = #facade::__private::assert_clone::<#name>();
     }
 }
 

@@ -13,6 +13,7 @@ use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::Resource;
 use kubegen::operator::RunningController;
+use kubegen::runtime::apply::ApplyMetadata;
 use kubegen::runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueObject, EnqueueOwner, ErrorChain, Reconciler,
     is_cache_lag,
@@ -387,13 +388,8 @@ fn pod_labels(foo: &Foo) -> BTreeMap<String, String> {
 pub fn deployment_apply(foo: &Foo) -> DeploymentApply {
     let labels = pod_labels(foo);
     let namespace = foo.metadata.namespace.clone().unwrap_or_default();
-    DeploymentApply::new(foo.spec.deployment_name.clone(), namespace.clone())
-        .with_metadata(ObjectMeta {
-            name: Some(foo.spec.deployment_name.clone()),
-            namespace: Some(namespace),
-            owner_references: foo.controller_owner_ref(&()).map(|r| vec![r]),
-            ..Default::default()
-        })
+    DeploymentApply::new(foo.spec.deployment_name.clone(), namespace)
+        .with_owner_references(foo.controller_owner_ref(&()))
         .with_spec(
             DeploymentSpecApply::default()
                 .with_replicas(foo.desired_replicas())
@@ -403,10 +399,7 @@ pub fn deployment_apply(foo: &Foo) -> DeploymentApply {
                 })
                 .with_template(
                     PodTemplateSpecApply::default()
-                        .with_metadata(ObjectMeta {
-                            labels: Some(labels),
-                            ..Default::default()
-                        })
+                        .with_labels(labels)
                         .with_spec(
                             PodSpecApply::default().with_containers([ContainerApply::default()
                                 .with_name("nginx")

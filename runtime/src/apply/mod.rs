@@ -4,6 +4,9 @@
 //! object's `metadata.managedFields`, as client-go's `ExtractFoo(obj, fieldManager)`.
 //! [`FieldSet`] is the one reader and writer of `fieldsV1` field sets, shared with the
 //! testkit's API server, which keeps its server-side apply ownership in them.
+//! [`ApplyMetadata`] holds the object metadata setters of every generated apply
+//! configuration (`with_labels`, `with_annotations`, `with_owner_references`,
+//! `with_finalizers`, ...).
 //!
 //! [`TypedClient::apply`](crate::client::TypedClient::apply) takes any
 //! `ApplyConfiguration<K>`: a generated `FooApply` (only what was set is sent, so only
@@ -40,6 +43,7 @@
 
 mod fields;
 mod fieldset;
+mod metadata;
 
 use std::fmt::Debug;
 
@@ -50,6 +54,7 @@ use serde_json::Value;
 
 pub use fields::owned_fields;
 pub use fieldset::{Element, FieldSet, FieldsError, Path, path_string};
+pub use metadata::ApplyMetadata;
 
 /// What server-side apply of a `K` sends: a generated apply configuration of `K`, or a
 /// whole `K` (blanket impl).

@@ -10,7 +10,8 @@ use crate::emit::common::{Error, NamedType, Paths, ident, rust_type, type_path};
 use crate::emit::docs::doc_attrs;
 use crate::emit::serde_macro::{self, MacroField, Mode};
 use crate::model::{
-    Field, Group, Kind, Model, RootType, Scope, StructDef, TypeDef, TypeDefKind, TypeRef, Version,
+    ExternalType, Field, Group, Kind, Model, RootType, Scope, StructDef, TypeDef, TypeDefKind,
+    TypeRef, Version,
 };
 use crate::naming::{self, UniqueNames};
 
@@ -93,7 +94,8 @@ fn struct_item(ctx: &Context<'_>, mirror: &Mirror<'_>) -> Result<TokenStream, Er
             /// `kind`, set by `new`.
             pub kind: Option<String>,
             /// Object metadata: `name` and `namespace` (set by `new`), and whatever labels,
-            /// annotations, owner references or finalizers this manager owns.
+            /// annotations, owner references or finalizers this manager owns (set with the
+            /// setters of the runtime's `ApplyMetadata`: `with_labels`, ...).
             pub metadata: Option<#meta>,
         });
         setter_names.reserve("with_metadata");
@@ -208,7 +210,15 @@ fn struct_item(ctx: &Context<'_>, mirror: &Mirror<'_>) -> Result<TokenStream, Er
     let docs = doc_attrs(&docs);
     let root_items = match &root {
         Some((kind, resource)) => root_items(ctx, &name, kind, resource),
-        None => TokenStream::new(),
+        // A nested struct with object metadata (`PodTemplateSpec`) gets the metadata
+        // setters too.
+        None => match fields.iter().find(|f| is_object_meta(f)) {
+            Some(field) => {
+                let metadata = metadata_impl(ctx, &name, &ident(&field.rust_name));
+                quote! { const _: () = { #metadata }; }
+            }
+            None => TokenStream::new(),
+        },
     };
     Ok(quote! {
         #docs
@@ -255,6 +265,7 @@ fn root_items(
         ),
     };
     let apply = quote! { #facade::runtime::apply };
+    let metadata = metadata_impl(ctx, name, &ident("metadata"));
     let status = kind.subresources.status.then(|| {
         quote! {
             /// The status fields `field_manager` owns in `object` (its `Apply` entry of
@@ -301,8 +312,39 @@ fn root_items(
                     self.metadata.as_ref().and_then(|m| m.name.as_deref()).unwrap_or_default()
                 }
             }
+            #metadata
         };
     }
+}
+
+/// The runtime's `ApplyMetadata` impl (the object metadata setters: `with_labels`,
+/// `with_owner_references`, ...) of `name`, whose object metadata is its field `field`:
+/// one method, the setters being the trait's default methods, so each kind costs a few
+/// lines instead of a dozen setters.
+fn metadata_impl(
+    ctx: &Context<'_>,
+    name: &proc_macro2::Ident,
+    field: &proc_macro2::Ident,
+) -> TokenStream {
+    let facade = ctx.facade;
+    let k8s = &ctx.paths.k8s_openapi;
+    quote! {
+        impl #facade::runtime::apply::ApplyMetadata for #name {
+            #[inline]
+            fn metadata_mut(&mut self) -> &mut Option<#k8s::apimachinery::pkg::apis::meta::v1::ObjectMeta> {
+                &mut self.#field
+            }
+        }
+    }
+}
+
+/// Whether `field` is object metadata: `metadata`, a metav1 `ObjectMeta`.
+fn is_object_meta(field: &Field) -> bool {
+    field.wire_name == "metadata"
+        && matches!(
+            unwrap_option(&field.ty),
+            TypeRef::External(external) if external.path == ExternalType::object_meta().path
+        )
 }
 
 /// The Rust type of a kind's root (what its clients serve).
