@@ -25,6 +25,7 @@
 //! |---|---|
 //! | `apply` | `applyconfigurations` (about 23,000 generated lines: off unless a crate applies built-in kinds through them) |
 //! | `cli` | `clap::Args` on [`operator::ClusterArgs`], [`operator::RunArgs`] and [`operator::LeaderElectArgs`]; `operator::init_logging` (tracing-subscriber) |
+//! | `metrics` | `operator::Metrics`: the runtime's Prometheus metrics in one registry, served at `/metrics` (with `/healthz`) |
 //! | `embedded` | [`operator::Cluster::connect`] falls back to an API server in the process when no cluster is configured (and `--embedded`); that server, the testkit's, as `kubegen::testkit` |
 //!
 //! Generated code and controllers depend on `kubegen` alone: the crates generated code

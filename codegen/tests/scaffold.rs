@@ -114,6 +114,20 @@ fn a_new_crate_builds_tests_verifies_and_converges() {
     );
     assert!(run.contains("No cluster configured"), "{run}");
     assert!(run.contains("Backup sample reconciled"), "{run}");
+    let args = [
+        "run",
+        "--quiet",
+        "--",
+        "--metrics-bind-address",
+        "127.0.0.1:0",
+        "--workers",
+        "1",
+    ];
+    let run = ok(
+        &in_crate(&dir, "cargo", &args),
+        "cargo run with metrics served",
+    );
+    assert!(run.contains("Backup sample reconciled"), "{run}");
 }
 
 #[test]

@@ -14,6 +14,8 @@
 //!   controller with a drain and, under leader election, release the Lease.
 //! - [`wait_converged`]: waits until a [`Converged`] report says the controller is done,
 //!   checked after every processed key (demos and tests).
+//! - `Metrics` (feature `metrics`): the runtime's Prometheus metrics in one registry,
+//!   served at `/metrics` with `/healthz` beside it.
 //! - [`ClusterArgs`], [`RunArgs`], [`LeaderElectArgs`]: the flags every operator takes
 //!   (`--kubeconfig`, `--context`, `--embedded`, `--workers`, `--keep-running`,
 //!   `--leader-elect`, `--leader-elect-lease-name`, `--leader-elect-namespace`); with
@@ -65,6 +67,8 @@ mod convergence;
 mod crds;
 #[cfg(feature = "cli")]
 mod logging;
+#[cfg(feature = "metrics")]
+mod metrics;
 mod running;
 mod shutdown;
 
@@ -74,5 +78,7 @@ pub use convergence::{Converged, wait_converged};
 pub use crds::{CrdError, install_crds};
 #[cfg(feature = "cli")]
 pub use logging::init_logging;
+#[cfg(feature = "metrics")]
+pub use metrics::Metrics;
 pub use running::RunningController;
 pub use shutdown::shutdown_signal;
