@@ -86,7 +86,7 @@ fn dependencies_name_this_version_and_a_checkout_when_given() {
     let files = backup(true).render().expect("renders");
     let manifest = &file(&files, "Cargo.toml").contents;
     assert!(manifest.contains(&format!(
-        "kubegen-rs = {{ version = \"{VERSION}\", features = [\"cli\"] }}"
+        "kubegen-rs = {{ version = \"{VERSION}\", features = [\"cli\", \"metrics\"] }}"
     )));
     let mut local = backup(true);
     local.source = Source::Checkout(PathBuf::from("/src/kube \"gen\""));
