@@ -5,11 +5,14 @@
 //!
 //! Run: `cargo bench -p kubegen-codegen --bench scaffold_build`
 //!
-//! Both crates get this workspace's `Cargo.lock` (the same dependency versions) and are
-//! fetched first (the same cached registry). For each, in alternating order
+//! The kube-rs crate is built twice: as it is (cargo's default dev profile, full debug
+//! info), and with the dev profile the scaffold writes (line tables for the crate, no
+//! debug info for dependencies), to separate what the profile gives from the rest. Every
+//! crate gets this workspace's `Cargo.lock` (the same dependency versions) and is fetched
+//! first (the same cached registry). For each, in alternating order
 //! (`KUBEGEN_BENCH_ROUNDS` rounds, default 1), it times a debug `cargo build` from an
 //! empty target directory (clean), then one after a one-line change to the controller
-//! (incremental), and prints the medians and the ratio kubegen / kube-rs. It also prints
+//! (incremental), and prints the medians and the ratios. It also prints
 //! the lines of each crate's sources, and, for ours, the lines that differ from the
 //! scaffold (what a user writes by hand).
 
@@ -73,7 +76,21 @@ fn main() {
         &manifest_dir.join("benches/scaffold_build/kube-rs"),
         &theirs,
     );
-    for dir in [&ours, &theirs] {
+    // The same crate with the scaffold's dev profile (less debug info), to show what the
+    // profile gives apart from the rest.
+    let theirs_lean = work.join("kube-rs-lean");
+    overlay(&theirs, &theirs_lean);
+    let ours_manifest = std::fs::read_to_string(ours.join("Cargo.toml")).expect("our manifest");
+    let start = ours_manifest
+        .find("[profile.dev]")
+        .expect("the scaffold sets a dev profile");
+    let manifest = std::fs::read_to_string(theirs_lean.join("Cargo.toml")).expect("manifest");
+    std::fs::write(
+        theirs_lean.join("Cargo.toml"),
+        format!("{manifest}\n{}", &ours_manifest[start..]),
+    )
+    .expect("write");
+    for dir in [&ours, &theirs, &theirs_lean] {
         std::fs::copy(checkout.join("Cargo.lock"), dir.join("Cargo.lock")).expect("Cargo.lock");
         run(Command::new("cargo").arg("fetch").current_dir(dir));
     }
@@ -81,13 +98,18 @@ fn main() {
     let crates = [
         ("kubegen", &ours, "src/controller.rs"),
         ("kube-rs", &theirs, "src/main.rs"),
+        (
+            "kube-rs (the scaffold's profile)",
+            &theirs_lean,
+            "src/main.rs",
+        ),
     ];
-    let mut clean = [Vec::new(), Vec::new()];
-    let mut incremental = [Vec::new(), Vec::new()];
+    let mut clean = [Vec::new(), Vec::new(), Vec::new()];
+    let mut incremental = [Vec::new(), Vec::new(), Vec::new()];
     for round in 0..rounds {
-        for i in if round % 2 == 0 { [0, 1] } else { [1, 0] } {
+        for i in if round % 2 == 0 { [0, 1, 2] } else { [2, 1, 0] } {
             let (name, dir, changed) = crates[i];
-            let target = work.join(format!("target-{name}"));
+            let target = work.join(format!("target-{i}"));
             let _ = std::fs::remove_dir_all(&target);
             clean[i].push(build(dir, &target));
             let file = dir.join(changed);
@@ -102,15 +124,25 @@ fn main() {
             );
         }
     }
-    let (c0, c1) = (median(&mut clean[0]), median(&mut clean[1]));
-    let (i0, i1) = (median(&mut incremental[0]), median(&mut incremental[1]));
-    println!("\n| build (debug, {rounds} round(s)) | kubegen | kube-rs | kubegen / kube-rs |");
-    println!("|---|---|---|---|");
-    println!("| clean | {c0:.1} s | {c1:.1} s | {:.2}x |", c0 / c1);
+    let clean: Vec<f64> = clean.iter_mut().map(|runs| median(runs)).collect();
+    let incremental: Vec<f64> = incremental.iter_mut().map(|runs| median(runs)).collect();
     println!(
-        "| incremental (one line in the controller) | {i0:.1} s | {i1:.1} s | {:.2}x |",
-        i0 / i1
+        "\n| build (debug, {rounds} round(s)) | kubegen | kube-rs | kube-rs with the scaffold's profile | kubegen / kube-rs | kubegen / kube-rs, same profile |"
     );
+    println!("|---|---|---|---|---|---|");
+    for (what, runs) in [
+        ("clean", &clean),
+        ("incremental (one line in the controller)", &incremental),
+    ] {
+        println!(
+            "| {what} | {:.1} s | {:.1} s | {:.1} s | {:.2}x | {:.2}x |",
+            runs[0],
+            runs[1],
+            runs[2],
+            runs[0] / runs[1],
+            runs[0] / runs[2]
+        );
+    }
     println!(
         "\nsource lines: kubegen crate {} (of which the user wrote or changed {} against the scaffold), kube-rs crate {}",
         lines(&ours.join("src")) + lines(&ours.join("tests")),
