@@ -72,7 +72,7 @@ pub(crate) const ADD_HELP: &str = "\
 Run in a crate made by `cargo kubegen new`. Writes the kind's types (a new version module, or a \
 submodule of an existing version), declares the modules, writes a sample, and regenerates \
 src/generated and config/crd as hack/update-codegen.sh does. Nothing is replaced; if \
-generation fails, every file touched is restored. Wire a controller for the kind in \
+generation fails, every file touched is restored and the generated code written again from them. Wire a controller for the kind in \
 src/controller.rs (the first kind's is the pattern) and add its RBAC rules to \
 config/rbac/role.yaml.
 
@@ -107,6 +107,14 @@ pub(crate) fn add(args: &AddArgs) -> ExitCode {
                 None => std::fs::remove_file(&path),
             };
         }
+        // `generate` may have replaced src/generated before `crd` failed: the restored
+        // sources write the trees they had.
+        if let Err(again) = generate_in(&args.dir) {
+            return fail(
+                EXIT_FAILED,
+                &format!("{message}; regenerating from the restored sources failed too: {again}"),
+            );
+        }
         return fail(EXIT_FAILED, &message);
     }
     println!(
@@ -122,17 +130,10 @@ fn apply(
     edit: &Edit,
     undo: &mut Vec<(PathBuf, Option<String>)>,
 ) -> Result<(), String> {
-    fn io(path: &Path) -> impl Fn(std::io::Error) -> String + '_ {
-        move |e| format!("{}: {e}", path.display())
-    }
     match edit {
         Edit::Create(file) => {
-            let path = root.join(&file.path);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(io(parent))?;
-            }
-            undo.push((path.clone(), None));
-            std::fs::write(&path, &file.contents).map_err(io(&path))
+            undo.push((root.join(&file.path), None));
+            write_file(root, file)
         }
         Edit::Append { path, text } => {
             let path = root.join(path);
@@ -141,6 +142,11 @@ fn apply(
             std::fs::write(&path, before + text).map_err(io(&path))
         }
     }
+}
+
+/// An I/O error as a message naming `path`.
+fn io(path: &Path) -> impl Fn(std::io::Error) -> String + '_ {
+    move |e| format!("{}: {e}", path.display())
 }
 
 pub(crate) fn new(args: &NewArgs) -> ExitCode {
@@ -177,13 +183,16 @@ pub(crate) fn new(args: &NewArgs) -> ExitCode {
         Err(error) => return fail(EXIT_INPUT, &error),
     };
     let staging = staging_dir(&args.dir);
-    let written = write_files(&staging, &files).and_then(|()| generate_in(&staging));
+    let written = files
+        .iter()
+        .try_for_each(|file| write_file(&staging, file))
+        .and_then(|()| generate_in(&staging));
     let moved = written.and_then(|()| {
         // An empty directory given as DIR is replaced by the staged crate.
         if args.dir.is_dir() {
-            std::fs::remove_dir(&args.dir).map_err(|e| format!("{}: {e}", args.dir.display()))?;
+            std::fs::remove_dir(&args.dir).map_err(io(&args.dir))?;
         }
-        std::fs::rename(&staging, &args.dir).map_err(|e| format!("{}: {e}", args.dir.display()))
+        std::fs::rename(&staging, &args.dir).map_err(io(&args.dir))
     });
     if let Err(message) = moved {
         let _ = std::fs::remove_dir_all(&staging);
@@ -254,16 +263,15 @@ fn staging_dir(dir: &Path) -> PathBuf {
     parent.join(format!(".{name}.kubegen-new-{}", std::process::id()))
 }
 
-fn write_files(root: &Path, files: &[scaffold::File]) -> Result<(), String> {
-    for file in files {
-        let path = root.join(&file.path);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-        }
-        std::fs::write(&path, &file.contents).map_err(|e| format!("{}: {e}", path.display()))?;
-        if file.executable {
-            make_executable(&path)?;
-        }
+/// Writes `file` under `root`, creating its directory, executable if it is a script.
+fn write_file(root: &Path, file: &scaffold::File) -> Result<(), String> {
+    let path = root.join(&file.path);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+    }
+    std::fs::write(&path, &file.contents).map_err(io(&path))?;
+    if file.executable {
+        make_executable(&path)?;
     }
     Ok(())
 }
@@ -271,8 +279,7 @@ fn write_files(root: &Path, files: &[scaffold::File]) -> Result<(), String> {
 #[cfg(unix)]
 fn make_executable(path: &Path) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).map_err(io(path))
 }
 
 #[cfg(not(unix))]
@@ -285,7 +292,7 @@ fn make_executable(_: &Path) -> Result<(), String> {
 /// own paths (`src/generated`), not where the crate is staged.
 fn generate_in(root: &Path) -> Result<(), String> {
     let previous = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
-    std::env::set_current_dir(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    std::env::set_current_dir(root).map_err(io(root))?;
     let generated = [&GENERATE_ARGS[..], &CRD_ARGS[..]]
         .into_iter()
         .try_for_each(|args| {
@@ -302,6 +309,6 @@ fn generate_in(root: &Path) -> Result<(), String> {
                 Err("the crate's generated code could not be written (see above)".to_owned())
             }
         });
-    std::env::set_current_dir(&previous).map_err(|e| format!("{}: {e}", previous.display()))?;
+    std::env::set_current_dir(&previous).map_err(io(&previous))?;
     generated
 }
