@@ -12,39 +12,19 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use support::{kubegen, scratch};
+use support::{checkout, fixture, kubegen, new_backup_operator, overlay, path_with_cli, scratch};
 
-/// The kubegen checkout under test.
-fn checkout() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("codegen/ is in the checkout")
-        .to_owned()
-}
-
-/// The directory of the `cargo-kubegen` binary under test, to put first on PATH so the
-/// crate's scripts run it as `cargo kubegen`.
-fn bin_dir() -> PathBuf {
-    Path::new(env!("CARGO_BIN_EXE_cargo-kubegen"))
-        .parent()
-        .expect("a directory")
-        .to_owned()
-}
-
-/// The target directory of this build (`target/`, above `debug/`).
+/// The target directory of this build (`target/`, above `debug/` and the binary).
 fn target_dir() -> PathBuf {
-    bin_dir().parent().expect("target/").to_owned()
+    let bin = Path::new(env!("CARGO_BIN_EXE_cargo-kubegen"));
+    bin.ancestors().nth(2).expect("target/").to_owned()
 }
 
 fn in_crate(dir: &Path, program: &str, args: &[&str]) -> Output {
-    let path = std::env::join_paths(std::iter::once(bin_dir()).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .expect("PATH");
     Command::new(program)
         .args(args)
         .current_dir(dir)
-        .env("PATH", path)
+        .env("PATH", path_with_cli())
         .env("CARGO_TARGET_DIR", target_dir())
         .env_remove("RUSTFLAGS")
         .env_remove("KUBECONFIG")
@@ -80,40 +60,35 @@ fn ok(output: &Output, what: &str) -> String {
 fn scaffold(test: &str) -> (support::Scratch, PathBuf) {
     let scratch = scratch(test, "crate");
     let dir = scratch.join("backup-operator");
-    let output = kubegen(&[
-        "new".as_ref(),
-        dir.as_os_str(),
-        "--group".as_ref(),
-        "ops.example.com".as_ref(),
-        "--version".as_ref(),
-        "v1".as_ref(),
-        "--kind".as_ref(),
-        "Backup".as_ref(),
-        "--kubegen-path".as_ref(),
-        checkout().as_os_str(),
-    ]);
-    ok(&output, "cargo kubegen new");
+    ok(&new_backup_operator(&dir), "cargo kubegen new");
     std::fs::copy(checkout().join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy Cargo.lock");
     (scratch, dir)
+}
+
+/// Runs the crate's tests, its verify script, and its binary on the embedded default,
+/// which must reconcile the sample; returns what the binary printed.
+fn tests_verifies_and_converges(dir: &Path) -> String {
+    ok(
+        &in_crate(dir, "cargo", &["test", "--quiet"]),
+        "cargo test in the crate",
+    );
+    ok(
+        &in_crate(dir, "bash", &["hack/verify-codegen.sh"]),
+        "hack/verify-codegen.sh",
+    );
+    let run = ok(
+        &in_crate(dir, "cargo", &["run", "--quiet"]),
+        "cargo run (embedded)",
+    );
+    assert!(run.contains("Backup sample reconciled"), "{run}");
+    run
 }
 
 #[test]
 fn a_new_crate_builds_tests_verifies_and_converges() {
     let (_scratch, dir) = scaffold("scaffold-new");
-    ok(
-        &in_crate(&dir, "cargo", &["test", "--quiet"]),
-        "cargo test in the new crate",
-    );
-    ok(
-        &in_crate(&dir, "bash", &["hack/verify-codegen.sh"]),
-        "hack/verify-codegen.sh",
-    );
-    let run = ok(
-        &in_crate(&dir, "cargo", &["run", "--quiet"]),
-        "cargo run (embedded)",
-    );
+    let run = tests_verifies_and_converges(&dir);
     assert!(run.contains("No cluster configured"), "{run}");
-    assert!(run.contains("Backup sample reconciled"), "{run}");
     let args = [
         "run",
         "--quiet",
@@ -177,20 +152,6 @@ fn new_refuses_names_kubernetes_would_refuse() {
     assert!(!dir.exists());
 }
 
-/// Copies the files under `fixture` over the crate at `dir`.
-fn overlay(fixture: &Path, dir: &Path) {
-    for entry in std::fs::read_dir(fixture).expect("read the fixture") {
-        let entry = entry.expect("entry");
-        let target = dir.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            std::fs::create_dir_all(&target).expect("mkdir");
-            overlay(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
 /// The scaffold grown into the operator of issue 23's report: a `Backup` with a schedule,
 /// an unsigned retention with a default function, a nested target and a status with
 /// conditions and a timestamp, keeping an owned ConfigMap (tests/fixtures/scaffold/backup
@@ -199,10 +160,7 @@ fn overlay(fixture: &Path, dir: &Path) {
 #[test]
 fn a_grown_operator_regenerates_and_its_manifest_is_what_crd_builds() {
     let (_scratch, dir) = scaffold("scaffold-backup");
-    overlay(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/scaffold/backup"),
-        &dir,
-    );
+    overlay(Path::new(&fixture("scaffold/backup")), &dir);
     let update = in_crate(&dir, "bash", &["hack/update-codegen.sh"]);
     ok(&update, "hack/update-codegen.sh");
     let warnings = String::from_utf8_lossy(&update.stderr);
@@ -216,17 +174,5 @@ fn a_grown_operator_regenerates_and_its_manifest_is_what_crd_builds() {
     let manifest = std::fs::read_to_string(dir.join("config/crd/ops.example.com_backups.yaml"))
         .expect("manifest");
     assert!(manifest.contains("retentionDays"), "{manifest}");
-    ok(
-        &in_crate(&dir, "cargo", &["test", "--quiet"]),
-        "cargo test in the grown crate",
-    );
-    ok(
-        &in_crate(&dir, "bash", &["hack/verify-codegen.sh"]),
-        "hack/verify-codegen.sh",
-    );
-    let run = ok(
-        &in_crate(&dir, "cargo", &["run", "--quiet"]),
-        "cargo run (embedded)",
-    );
-    assert!(run.contains("Backup sample reconciled"), "{run}");
+    tests_verifies_and_converges(&dir);
 }

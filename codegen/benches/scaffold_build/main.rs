@@ -16,9 +16,14 @@
 //! the lines of each crate's sources, and, for ours, the lines that differ from the
 //! scaffold (what a user writes by hand).
 
-use std::path::{Path, PathBuf};
+#[path = "../../tests/support/mod.rs"]
+mod support;
+
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
+
+use support::{checkout, new_backup_operator, overlay, path_with_cli, tree};
 
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
@@ -30,7 +35,7 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1usize);
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let checkout = manifest_dir.parent().expect("codegen/ is in the checkout");
+    let fixture = manifest_dir.join("tests/fixtures/scaffold/backup");
     let work = std::env::temp_dir().join(format!("kubegen-scaffold-build-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).expect("work directory");
@@ -38,39 +43,18 @@ fn main() {
     let ours = work.join("backup-operator");
     let scaffold = work.join("scaffold");
     for dir in [&ours, &scaffold] {
-        run(Command::new(env!("CARGO_BIN_EXE_cargo-kubegen"))
-            .args([
-                "new",
-                "--group",
-                "ops.example.com",
-                "--version",
-                "v1",
-                "--kind",
-                "Backup",
-            ])
-            .arg("--name")
-            .arg("backup-operator")
-            .arg(dir)
-            .arg("--kubegen-path")
-            .arg(checkout));
+        run(new_backup_operator(dir), "cargo kubegen new");
     }
-    overlay(&manifest_dir.join("tests/fixtures/scaffold/backup"), &ours);
-    let path = std::env::join_paths(
-        std::iter::once(
-            Path::new(env!("CARGO_BIN_EXE_cargo-kubegen"))
-                .parent()
-                .expect("bin dir")
-                .to_owned(),
-        )
-        .chain(std::env::split_paths(
-            &std::env::var_os("PATH").unwrap_or_default(),
-        )),
-    )
-    .expect("PATH");
-    run(Command::new("bash")
-        .arg("hack/update-codegen.sh")
-        .current_dir(&ours)
-        .env("PATH", &path));
+    overlay(&fixture, &ours);
+    run(
+        Command::new("bash")
+            .arg("hack/update-codegen.sh")
+            .current_dir(&ours)
+            .env("PATH", path_with_cli())
+            .output()
+            .expect("bash"),
+        "hack/update-codegen.sh",
+    );
     let theirs = work.join("kube-rs");
     overlay(
         &manifest_dir.join("benches/scaffold_build/kube-rs"),
@@ -91,8 +75,9 @@ fn main() {
     )
     .expect("write");
     for dir in [&ours, &theirs, &theirs_lean] {
-        std::fs::copy(checkout.join("Cargo.lock"), dir.join("Cargo.lock")).expect("Cargo.lock");
-        run(Command::new("cargo").arg("fetch").current_dir(dir));
+        std::fs::copy(checkout().join("Cargo.lock"), dir.join("Cargo.lock")).expect("Cargo.lock");
+        let fetched = Command::new("cargo").arg("fetch").current_dir(dir).output();
+        run(fetched.expect("cargo"), "cargo fetch");
     }
 
     let crates = [
@@ -146,17 +131,16 @@ fn main() {
     println!(
         "\nsource lines: kubegen crate {} (of which the user wrote or changed {} against the scaffold), kube-rs crate {}",
         lines(&ours.join("src")) + lines(&ours.join("tests")),
-        changed_lines(&scaffold, &ours),
+        changed_lines(&fixture, &scaffold),
         lines(&theirs.join("src"))
     );
     let _ = std::fs::remove_dir_all(&work);
 }
 
-fn run(command: &mut Command) {
-    let output = command.output().expect("run");
+fn run(output: std::process::Output, what: &str) {
     assert!(
         output.status.success(),
-        "{command:?} failed:\n{}{}",
+        "{what} failed:\n{}{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
@@ -164,10 +148,12 @@ fn run(command: &mut Command) {
 
 fn build(dir: &Path, target: &Path) -> Duration {
     let start = Instant::now();
-    run(Command::new("cargo")
+    let output = Command::new("cargo")
         .args(["build", "--quiet", "--offline"])
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target));
+        .env("CARGO_TARGET_DIR", target)
+        .output();
+    run(output.expect("cargo"), "cargo build");
     start.elapsed()
 }
 
@@ -180,72 +166,32 @@ fn median(runs: &mut [Duration]) -> f64 {
     runs.get(runs.len() / 2).map_or(0.0, Duration::as_secs_f64)
 }
 
-fn overlay(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            overlay(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
-/// Non-blank lines of the `.rs` files under `dir` that are not in `generated`.
+/// Non-blank lines of the `.rs` files under `dir`, generated code (`generated/`) left out.
 fn lines(dir: &Path) -> usize {
-    rust_files(dir)
+    tree(dir)
         .iter()
-        .filter(|f| !f.components().any(|c| c.as_os_str() == "generated"))
+        .filter(|f| f.ends_with(".rs") && !f.starts_with("generated/"))
         .map(|f| {
-            std::fs::read_to_string(f)
-                .unwrap_or_default()
-                .lines()
-                .filter(|l| !l.trim().is_empty())
-                .count()
+            let text = std::fs::read_to_string(dir.join(f)).unwrap_or_default();
+            text.lines().filter(|l| !l.trim().is_empty()).count()
         })
         .sum()
 }
 
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return files;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files.extend(rust_files(&path));
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
-        }
-    }
-    files
-}
-
-/// Lines added or changed in the hand-written files of `grown` against `scaffold`
-/// (`diff` of each file the user edits; generated code and config/crd excluded).
-fn changed_lines(scaffold: &Path, grown: &Path) -> usize {
-    let mut files: Vec<PathBuf> = rust_files(&grown.join("src"))
-        .into_iter()
-        .chain(rust_files(&grown.join("tests")))
-        .collect();
-    files.push(grown.join("config/rbac/role.yaml"));
-    files.push(grown.join("config/samples/ops_v1_backup.yaml"));
-    files
+/// Non-blank lines the files of `fixture` (what a user writes on the scaffold) add or
+/// change against the same files of `scaffold` (`diff`'s `>` lines).
+fn changed_lines(fixture: &Path, scaffold: &Path) -> usize {
+    tree(fixture)
         .iter()
-        .filter(|f| !f.components().any(|c| c.as_os_str() == "generated"))
-        .map(|file| {
-            let relative = file.strip_prefix(grown).expect("inside");
+        .map(|relative| {
             let output = Command::new("diff")
                 .arg(scaffold.join(relative))
-                .arg(file)
+                .arg(fixture.join(relative))
                 .output()
                 .expect("diff");
             String::from_utf8_lossy(&output.stdout)
                 .lines()
-                .filter(|l| l.starts_with("> ") && !l[2..].trim().is_empty())
+                .filter(|l| l.strip_prefix("> ").is_some_and(|l| !l.trim().is_empty()))
                 .count()
         })
         .sum()

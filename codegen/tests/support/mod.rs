@@ -1,9 +1,10 @@
-//! Helpers shared by the CLI and golden tests: running the binary, scratch directories,
-//! fixtures, and comparing generated files with the committed goldens.
+//! Helpers shared by the CLI and golden tests (and the scaffold benchmark, which includes
+//! this file): running the binary, scratch directories, fixtures, scaffolded crates, and
+//! comparing generated files with the committed goldens.
 
 #![allow(dead_code, clippy::unwrap_used)] // Each test file uses a subset; a panic is the report.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -27,6 +28,52 @@ pub(crate) fn kubegen_in<S: AsRef<std::ffi::OsStr>>(cwd: &Path, args: &[S]) -> O
         .args(args)
         .output()
         .unwrap()
+}
+
+/// The kubegen checkout under test (the repository root).
+pub(crate) fn checkout() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// `$PATH` with the directory of the `cargo-kubegen` under test first, so that a
+/// scaffolded crate's scripts run it as `cargo kubegen`.
+pub(crate) fn path_with_cli() -> OsString {
+    let bin = Path::new(env!("CARGO_BIN_EXE_cargo-kubegen"))
+        .parent()
+        .unwrap();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(bin.to_owned()).chain(std::env::split_paths(&path)))
+        .unwrap()
+}
+
+/// Runs `cargo kubegen new DIR` for package `backup-operator`, kind `Backup` of
+/// `ops.example.com/v1`, against this checkout.
+pub(crate) fn new_backup_operator(dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-kubegen"))
+        .args([
+            "new",
+            "--name",
+            "backup-operator",
+            "--group",
+            "ops.example.com",
+        ])
+        .args(["--version", "v1", "--kind", "Backup", "--kubegen-path"])
+        .arg(checkout())
+        .arg(dir)
+        .output()
+        .unwrap()
+}
+
+/// Copies every file under `from` over the tree at `to` (directories created as needed).
+pub(crate) fn overlay(from: &Path, to: &Path) {
+    for relative in tree(from) {
+        let target = to.join(&relative);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(from.join(&relative), target).unwrap();
+    }
 }
 
 /// A fresh, empty directory for one test: `kubegen-<test>-<pid>-<name>` in the temporary
