@@ -15,20 +15,7 @@ impl Resolver<'_, '_> {
         if path.qself.is_some() {
             return None;
         }
-        let segments: Vec<String> = path
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
-        let scope = &self.index.scopes[*self.scopes.last()?];
-        let is_module = |module: &str| self.index.scope_of(module).is_some();
-        let resolved = scope.resolve(
-            &segments,
-            path.path.leading_colon.is_some(),
-            None,
-            &is_module,
-        );
+        let resolved = self.resolve_here(path, None)?;
         let canonical = canonical(&resolved);
         let table = Table::committed();
         table.schema(&canonical)?;

@@ -267,6 +267,18 @@ impl Resolver<'_, '_> {
         if path.qself.is_some() || path.path.segments.iter().any(|s| !s.arguments.is_empty()) {
             return None;
         }
+        let defined = match path.path.segments.iter().collect::<Vec<_>>().as_slice() {
+            [name] => pick(self.index.types.get(&name.ident.to_string()), file)
+                .map(|entry| self.index.scopes[entry.scope].path.as_str()),
+            _ => None,
+        };
+        self.resolve_here(path, defined)
+    }
+
+    /// `path`, written in the current module, as a path from the crate root (`use`
+    /// imports and module aliases followed); `defined`: the module defining a local type
+    /// of that single-segment name, if any.
+    fn resolve_here(&self, path: &syn::TypePath, defined: Option<&str>) -> Option<String> {
         let segments: Vec<String> = path
             .path
             .segments
@@ -274,12 +286,7 @@ impl Resolver<'_, '_> {
             .map(|s| s.ident.to_string())
             .collect();
         let scope = &self.index.scopes[*self.scopes.last()?];
-        let defined = match segments.as_slice() {
-            [name] => pick(self.index.types.get(name), file)
-                .map(|entry| self.index.scopes[entry.scope].path.as_str()),
-            _ => None,
-        };
-        let is_module = |path: &str| self.index.scope_of(path).is_some();
+        let is_module = |module: &str| self.index.scope_of(module).is_some();
         Some(scope.resolve(
             &segments,
             path.path.leading_colon.is_some(),
