@@ -46,6 +46,7 @@ fn spawn_large<'scope, R: Send + 'scope>(
 
 /// Runs `f` on a thread with a [`STACK_SIZE`] stack and returns what it returns (a panic in
 /// `f` is resumed on the caller's thread): on this thread if it has one, else on a new one.
+#[cfg(feature = "generator")]
 pub(crate) fn deep<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     if ON_LARGE_STACK.get() {
         return f();
@@ -113,7 +114,7 @@ pub(crate) fn map_into<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Syn
     taken.into_iter().flatten().collect()
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "generator"))]
 #[allow(clippy::unwrap_used)]
 mod tests {
     #[test]

@@ -39,18 +39,32 @@
 //! assert!(files[2].contents.contains("pub struct FooSpec"));
 //! ```
 
+#[cfg(feature = "generator")]
 pub mod annotated;
+#[cfg(feature = "generator")]
 pub mod apply;
+#[cfg(feature = "generator")]
 pub mod clients;
 mod common;
+#[cfg(feature = "generator")]
 pub mod crd;
 pub mod deepcopy;
+#[cfg(feature = "generator")]
 mod docs;
+#[cfg(feature = "generator")]
+mod generated;
+#[cfg(feature = "generator")]
 mod printer;
 pub mod resource;
+#[cfg(feature = "generator")]
 mod serde_macro;
+#[cfg(feature = "generator")]
 pub mod types;
 
-pub(crate) use common::has_kubegen_header;
-pub use common::{Error, GeneratedFile, HEADER, Options};
+pub use common::{Error, Options};
+#[cfg(feature = "generator")]
+pub(crate) use generated::has_kubegen_header;
+#[cfg(feature = "generator")]
+pub use generated::{GeneratedFile, HEADER};
+#[cfg(feature = "generator")]
 pub use types::generate;

@@ -18,7 +18,7 @@
 //!
 //! Only the tokens' order decides the output, so the same tokens always give the same
 //! bytes. Re-reading the output gives the same tokens back (in debug builds
-//! [`file`](super::common::file) checks that on every file).
+//! [`file`](super::generated::file) checks that on every file).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;

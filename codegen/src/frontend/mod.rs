@@ -31,10 +31,14 @@
 //! # Ok::<(), frontend::Error>(())
 //! ```
 
+#[cfg(feature = "generator")]
 pub mod builtin;
+#[cfg(feature = "generator")]
 pub mod crd;
+#[cfg(feature = "generator")]
 pub mod openapi;
 pub mod rust;
+#[cfg(feature = "generator")]
 pub(crate) mod schema;
 mod suggest;
 mod versions;
@@ -42,10 +46,13 @@ mod versions;
 pub use suggest::did_you_mean;
 pub use versions::Versions;
 
+#[cfg(feature = "generator")]
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::model::{self, Location, Model};
+#[cfg(feature = "generator")]
+use crate::model::Model;
+use crate::model::{self, Location};
 
 /// One input document set: its display name (used in error messages) and its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -251,6 +258,7 @@ impl std::fmt::Display for Warning {
     }
 }
 
+#[cfg(feature = "generator")]
 /// One input of a generation run, as the CLI's flags name them, with its front-end's
 /// options (which include the [`Versions`] to select).
 #[derive(Clone, Debug)]
@@ -266,6 +274,7 @@ pub enum Input<'a> {
     Kubernetes(&'a [Source], builtin::Options),
 }
 
+#[cfg(feature = "generator")]
 impl Input<'_> {
     /// The versions this input selects.
     pub fn versions(&self) -> &Versions {
@@ -278,6 +287,7 @@ impl Input<'_> {
     }
 }
 
+#[cfg(feature = "generator")]
 /// Builds one model from every input, in order, through each front-end's `load` (which
 /// validates), and validates the whole once more when there are several inputs. A
 /// version named in a [`Versions::Named`] selection that no input has is an error.
@@ -325,6 +335,7 @@ pub fn load(inputs: &[Input<'_>]) -> Result<Model> {
     Ok(model)
 }
 
+#[cfg(feature = "generator")]
 /// Gives every kind named in `verbs` that verb set (the CLI's `--verbs`, `--readonly-kind`,
 /// `--no-status-verbs`) and checks the model again; a name matching no kind is an error.
 pub fn set_client_verbs(
@@ -357,6 +368,7 @@ pub fn set_client_verbs(
     Ok(())
 }
 
+#[cfg(feature = "generator")]
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |reason| Error::Read {
         path: path.to_owned(),
@@ -364,6 +376,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     }
 }
 
+#[cfg(feature = "generator")]
 /// Reads `paths` into sources: files as given, directories expanded (non-recursively) to
 /// their `*.yaml`, `*.yml` and `*.json` files in name order; a directory without any is an
 /// error. Names are the paths as given (a directory's files are joined to it).

@@ -43,7 +43,8 @@ use std::collections::BTreeMap;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::common::{Error, GeneratedFile, ident};
+use super::common::{Error, ident};
+use super::generated::GeneratedFile;
 use crate::model::{Group, Model, Version};
 
 /// The header of every file: where it came from, and that it is the user's now.

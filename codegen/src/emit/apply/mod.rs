@@ -56,7 +56,8 @@ use std::collections::BTreeMap;
 
 use quote::quote;
 
-use super::common::{Error, GeneratedFile, Options, Paths, file, ident, path, version_check};
+use super::common::{Error, Options, Paths, ident, path};
+use super::generated::{GeneratedFile, file, version_check};
 use super::serde_macro;
 use crate::model::{Group, Model, RootType, StructDef, TypeDef, TypeDefKind, Version};
 use crate::naming;

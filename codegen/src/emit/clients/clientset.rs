@@ -4,7 +4,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{Clients, nest, version_path};
-use crate::emit::common::{Error, GeneratedFile, file};
+use crate::emit::common::Error;
+use crate::emit::generated::{GeneratedFile, file};
 use crate::model::{ClientVerb, ClientVerbs, Scope};
 use crate::naming;
 

@@ -7,7 +7,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{Clients, nest};
-use crate::emit::common::{Error, GeneratedFile, file, ident};
+use crate::emit::common::{Error, ident};
+use crate::emit::generated::{GeneratedFile, file};
 use crate::naming;
 
 /// The informers file.

@@ -6,7 +6,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::context::{Clients, nest};
-use crate::emit::common::{Error, GeneratedFile, file};
+use crate::emit::common::Error;
+use crate::emit::generated::{GeneratedFile, file};
 
 /// The listers file.
 pub(super) fn listers(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {

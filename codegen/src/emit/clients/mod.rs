@@ -43,7 +43,8 @@ pub use context::ClientOptions;
 
 use quote::quote;
 
-use super::common::{Error, GeneratedFile, file, version_check};
+use super::common::Error;
+use super::generated::{GeneratedFile, file, version_check};
 use crate::model::Model;
 
 /// The clientset, listers and informers of every kind of `model`, with a `mod.rs`

@@ -34,7 +34,8 @@ pub(crate) mod validation;
 
 use serde_json::{Map, Value, json};
 
-use super::common::{Error, GeneratedFile};
+use super::common::Error;
+use super::generated::GeneratedFile;
 use crate::model::{Model, Resource, Scope};
 
 /// The header on top of every generated YAML file (as [`HEADER`](super::HEADER), behind

@@ -11,7 +11,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use quote::quote;
 
-use super::common::{Error, GeneratedFile, Options, Paths, file, ident};
+use super::common::{Error, Options, Paths, ident};
+use super::generated::{GeneratedFile, file};
 use super::serde_macro;
 use crate::model::{Group, Model, TypeDefKind, TypeRef, Version};
 use crate::naming;

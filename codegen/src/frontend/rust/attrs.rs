@@ -78,7 +78,7 @@ pub(crate) struct Spanned<T> {
 }
 
 /// The container attribute, typed.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct ResourceAttrs {
     pub(crate) group: Option<Spanned<String>>,
     pub(crate) version: Option<Spanned<String>>,

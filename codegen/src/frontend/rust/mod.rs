@@ -30,19 +30,22 @@
 
 mod attrs;
 mod errors;
+#[cfg(feature = "generator")]
 mod files;
+#[cfg(feature = "generator")]
 mod schema;
 mod types;
 
 pub use super::suggest::did_you_mean;
+#[cfg(feature = "generator")]
 pub use files::{Options, load, read_dir};
 
 use syn::{Data, DeriveInput, Fields, GenericParam as SynParam};
 
 use crate::model::{
-    Field, GenericParam, Generics, HandWritten, Kind, KindNames, Location, Model, Origin,
-    ParamKind, RootInfo, RootType, Scope, ShapeBody, ShapeFields, ShapeVariant, StructDef,
-    Subresources, TypeDef, TypeDefKind, TypeShape, Validation,
+    Field, GenericParam, Generics, HandWritten, Kind, KindNames, Model, Origin, ParamKind,
+    RootInfo, RootType, Scope, ShapeBody, ShapeFields, ShapeVariant, StructDef, Subresources,
+    TypeDef, TypeDefKind, TypeShape, Validation,
 };
 use crate::naming;
 use attrs::{ResourceAttrs, Spanned};
@@ -95,6 +98,7 @@ fn shape_fields(fields: &Fields) -> ShapeFields {
 
 /// The JSON a `json!`/`json_schema!` literal (or an `extend` value) holds, read as the Rust
 /// front-end reads it.
+#[cfg(feature = "generator")]
 pub fn json_literal(tokens: &proc_macro2::TokenStream) -> syn::Result<serde_json::Value> {
     schema::json_literal(tokens)
 }
@@ -252,18 +256,7 @@ fn build(
             }),
         }),
     };
-    let origin = file.map(|file| {
-        let at = |span: proc_macro2::Span| Some(location(file, span));
-        let spanned = |v: &Option<Spanned<String>>| v.as_ref().and_then(|s| at(s.span));
-        Origin {
-            group: spanned(&attrs.group),
-            version: spanned(&attrs.version),
-            kind: spanned(&attrs.kind).or_else(|| at(name.span())),
-            plural: spanned(&attrs.plural),
-            singular: spanned(&attrs.singular),
-            ..Origin::default()
-        }
-    });
+    let origin = origin(file, attrs, name);
     let kind = Kind {
         names: KindNames {
             singular: value(&attrs.singular).unwrap_or_else(|| kind_name.to_lowercase()),
@@ -303,10 +296,37 @@ fn build(
     })
 }
 
+/// Where the kind's names were written, when `input` was read from `file`
+/// (`generate --rust`, `crd`).
+#[cfg(feature = "generator")]
+fn origin(file: Option<&str>, attrs: &ResourceAttrs, name: &syn::Ident) -> Option<Origin> {
+    file.map(|file| {
+        let at = |span: proc_macro2::Span| Some(location(file, span));
+        let spanned = |v: &Option<Spanned<String>>| v.as_ref().and_then(|s| at(s.span));
+        Origin {
+            group: spanned(&attrs.group),
+            version: spanned(&attrs.version),
+            kind: spanned(&attrs.kind).or_else(|| at(name.span())),
+            plural: spanned(&attrs.plural),
+            singular: spanned(&attrs.singular),
+            ..Origin::default()
+        }
+    })
+}
+
+/// The derive reads no file (its errors are spans), and only the generator reads files:
+/// without it there is no origin.
+#[cfg(not(feature = "generator"))]
+fn origin(file: Option<&str>, _: &ResourceAttrs, _: &syn::Ident) -> Option<Origin> {
+    debug_assert!(file.is_none(), "only the generator reads files");
+    None
+}
+
 /// Where `span` starts in `file` (1-based line and column).
-fn location(file: &str, span: proc_macro2::Span) -> Location {
+#[cfg(feature = "generator")]
+fn location(file: &str, span: proc_macro2::Span) -> crate::model::Location {
     let start = span.start();
-    Location::new(file, start.line as u64, start.column as u64 + 1)
+    crate::model::Location::new(file, start.line as u64, start.column as u64 + 1)
 }
 
 /// The text of the `///` comments among `attrs`, trimmed, or `None`.

@@ -25,7 +25,7 @@ pub(super) struct ContainerAttrs {
 }
 
 /// The schema-shaping attributes of a field or variant.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(super) struct MemberAttrs {
     /// `rename`.
     pub(super) rename: Option<String>,
