@@ -40,9 +40,15 @@
 //!   fuzz targets in `fuzz/` and the stable test that replays their inputs.
 //!
 //! [`generate`] runs the whole pipeline in memory; the derives use the Rust front-end and
-//! the `resource` / `deepcopy` emitters directly. The library has no clap and no kube
-//! dependency (the `cli` feature adds the binary), so the derive crate can use it with
-//! `default-features = false`.
+//! the `resource` / `deepcopy` emitters directly. Features:
+//!
+//! - `generator`: everything above but what the derives need. Without it (the derive
+//!   crate's `default-features = false`) the library is the Rust front-end's reading of
+//!   one derive input, [`model`], [`naming`] and the `resource` / `deepcopy` emitters, so
+//!   an operator's first build compiles a fraction of the crate and no YAML parser or
+//!   formatter for the host.
+//! - `cli` (default, implies `generator`): the `cargo-kubegen` binary (clap, mimalloc).
+//!   The library has no kube dependency either way.
 //!
 //! Generated types depend on `serde`, `serde_json` and `k8s-openapi` only; each kind's
 //! root type implements `k8s_openapi::{Resource, ListableResource, Metadata}`, which makes
