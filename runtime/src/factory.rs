@@ -308,13 +308,30 @@ impl SharedInformerFactory {
     /// Waits until every informer has synced or `timeout` passes; reports each by name
     /// (`configmaps.v1 (ConfigMap)`, `deployments.apps/v1 (Deployment) in namespace "x"`,
     /// `widgets.example.com/v1 (DynamicObject)`, ...).
+    ///
+    /// Before [`start`](Self::start) nothing can sync: as client-go's factory waits only
+    /// for started informers, it then returns at once, every informer unsynced (and logs
+    /// an error naming the missing call), instead of waiting out `timeout`.
     pub async fn wait_for_cache_sync(&self, timeout: Duration) -> BTreeMap<String, bool> {
-        let receivers: Vec<(String, watch::Receiver<bool>)> = self
-            .lock()
-            .informers
-            .values()
-            .map(|e| (e.name.clone(), e.informer.synced()))
-            .collect();
+        let (started, receivers) = {
+            let state = self.lock();
+            let receivers: Vec<(String, watch::Receiver<bool>)> = state
+                .informers
+                .values()
+                .map(|e| (e.name.clone(), e.informer.synced()))
+                .collect();
+            (state.started, receivers)
+        };
+        if !started {
+            tracing::error!(
+                informers = receivers.len(),
+                "wait_for_cache_sync on a factory whose start() was not called: nothing syncs"
+            );
+            return receivers
+                .into_iter()
+                .map(|(name, _)| (name, false))
+                .collect();
+        }
         let waiters: Vec<Receiver> = receivers
             .iter()
             .map(|(_, rx)| Receiver(rx.clone()))

@@ -74,6 +74,17 @@ async fn factory_shares_one_informer_per_type_and_options_and_syncs_them() {
     let dynamic = factory.informer_with::<DynamicObject>(&resource, InformerOptions::default());
     assert_eq!(factory.len(), 5, "{factory:?}");
 
+    // Before start() nothing syncs: the wait reports so at once instead of waiting out
+    // its timeout (a guard of a minute fails the test if it waits).
+    let unstarted = tokio::time::timeout(
+        Duration::from_secs(60),
+        factory.wait_for_cache_sync(Duration::from_secs(3600)),
+    )
+    .await
+    .expect("returns at once before start()");
+    assert_eq!(unstarted.len(), 5);
+    assert!(unstarted.values().all(|synced| !synced), "{unstarted:?}");
+
     factory.start();
     let report = factory.wait_for_cache_sync(Duration::from_secs(30)).await;
     assert_eq!(report.len(), 5);
