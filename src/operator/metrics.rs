@@ -104,10 +104,18 @@ impl Metrics {
         listener: tokio::net::TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
+        axum::serve(listener, self.router())
+            .with_graceful_shutdown(shutdown)
+            .await
+    }
+
+    /// `GET /metrics` and `GET /healthz`, for a server that adds routes of its own (the
+    /// [`Manager`](super::Manager)'s `/readyz`).
+    pub(crate) fn router(self) -> axum::Router {
         use axum::http::header::CONTENT_TYPE;
         use axum::routing::get;
         let metrics = self;
-        let app = axum::Router::new()
+        axum::Router::new()
             .route(
                 "/metrics",
                 get(move || {
@@ -115,9 +123,6 @@ impl Metrics {
                     async move { ([(CONTENT_TYPE, OPENMETRICS)], metrics.encode()) }
                 }),
             )
-            .route("/healthz", get(|| async { "ok" }));
-        axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown)
-            .await
+            .route("/healthz", get(|| async { "ok" }))
     }
 }

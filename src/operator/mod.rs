@@ -67,6 +67,7 @@ mod convergence;
 mod crds;
 #[cfg(feature = "cli")]
 mod logging;
+mod manager;
 #[cfg(feature = "metrics")]
 mod metrics;
 mod running;
@@ -78,6 +79,7 @@ pub use convergence::{Converged, wait_converged};
 pub use crds::{CrdError, install_crds};
 #[cfg(feature = "cli")]
 pub use logging::init_logging;
+pub use manager::{DEFAULT_SHUTDOWN_TIMEOUT, Manager, ManagerError, RunningManager};
 #[cfg(feature = "metrics")]
 pub use metrics::Metrics;
 pub use running::RunningController;

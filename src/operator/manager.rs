@@ -1,0 +1,392 @@
+//! Several controllers in one process, as controller-runtime's Manager runs them: one
+//! informer factory, one leader election, one metrics registry and one probe endpoint,
+//! and one shutdown with a deadline.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures::FutureExt;
+use futures::future::{BoxFuture, join_all};
+use kubegen_runtime::controller::{self, Controller, ControllerConfig, Reconciler};
+use kubegen_runtime::factory::SharedInformerFactory;
+use kubegen_runtime::leaderelection::{
+    self, LeaderElectionConfig, LeaderElector, Outcome, StepDown,
+};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// controller-runtime's default `GracefulShutdownTimeout`.
+pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a manager stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ManagerError {
+    /// A controller failed (its caches never synced, it was started twice...).
+    #[error(transparent)]
+    Controller(#[from] controller::Error),
+    /// The leader election configuration is invalid.
+    #[error(transparent)]
+    Election(#[from] leaderelection::Error),
+    /// This replica led and lost the Lease: its controllers stopped. Exit and let the
+    /// Deployment restart the process, as controller-runtime's managers do.
+    #[error("lost the Lease {lease} while leading: the controllers stopped")]
+    LeadershipLost {
+        /// The Lease's name.
+        lease: String,
+    },
+    /// The probe endpoint could not be bound.
+    #[error("failed to serve the probes on {address}: {source}")]
+    Probes {
+        /// The address.
+        address: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The controllers did not finish draining within the shutdown timeout.
+    #[error("the controllers did not stop within {waited:?} of the shutdown")]
+    ShutdownTimeout {
+        /// The timeout.
+        waited: Duration,
+    },
+}
+
+/// One controller's run, waiting for the token that stops it.
+type Run = Box<dyn FnOnce(CancellationToken) -> BoxFuture<'static, controller::Result<()>> + Send>;
+
+/// Controllers sharing one informer factory, one optional leader election (all of them
+/// reconcile while this replica leads; the caches stay warm on standby replicas) and,
+/// with the `metrics` feature, one registry served with `/healthz` and `/readyz` (ready
+/// once every informer synced, leader or not).
+///
+/// ```no_run
+/// # async fn demo(client: kube::Client, reconciler: impl kubegen::runtime::controller::Reconciler) -> Result<(), kubegen::operator::ManagerError> {
+/// use kubegen::operator::{Manager, shutdown_signal};
+/// use kubegen::runtime::controller::{Controller, ControllerConfig};
+///
+/// let mut manager = Manager::new(client);
+/// let controller = Controller::new(manager.controller_config(ControllerConfig::default().name("foos")));
+/// // controller.watches(&manager.factory().informer::<Foo>(), EnqueueObject::new(controller.queue()));
+/// manager.add(controller, reconciler);
+/// manager.run(shutdown_signal()).await // SIGTERM: drain every controller, release the Lease
+/// # }
+/// ```
+pub struct Manager {
+    factory: SharedInformerFactory,
+    client: kube::Client,
+    election: Option<LeaderElectionConfig>,
+    shutdown_timeout: Duration,
+    runs: Vec<Run>,
+    #[cfg(feature = "metrics")]
+    metrics: super::Metrics,
+    #[cfg(feature = "metrics")]
+    probe_address: Option<SocketAddr>,
+}
+
+impl std::fmt::Debug for Manager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Manager")
+            .field("controllers", &self.runs.len())
+            .field("leader_election", &self.election.as_ref().map(|c| c.name()))
+            .field("shutdown_timeout", &self.shutdown_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Manager {
+    /// A manager on `client` with no controllers, no leader election, and the default
+    /// shutdown timeout (30 s).
+    pub fn new(client: kube::Client) -> Self {
+        #[cfg(feature = "metrics")]
+        let metrics = super::Metrics::new();
+        let factory = SharedInformerFactory::new(client.clone());
+        #[cfg(feature = "metrics")]
+        let factory = metrics.instrument_informers(factory);
+        Self {
+            factory,
+            client,
+            election: None,
+            shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+            runs: Vec::new(),
+            #[cfg(feature = "metrics")]
+            metrics,
+            #[cfg(feature = "metrics")]
+            probe_address: None,
+        }
+    }
+
+    /// Runs the controllers only while this replica holds the Lease `config` names
+    /// (`None`: always).
+    pub fn leader_election(mut self, config: Option<LeaderElectionConfig>) -> Self {
+        #[cfg(feature = "metrics")]
+        let config = config.map(|config| self.metrics.instrument_election(config));
+        self.election = config;
+        self
+    }
+
+    /// How long [`RunningManager::stop`] waits for the controllers to drain.
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// Serves `/metrics`, `/healthz` and `/readyz` on `address` while running (`None`:
+    /// not served).
+    #[cfg(feature = "metrics")]
+    pub fn probe_address(mut self, address: Option<SocketAddr>) -> Self {
+        self.probe_address = address;
+        self
+    }
+
+    /// The informer factory every controller of this manager should take its informers
+    /// from (started by [`start`](Self::start)).
+    pub fn factory(&self) -> &SharedInformerFactory {
+        &self.factory
+    }
+
+    /// The manager's metrics registry.
+    #[cfg(feature = "metrics")]
+    pub fn metrics(&self) -> &super::Metrics {
+        &self.metrics
+    }
+
+    /// `config` reporting to the manager's registry (with the `metrics` feature).
+    pub fn controller_config(&self, config: ControllerConfig) -> ControllerConfig {
+        #[cfg(feature = "metrics")]
+        let config = self.metrics.instrument(config);
+        config
+    }
+
+    /// Adds a controller and its reconciler; it runs from [`start`](Self::start).
+    pub fn add<R: Reconciler>(&mut self, controller: Controller, reconciler: R) -> &mut Self {
+        self.runs.push(Box::new(move |stop: CancellationToken| {
+            async move { controller.run(reconciler, stop.cancelled_owned()).await }.boxed()
+        }));
+        self
+    }
+
+    /// Starts the informers, the probes and the controllers (under the Lease, when
+    /// configured) on tasks of the current Tokio runtime.
+    pub async fn start(self) -> Result<RunningManager, ManagerError> {
+        let elector = match self.election {
+            Some(config) => {
+                let lease = config.name().to_owned();
+                Some((LeaderElector::new(self.client.clone(), config)?, lease))
+            }
+            None => None,
+        };
+        let stop = CancellationToken::new();
+        #[cfg(feature = "metrics")]
+        let listener = match self.probe_address {
+            Some(address) => {
+                let probe_error = |source| ManagerError::Probes { address, source };
+                let listener = tokio::net::TcpListener::bind(address)
+                    .await
+                    .map_err(probe_error)?;
+                let bound = listener.local_addr().map_err(probe_error)?;
+                Some((listener, bound))
+            }
+            None => None,
+        };
+        self.factory.start();
+        #[cfg(feature = "metrics")]
+        let probes = listener.map(|(listener, address)| {
+            probes::serve(
+                listener,
+                address,
+                self.metrics,
+                self.factory.clone(),
+                stop.clone(),
+            )
+        });
+        let stopped = CancellationToken::new();
+        let task = tokio::spawn(run_controllers(
+            self.runs,
+            elector,
+            stop.clone(),
+            stopped.clone(),
+        ));
+        Ok(RunningManager {
+            factory: self.factory,
+            stop,
+            stopped,
+            task,
+            shutdown_timeout: self.shutdown_timeout,
+            #[cfg(feature = "metrics")]
+            probes,
+        })
+    }
+
+    /// [`start`](Self::start)s, runs until `shutdown` resolves or the controllers stop by
+    /// themselves (a lost Lease, caches that never synced), then
+    /// [`stop`](RunningManager::stop)s.
+    pub async fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), ManagerError> {
+        let running = self.start().await?;
+        tokio::select! {
+            () = shutdown => {}
+            () = running.stopped() => {}
+        }
+        running.stop().await
+    }
+}
+
+/// Runs every controller until `stop` (or, under leader election, until the Lease is
+/// lost), and cancels `stopped` when they all have ended.
+async fn run_controllers(
+    runs: Vec<Run>,
+    elector: Option<(LeaderElector, String)>,
+    stop: CancellationToken,
+    stopped: CancellationToken,
+) -> Result<(), ManagerError> {
+    let _stopped = stopped.drop_guard();
+    // One controller failing stops the others: the manager as a whole has failed.
+    let all = |token: CancellationToken| async move {
+        let runs = runs.into_iter().map(|run| {
+            let token = token.clone();
+            async move {
+                let result = run(token.clone()).await;
+                if result.is_err() {
+                    token.cancel();
+                }
+                result
+            }
+        });
+        join_all(runs)
+            .await
+            .into_iter()
+            .collect::<controller::Result<Vec<()>>>()
+    };
+    let Some((mut elector, lease)) = elector else {
+        all(stop).await?;
+        return Ok(());
+    };
+    match elector.run(stop, all).await {
+        Outcome::NeverLed => Ok(()),
+        Outcome::Led {
+            output,
+            reason: StepDown::LeaseLost,
+        } => {
+            output?;
+            Err(ManagerError::LeadershipLost { lease })
+        }
+        Outcome::Led { output, .. } => output.map(drop).map_err(ManagerError::from),
+    }
+}
+
+/// A [`Manager`] whose controllers run on a task.
+#[derive(Debug)]
+pub struct RunningManager {
+    factory: SharedInformerFactory,
+    stop: CancellationToken,
+    stopped: CancellationToken,
+    task: JoinHandle<Result<(), ManagerError>>,
+    shutdown_timeout: Duration,
+    #[cfg(feature = "metrics")]
+    probes: Option<probes::Probes>,
+}
+
+impl RunningManager {
+    /// Resolves once every controller has ended: after [`stop`](Self::stop), or by
+    /// themselves (the Lease was lost, a controller failed).
+    pub fn stopped(&self) -> impl Future<Output = ()> + Send + 'static {
+        self.stopped.clone().cancelled_owned()
+    }
+
+    /// The address the probes are served on, if any (the port the OS chose for `:0`).
+    #[cfg(feature = "metrics")]
+    pub fn probe_address(&self) -> Option<SocketAddr> {
+        self.probes.as_ref().map(|p| p.address)
+    }
+
+    /// Stops the controllers (their queues drain, under the Lease when leading; the Lease
+    /// is released), waiting at most the shutdown timeout, then the informers and the
+    /// probes; returns how the controllers ended.
+    pub async fn stop(self) -> Result<(), ManagerError> {
+        self.stop.cancel();
+        let waited = self.shutdown_timeout;
+        let result = match tokio::time::timeout(waited, self.task).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(error)) => {
+                tracing::error!(%error, "the manager's controller task panicked");
+                Ok(())
+            }
+            Err(_elapsed) => Err(ManagerError::ShutdownTimeout { waited }),
+        };
+        self.factory.shutdown().await;
+        #[cfg(feature = "metrics")]
+        if let Some(probes) = self.probes {
+            probes.finish().await;
+        }
+        result
+    }
+}
+
+/// `/metrics`, `/healthz` and `/readyz` over HTTP/1.
+#[cfg(feature = "metrics")]
+mod probes {
+    use std::net::SocketAddr;
+    use std::time::Duration;
+
+    use kubegen_runtime::factory::SharedInformerFactory;
+    use tokio::task::JoinHandle;
+    use tokio_util::sync::CancellationToken;
+
+    use crate::operator::Metrics;
+
+    /// The served probes.
+    #[derive(Debug)]
+    pub(super) struct Probes {
+        pub(super) address: SocketAddr,
+        task: JoinHandle<std::io::Result<()>>,
+    }
+
+    impl Probes {
+        /// Waits for the server to finish the requests in flight.
+        pub(super) async fn finish(self) {
+            match self.task.await {
+                Ok(Err(error)) => tracing::error!(%error, "the probe server failed"),
+                Err(error) => tracing::error!(%error, "the probe server panicked"),
+                Ok(Ok(())) => {}
+            }
+        }
+    }
+
+    /// Serves on `listener`, bound to `address`, until `stop`.
+    pub(super) fn serve(
+        listener: tokio::net::TcpListener,
+        address: SocketAddr,
+        metrics: Metrics,
+        factory: SharedInformerFactory,
+        stop: CancellationToken,
+    ) -> Probes {
+        use axum::http::StatusCode;
+        use axum::routing::get;
+        let ready = get(move || {
+            let factory = factory.clone();
+            async move {
+                // A zero timeout still checks once: synced informers answer at once.
+                let report = factory.wait_for_cache_sync(Duration::ZERO).await;
+                let unsynced: Vec<&str> = report
+                    .iter()
+                    .filter(|(_, synced)| !**synced)
+                    .map(|(name, _)| name.as_str())
+                    .collect();
+                if unsynced.is_empty() {
+                    (StatusCode::OK, "ok".to_owned())
+                } else {
+                    let lines = unsynced.join("\n");
+                    (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        format!("not synced:\n{lines}\n"),
+                    )
+                }
+            }
+        });
+        let app = metrics.router().route("/readyz", ready);
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(stop.cancelled_owned())
+                .await
+        });
+        Probes { address, task }
+    }
+}
