@@ -8,6 +8,9 @@
 //!   testkit's, `kubegen::testkit`), so the operator runs and demos itself anywhere.
 //! - [`install_crds`]: applies CustomResourceDefinitions and waits until the server
 //!   establishes them.
+//! - [`Manager`]: several controllers in one process on one informer factory, one
+//!   optional Lease and (feature `metrics`) one registry served with `/healthz` and
+//!   `/readyz`; stopped with a drain within a deadline (controller-runtime's Manager).
 //! - [`RunningController`]: the reconcile loop on its own task, alone or under leader
 //!   election.
 //! - [`shutdown_signal`]: resolves on SIGTERM or SIGINT (Ctrl-C elsewhere), to stop the
