@@ -32,7 +32,7 @@ async fn a_kubeconfig_reaches_the_cluster_it_names() {
     install_crds(&client, &[Foo::crd()], "test", GUARD)
         .await
         .unwrap();
-    let app = App::start(client.clone(), Options::default(), None);
+    let app = App::start(client.clone(), Options::default(), None).unwrap();
     let stand_in = DeploymentStandIn::start(client.clone(), app.factory());
     demo::seed(&client).await.unwrap();
     let report = tokio::time::timeout(GUARD, app.wait_converged())

@@ -42,7 +42,8 @@ impl Fixture {
                 ..Options::default()
             },
             None,
-        );
+        )
+        .unwrap();
         let stand_in = DeploymentStandIn::start(client.clone(), app.factory());
         demo::seed(&client).await.unwrap();
         Self {

@@ -129,7 +129,7 @@ async fn two_controllers_share_one_factory_probes_and_lease() {
         .add(first, configmaps.clone())
         .add(second, secrets.clone());
     assert_eq!(manager.factory().len(), 2, "one informer per kind");
-    let running = manager.start().await.unwrap();
+    let running = manager.start().unwrap();
     let address = running.probe_address().expect("probes served");
 
     eventually("both controllers reconciled", async || {
@@ -186,7 +186,7 @@ async fn readyz_says_which_informers_have_not_synced() {
         &manager.factory().informer::<ConfigMap>(),
     );
     manager.add(controller, Count::default());
-    let running = manager.start().await.unwrap();
+    let running = manager.start().unwrap();
     let (status, body) = get(running.probe_address().unwrap(), "/readyz").await;
     assert_eq!(status, "HTTP/1.1 503 Service Unavailable", "{body}");
     assert!(body.contains("configmaps.v1 (ConfigMap)"), "{body}");
@@ -217,7 +217,7 @@ async fn a_shutdown_outliving_its_deadline_is_an_error() {
     );
     let started = Count::default();
     manager.add(stuck, Stuck(started.clone()));
-    let running = manager.start().await.unwrap();
+    let running = manager.start().unwrap();
     eventually("the reconcile started", async || {
         started.0.load(Ordering::SeqCst) == 1
     })

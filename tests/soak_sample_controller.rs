@@ -246,7 +246,8 @@ async fn soak(settings: Settings) {
             reflector_backoff: SOAK_BACKOFF,
         },
         None,
-    );
+    )
+    .unwrap();
     let stand_in = DeploymentStandIn::start(app_client.clone(), app.factory());
     demo::seed(&app_client).await.unwrap();
     converge(&app, 0).await;

@@ -10,8 +10,9 @@ use futures::future::{BoxFuture, join_all};
 use kubegen_runtime::controller::{self, Controller, ControllerConfig, Reconciler};
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::leaderelection::{
-    self, LeaderElectionConfig, LeaderElector, Outcome, StepDown,
+    self, LeaderElectionConfig, LeaderElector, LeaderStatus, Outcome, StepDown,
 };
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -137,6 +138,16 @@ impl Manager {
         self
     }
 
+    /// The manager's informer factory built on by `configure` (resync period,
+    /// reflector backoff, ...).
+    pub fn factory_with(
+        mut self,
+        configure: impl FnOnce(SharedInformerFactory) -> SharedInformerFactory,
+    ) -> Self {
+        self.factory = configure(self.factory);
+        self
+    }
+
     /// The informer factory every controller of this manager should take its informers
     /// from (started by [`start`](Self::start)).
     pub fn factory(&self) -> &SharedInformerFactory {
@@ -166,7 +177,10 @@ impl Manager {
 
     /// Starts the informers, the probes and the controllers (under the Lease, when
     /// configured) on tasks of the current Tokio runtime.
-    pub async fn start(self) -> Result<RunningManager, ManagerError> {
+    ///
+    /// # Panics
+    /// Outside a Tokio runtime.
+    pub fn start(self) -> Result<RunningManager, ManagerError> {
         let elector = match self.election {
             Some(config) => {
                 let lease = config.name().to_owned();
@@ -174,17 +188,13 @@ impl Manager {
             }
             None => None,
         };
+        let leader_status = elector.as_ref().map(|(elector, _)| elector.status());
         let stop = CancellationToken::new();
         #[cfg(feature = "metrics")]
         let listener = match self.probe_address {
-            Some(address) => {
-                let probe_error = |source| ManagerError::Probes { address, source };
-                let listener = tokio::net::TcpListener::bind(address)
-                    .await
-                    .map_err(probe_error)?;
-                let bound = listener.local_addr().map_err(probe_error)?;
-                Some((listener, bound))
-            }
+            Some(address) => Some(
+                probes::bind(address).map_err(|source| ManagerError::Probes { address, source })?,
+            ),
             None => None,
         };
         self.factory.start();
@@ -207,6 +217,7 @@ impl Manager {
         ));
         Ok(RunningManager {
             factory: self.factory,
+            leader_status,
             stop,
             stopped,
             task,
@@ -220,7 +231,7 @@ impl Manager {
     /// themselves (a lost Lease, caches that never synced), then
     /// [`stop`](RunningManager::stop)s.
     pub async fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), ManagerError> {
-        let running = self.start().await?;
+        let running = self.start()?;
         tokio::select! {
             () = shutdown => {}
             () = running.stopped() => {}
@@ -276,6 +287,7 @@ async fn run_controllers(
 #[derive(Debug)]
 pub struct RunningManager {
     factory: SharedInformerFactory,
+    leader_status: Option<watch::Receiver<LeaderStatus>>,
     stop: CancellationToken,
     stopped: CancellationToken,
     task: JoinHandle<Result<(), ManagerError>>,
@@ -289,6 +301,17 @@ impl RunningManager {
     /// themselves (the Lease was lost, a controller failed).
     pub fn stopped(&self) -> impl Future<Output = ()> + Send + 'static {
         self.stopped.clone().cancelled_owned()
+    }
+
+    /// The informer factory (started: informers asked for now start at once).
+    pub fn factory(&self) -> &SharedInformerFactory {
+        &self.factory
+    }
+
+    /// The election as this replica sees it (who holds the Lease, whether this replica
+    /// leads), updated as it changes; `None` without leader election.
+    pub fn leader_status(&self) -> Option<watch::Receiver<LeaderStatus>> {
+        self.leader_status.clone()
     }
 
     /// The address the probes are served on, if any (the port the OS chose for `:0`).
@@ -348,6 +371,17 @@ mod probes {
                 Ok(Ok(())) => {}
             }
         }
+    }
+
+    /// A listener on `address` and the address it is bound to (the port the OS chose
+    /// for `:0`), bound without awaiting so that starting a manager is synchronous.
+    pub(super) fn bind(
+        address: SocketAddr,
+    ) -> std::io::Result<(tokio::net::TcpListener, SocketAddr)> {
+        let listener = std::net::TcpListener::bind(address)?;
+        listener.set_nonblocking(true)?;
+        let bound = listener.local_addr()?;
+        Ok((tokio::net::TcpListener::from_std(listener)?, bound))
     }
 
     /// Serves on `listener`, bound to `address`, until `stop`.

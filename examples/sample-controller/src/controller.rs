@@ -12,7 +12,7 @@ use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::Resource;
-use kubegen::operator::RunningController;
+use kubegen::operator::{Manager, ManagerError};
 use kubegen::runtime::apply::ApplyMetadata;
 use kubegen::runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueObject, EnqueueOwner, ErrorChain, Reconciler,
@@ -21,7 +21,6 @@ use kubegen::runtime::controller::{
 use kubegen::runtime::events::{Event, EventRecorder};
 use kubegen::runtime::factory::SharedInformerFactory;
 use kubegen::runtime::key::ObjectKey;
-use kubegen::runtime::leaderelection::LeaderElector;
 use kubegen::runtime::workqueue::RateLimitingQueue;
 use tokio::sync::watch;
 
@@ -53,9 +52,9 @@ pub enum Error {
     /// A call to the API server failed; the message names the call.
     #[error(transparent)]
     Api(#[from] kubegen::runtime::error::Error),
-    /// The reconcile loop could not run (its caches did not sync).
+    /// The reconcile loop could not run (its caches did not sync, the Lease was lost...).
     #[error(transparent)]
-    Run(#[from] runtime::Error),
+    Run(#[from] ManagerError),
 }
 
 /// The Deployment a Foo names exists and is controlled by something else: it is not
@@ -147,10 +146,11 @@ impl Controller {
         })
     }
 
-    /// Runs the reconcile loop on its own task (with an elector, under leader election):
-    /// it waits for the caches, reconciles until stopped, then drains the queue.
-    pub fn spawn(self: &Arc<Self>, elector: Option<LeaderElector>) -> RunningController {
-        RunningController::spawn(self.reconcile_loop.clone(), Arc::clone(self), elector)
+    /// Adds the reconcile loop to `manager`: from its start, it waits for the caches,
+    /// reconciles (under the manager's Lease, if any) until stopped, then drains the
+    /// queue.
+    pub fn add_to(self: &Arc<Self>, manager: &mut Manager) {
+        manager.add(self.reconcile_loop.clone(), Arc::clone(self));
     }
 
     /// A receiver of the number of keys processed so far: it changes after every

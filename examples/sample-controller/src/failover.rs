@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use kube::api::{Patch, PatchParams};
 use kubegen::runtime::factory::SharedInformerFactory;
-use kubegen::runtime::leaderelection::{self, LeaderElectionConfig, LeaderElector, LeaderStatus};
+use kubegen::runtime::leaderelection::{LeaderElectionConfig, LeaderStatus};
 use serde_json::json;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -35,9 +35,9 @@ pub const RETRY_PERIOD: Duration = Duration::from_millis(500);
 /// Why the demo could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A replica's elector could not be configured.
-    #[error("failed to configure leader election")]
-    Election(#[from] leaderelection::Error),
+    /// A replica runs without leader election (its manager reports no election).
+    #[error("replica {0} runs without leader election")]
+    NoElection(String),
     /// Seeding or changing the demo objects failed.
     #[error(transparent)]
     Api(#[from] kubegen::runtime::error::Error),
@@ -213,9 +213,15 @@ pub async fn run(
     let mut running = Vec::new();
     for i in 0..replicas.max(2) {
         let identity = format!("replica-{i}");
-        let elector = LeaderElector::new(client.clone(), election_config(&identity))?;
-        let follower = terms.follow(identity.clone(), elector.status());
-        let app = App::start(client.clone(), options.clone(), Some(elector));
+        let app = App::start(
+            client.clone(),
+            options.clone(),
+            Some(election_config(&identity)),
+        )?;
+        let status = app
+            .leader_status()
+            .ok_or_else(|| Error::NoElection(identity.clone()))?;
+        let follower = terms.follow(identity.clone(), status);
         running.push(Replica {
             identity,
             app,

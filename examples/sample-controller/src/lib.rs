@@ -31,7 +31,7 @@
 //! # async fn demo(client: kube::Client) -> Result<(), sample_controller::controller::Error> {
 //! use sample_controller::{App, Options};
 //!
-//! let app = App::start(client, Options::default(), None);
+//! let app = App::start(client, Options::default(), None)?;
 //! let report = app.wait_converged().await; // every Foo synced or refused
 //! print!("{report}");
 //! app.shutdown().await
@@ -56,12 +56,13 @@ pub mod applyconfigurations;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kubegen::operator::RunningController;
+use kubegen::operator::{Manager, RunningManager};
 use kubegen::runtime::backoff::Backoff;
 use kubegen::runtime::events::{EventRecorder, EventRecorderConfig};
 use kubegen::runtime::factory::SharedInformerFactory;
-use kubegen::runtime::leaderelection::LeaderElector;
+use kubegen::runtime::leaderelection::{LeaderElectionConfig, LeaderStatus};
 use kubegen::runtime::reflector::DEFAULT_BACKOFF;
+use tokio::sync::watch;
 
 use controller::{CONTROLLER_NAME, Controller, Error};
 use demo::Report;
@@ -88,46 +89,58 @@ impl Default for Options {
     }
 }
 
-/// The controller with its informer factory and event recorder, running.
+/// The controller on its manager (informer factory, optional Lease) with its event
+/// recorder, running.
 pub struct App {
     client: kube::Client,
     controller: Arc<Controller>,
-    factory: SharedInformerFactory,
     recorder: EventRecorder,
-    running: RunningController,
+    running: RunningManager,
 }
 
 impl std::fmt::Debug for App {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("App")
             .field("controller", &self.controller)
-            .field("factory", &self.factory)
+            .field("running", &self.running)
             .finish_non_exhaustive()
     }
 }
 
 impl App {
-    /// Wires informers, handlers, queue, recorder and workers, and starts them on the
-    /// current tokio runtime (as `main` in client-go's sample-controller does).
-    /// With `elector`, the workers run only while this replica leads (the informers
-    /// always run, so a new leader starts with warm caches).
-    pub fn start(client: kube::Client, options: Options, elector: Option<LeaderElector>) -> Self {
+    /// Wires informers, handlers, queue, recorder and workers on a
+    /// [`Manager`](kubegen::operator::Manager), and starts them on the current tokio
+    /// runtime (as `main` in client-go's sample-controller does). With `election`, the
+    /// workers run only while this replica leads (the informers always run, so a new
+    /// leader starts with warm caches).
+    pub fn start(
+        client: kube::Client,
+        options: Options,
+        election: Option<LeaderElectionConfig>,
+    ) -> Result<Self, Error> {
         let recorder =
             EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
-        let factory = SharedInformerFactory::new(client.clone())
-            .default_resync(options.resync)
-            .reflector_backoff(options.reflector_backoff);
-        let controller =
-            Controller::new(client.clone(), &factory, recorder.clone(), options.workers);
-        factory.start();
-        let running = controller.spawn(elector);
-        Self {
+        let mut manager = Manager::new(client.clone())
+            .factory_with(|factory| {
+                factory
+                    .default_resync(options.resync)
+                    .reflector_backoff(options.reflector_backoff)
+            })
+            .leader_election(election);
+        let controller = Controller::new(
+            client.clone(),
+            manager.factory(),
+            recorder.clone(),
+            options.workers,
+        );
+        controller.add_to(&mut manager);
+        let running = manager.start()?;
+        Ok(Self {
             client,
             controller,
-            factory,
             recorder,
             running,
-        }
+        })
     }
 
     /// The controller.
@@ -141,9 +154,14 @@ impl App {
         self.running.stopped().await;
     }
 
+    /// The election as this replica sees it; `None` without leader election.
+    pub fn leader_status(&self) -> Option<watch::Receiver<LeaderStatus>> {
+        self.running.leader_status()
+    }
+
     /// The shared informer factory (to add informers, e.g. [`demo::DeploymentStandIn`]).
     pub fn factory(&self) -> &SharedInformerFactory {
-        &self.factory
+        self.running.factory()
     }
 
     /// Reads the server once and reports where every Foo stands.
@@ -158,11 +176,10 @@ impl App {
         kubegen::operator::wait_converged(self.controller.processed(), || self.check()).await
     }
 
-    /// Stops the workers after draining the queue, then the informers and the recorder
-    /// (which writes what it still holds).
+    /// Stops the workers after draining the queue (within the manager's 30 s), then the
+    /// informers and the recorder (which writes what it still holds).
     pub async fn shutdown(self) -> Result<(), Error> {
         let result = self.running.stop().await.map_err(Error::from);
-        self.factory.shutdown().await;
         self.recorder.shutdown().await;
         result
     }

@@ -98,8 +98,8 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
         return Ok(());
     }
-    let elector = args.election.elector(&client, env!("CARGO_BIN_NAME"))?;
-    let app = App::start(client.clone(), options, elector);
+    let election = args.election.config(env!("CARGO_BIN_NAME"));
+    let app = App::start(client.clone(), options, election)?;
 
     if cluster.is_embedded() {
         let stand_in = DeploymentStandIn::start(client.clone(), app.factory());
