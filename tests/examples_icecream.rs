@@ -25,7 +25,7 @@ async fn start() -> (ApiServer, App) {
     install_crds(&server.client(), &[Icecream::crd()], "test", GUARD)
         .await
         .unwrap();
-    let app = App::start(server.client(), Options::default(), None);
+    let app = App::start(server.client(), Options::default(), None).unwrap();
     demo::seed(&server.client()).await.unwrap();
     (server, app)
 }

@@ -20,7 +20,7 @@ use serde_json::json;
 const GUARD: Duration = Duration::from_secs(60);
 
 fn start(server: &ApiServer) -> App {
-    App::start(server.client(), Options::new(Scope::new(DEMO_SOURCE)), None)
+    App::start(server.client(), Options::new(Scope::new(DEMO_SOURCE)), None).unwrap()
 }
 
 async fn converge(app: &App) -> Report {
@@ -271,7 +271,7 @@ async fn skips_service_account_tokens_and_a_custom_exclusion() {
         .unwrap();
     let mut scope = Scope::new(DEMO_SOURCE);
     scope.excluded.insert("team-b".to_owned());
-    let app = App::start(server.client(), Options::new(scope), None);
+    let app = App::start(server.client(), Options::new(scope), None).unwrap();
     let report = converge(&app).await;
     assert!(report.namespace("team-b").is_none());
     assert_eq!(

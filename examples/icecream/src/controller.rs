@@ -13,7 +13,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Patch, PatchParams};
 use kubegen::kubernetes;
 use kubegen::kubernetes::listers::core::v1::PodLister;
-use kubegen::operator::RunningController;
+use kubegen::operator::{Manager, ManagerError};
 use kubegen::runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueMapped, EnqueueObject, ErrorChain, Reconciler,
 };
@@ -22,7 +22,6 @@ use kubegen::runtime::events::{Event, EventRecorder};
 use kubegen::runtime::factory::SharedInformerFactory;
 use kubegen::runtime::finalizer::{self, Event as FinalizerEvent, finalize};
 use kubegen::runtime::key::ObjectKey;
-use kubegen::runtime::leaderelection::LeaderElector;
 use kubegen::runtime::lister::Selector;
 use kubegen::runtime::workqueue::RateLimitingQueue;
 use serde_json::json;
@@ -52,9 +51,9 @@ pub enum Error {
     /// the object), or the finalizer could not be added or removed.
     #[error(transparent)]
     Finalize(#[from] finalizer::Error<ApiError>),
-    /// The reconcile loop could not run (its caches did not sync).
+    /// The reconcile loop could not run (its caches did not sync, the Lease was lost...).
     #[error(transparent)]
-    Run(#[from] runtime::Error),
+    Run(#[from] ManagerError),
 }
 
 /// Keeps every Icecream's status in step with where its pods run: the reconciler, with
@@ -140,10 +139,11 @@ impl Controller {
         })
     }
 
-    /// Runs the reconcile loop on its own task (with an elector, under leader election):
-    /// it waits for the caches, reconciles until stopped, then drains the queue.
-    pub fn spawn(self: &Arc<Self>, elector: Option<LeaderElector>) -> RunningController {
-        RunningController::spawn(self.reconcile_loop.clone(), Arc::clone(self), elector)
+    /// Adds the reconcile loop to `manager`: from its start, it waits for the caches,
+    /// reconciles (under the manager's Lease, if any) until stopped, then drains the
+    /// queue.
+    pub fn add_to(self: &Arc<Self>, manager: &mut Manager) {
+        manager.add(self.reconcile_loop.clone(), Arc::clone(self));
     }
 
     /// A receiver of the number of keys processed so far.

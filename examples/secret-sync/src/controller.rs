@@ -12,7 +12,7 @@ use kube::api::{DeleteParams, ObjectMeta};
 use kube::core::PartialObjectMeta;
 use kubegen::kubernetes;
 use kubegen::kubernetes::listers::core::v1::SecretLister;
-use kubegen::operator::RunningController;
+use kubegen::operator::{Manager, ManagerError};
 use kubegen::runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueByIndex, EnqueueObject, ErrorChain,
     Reconciler, is_cache_lag,
@@ -20,7 +20,6 @@ use kubegen::runtime::controller::{
 use kubegen::runtime::events::{Event, EventRecorder};
 use kubegen::runtime::factory::SharedInformerFactory;
 use kubegen::runtime::key::ObjectKey;
-use kubegen::runtime::leaderelection::LeaderElector;
 use kubegen::runtime::lister::{Lister, Selector};
 use kubegen::runtime::workqueue::RateLimitingQueue;
 use tokio::sync::watch;
@@ -110,9 +109,9 @@ pub enum Error {
         /// One message per failed Secret.
         failures: Vec<String>,
     },
-    /// The reconcile loop could not run (its caches did not sync).
+    /// The reconcile loop could not run (its caches did not sync, the Lease was lost...).
     #[error(transparent)]
-    Run(#[from] runtime::Error),
+    Run(#[from] ManagerError),
 }
 
 /// Keeps copies of the source namespace's Secrets in every target namespace: the
@@ -197,11 +196,11 @@ impl Controller {
         })
     }
 
-    /// Runs the reconcile loop on its own task (with an elector, under leader election):
-    /// it waits for the caches, reconciles until stopped, then drains the queue.
-    pub fn spawn(self: &Arc<Self>, elector: Option<LeaderElector>) -> RunningController {
-        tracing::info!(source = %self.scope.source, "copying secrets");
-        RunningController::spawn(self.reconcile_loop.clone(), Arc::clone(self), elector)
+    /// Adds the reconcile loop to `manager`: from its start, it waits for the caches,
+    /// reconciles (under the manager's Lease, if any) until stopped, then drains the
+    /// queue.
+    pub fn add_to(self: &Arc<Self>, manager: &mut Manager) {
+        manager.add(self.reconcile_loop.clone(), Arc::clone(self));
     }
 
     /// A receiver of the number of namespaces synced so far.

@@ -22,7 +22,7 @@
 //! use secret_sync::controller::Scope;
 //! use secret_sync::{App, Options};
 //!
-//! let app = App::start(client, Options::new(Scope::new("shared-secrets")), None);
+//! let app = App::start(client, Options::new(Scope::new("shared-secrets")), None)?;
 //! let report = app.wait_converged().await;
 //! print!("{report}");
 //! app.shutdown().await
@@ -35,11 +35,10 @@ pub mod demo;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kubegen::operator::RunningController;
+use kubegen::operator::{Manager, RunningManager};
 use kubegen::runtime::backoff::Backoff;
 use kubegen::runtime::events::{EventRecorder, EventRecorderConfig};
-use kubegen::runtime::factory::SharedInformerFactory;
-use kubegen::runtime::leaderelection::LeaderElector;
+use kubegen::runtime::leaderelection::LeaderElectionConfig;
 use kubegen::runtime::reflector::DEFAULT_BACKOFF;
 
 use controller::{CONTROLLER_NAME, Controller, Error, Scope};
@@ -71,13 +70,13 @@ impl Options {
     }
 }
 
-/// The controller with its informer factory and event recorder, running.
+/// The controller on its manager (informer factory, optional Lease) with its event
+/// recorder, running.
 pub struct App {
     client: kube::Client,
     controller: Arc<Controller>,
-    factory: SharedInformerFactory,
     recorder: EventRecorder,
-    running: RunningController,
+    running: RunningManager,
 }
 
 impl std::fmt::Debug for App {
@@ -89,31 +88,39 @@ impl std::fmt::Debug for App {
 }
 
 impl App {
-    /// Wires informers, handlers, queue, recorder and workers and starts them.
-    /// With `elector`, the workers run only while this replica leads (the informers
-    /// always run, so a new leader starts with warm caches).
-    pub fn start(client: kube::Client, options: Options, elector: Option<LeaderElector>) -> Self {
+    /// Wires informers, handlers, queue, recorder and workers on a
+    /// [`Manager`](kubegen::operator::Manager) and starts them. With `election`, the
+    /// workers run only while this replica leads (the informers always run, so a new
+    /// leader starts with warm caches).
+    pub fn start(
+        client: kube::Client,
+        options: Options,
+        election: Option<LeaderElectionConfig>,
+    ) -> Result<Self, Error> {
         let recorder =
             EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
-        let factory = SharedInformerFactory::new(client.clone())
-            .default_resync(options.resync)
-            .reflector_backoff(options.reflector_backoff);
+        let mut manager = Manager::new(client.clone())
+            .factory_with(|factory| {
+                factory
+                    .default_resync(options.resync)
+                    .reflector_backoff(options.reflector_backoff)
+            })
+            .leader_election(election);
         let controller = Controller::new(
             client.clone(),
-            &factory,
+            manager.factory(),
             recorder.clone(),
             options.scope,
             options.workers,
         );
-        factory.start();
-        let running = controller.spawn(elector);
-        Self {
+        controller.add_to(&mut manager);
+        let running = manager.start()?;
+        Ok(Self {
             client,
             controller,
-            factory,
             recorder,
             running,
-        }
+        })
     }
 
     /// The controller.
@@ -142,7 +149,6 @@ impl App {
     /// Drains the queue and stops workers, informers and recorder.
     pub async fn shutdown(self) -> Result<(), Error> {
         let result = self.running.stop().await.map_err(Error::from);
-        self.factory.shutdown().await;
         self.recorder.shutdown().await;
         result
     }

@@ -70,8 +70,8 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         resync: Duration::from_secs(args.resync_seconds),
         ..Options::new(scope)
     };
-    let elector = args.election.elector(&client, env!("CARGO_BIN_NAME"))?;
-    let app = App::start(client.clone(), options, elector);
+    let election = args.election.config(env!("CARGO_BIN_NAME"));
+    let app = App::start(client.clone(), options, election)?;
 
     if cluster.is_embedded() {
         demo::seed(&client, &args.source_namespace).await?;
