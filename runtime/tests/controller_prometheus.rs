@@ -103,6 +103,11 @@ async fn reconciles_are_counted_under_controller_runtime_names() {
         1.0
     );
     assert_eq!(
+        value(r#"controller_runtime_reconcile_timeouts_total{controller="demo"}"#),
+        0.0,
+        "the series exists from the start"
+    );
+    assert_eq!(
         value(r#"controller_runtime_reconcile_time_seconds_count{controller="demo"}"#),
         9.0
     );

@@ -32,6 +32,7 @@ pub const DEFAULT_INFORMER_START_TIMEOUT: Duration = Duration::from_secs(5);
 /// | [`rate_limiter`](ControllerConfig::rate_limiter): retry pace of failed and requeued keys | [`default_controller_rate_limiter`] |
 /// | [`cache_sync_timeout`](ControllerConfig::cache_sync_timeout) | 2 minutes |
 /// | [`informer_start_timeout`](ControllerConfig::informer_start_timeout): how long an informer it waits for may stay unstarted | 5 seconds |
+/// | [`reconcile_timeout`](ControllerConfig::reconcile_timeout): how long one reconcile may run before it is dropped and retried | none (controller-runtime's `ReconciliationTimeout`) |
 /// | [`metrics`](ControllerConfig::metrics): reconcile metrics | [`NoopMetrics`] |
 ///
 /// ```
@@ -61,6 +62,7 @@ pub struct ControllerConfig {
     pub(super) limiter: Arc<dyn RateLimiter<ObjectKey>>,
     pub(super) cache_sync_timeout: Duration,
     pub(super) informer_start_timeout: Duration,
+    pub(super) reconcile_timeout: Option<Duration>,
     pub(super) metrics: Arc<dyn ControllerMetricsProvider>,
 }
 
@@ -73,6 +75,7 @@ impl Default for ControllerConfig {
             limiter: Arc::new(default_controller_rate_limiter()),
             cache_sync_timeout: DEFAULT_CACHE_SYNC_TIMEOUT,
             informer_start_timeout: DEFAULT_INFORMER_START_TIMEOUT,
+            reconcile_timeout: None,
             metrics: Arc::new(NoopMetrics),
         }
     }
@@ -86,6 +89,7 @@ impl fmt::Debug for ControllerConfig {
             .field("queue", &self.queue)
             .field("cache_sync_timeout", &self.cache_sync_timeout)
             .field("informer_start_timeout", &self.informer_start_timeout)
+            .field("reconcile_timeout", &self.reconcile_timeout)
             .field("metrics", &self.metrics)
             .finish_non_exhaustive()
     }
@@ -141,6 +145,17 @@ impl ControllerConfig {
     #[must_use]
     pub fn informer_start_timeout(mut self, timeout: Duration) -> Self {
         self.informer_start_timeout = timeout;
+        self
+    }
+
+    /// Drops a reconcile still running after `timeout` and retries its key with
+    /// backoff, as an error (controller-runtime's `ReconciliationTimeout`): one stuck
+    /// call (a peer that never answers) cannot hold a worker forever. Counted in
+    /// `controller_runtime_reconcile_timeouts_total`. Dropping the reconcile's future
+    /// cancels it at its current `.await`; work it spawned elsewhere goes on.
+    #[must_use]
+    pub fn reconcile_timeout(mut self, timeout: Duration) -> Self {
+        self.reconcile_timeout = Some(timeout);
         self
     }
 

@@ -173,6 +173,7 @@ struct Shared {
     workers: usize,
     cache_sync_timeout: Duration,
     informer_start_timeout: Duration,
+    reconcile_timeout: Option<Duration>,
     queue: RateLimitingQueue<ObjectKey>,
     clock: Arc<dyn Clock>,
     metrics: Option<Arc<dyn ControllerMetrics>>,
@@ -214,6 +215,7 @@ impl Controller {
             limiter,
             cache_sync_timeout,
             informer_start_timeout,
+            reconcile_timeout,
             metrics,
         } = config;
         if queue.queue_name().is_none() {
@@ -226,6 +228,7 @@ impl Controller {
                 workers: workers.max(1),
                 cache_sync_timeout,
                 informer_start_timeout,
+                reconcile_timeout,
                 queue: RateLimitingQueue::with_config(limiter, queue),
                 clock,
                 metrics,

@@ -137,6 +137,7 @@ impl Reconciler for Scripted {
 struct Recorded {
     results: Mutex<Vec<ReconcileResult>>,
     panics: AtomicU64,
+    timeouts: AtomicU64,
     active: AtomicI64,
     max_active: AtomicI64,
     max_concurrent: AtomicU64,
@@ -158,6 +159,9 @@ impl ControllerMetrics for Arc<Recorded> {
     }
     fn panicked(&self) {
         self.panics.fetch_add(1, Ordering::SeqCst);
+    }
+    fn timed_out(&self) {
+        self.timeouts.fetch_add(1, Ordering::SeqCst);
     }
 }
 
@@ -198,15 +202,21 @@ impl Probe {
 
 /// A controller reporting to a fresh probe.
 fn controller(workers: usize) -> (Controller, Probe) {
+    controller_with(workers, |config| config)
+}
+
+/// [`controller`] with more settings.
+fn controller_with(
+    workers: usize,
+    configure: impl FnOnce(ControllerConfig) -> ControllerConfig,
+) -> (Controller, Probe) {
     let probe = Probe::default();
-    let controller = Controller::new(
-        ControllerConfig::default()
-            .name("test")
-            .workers(workers)
-            .queue(QueueConfig::default().metrics(probe.clone()))
-            .metrics(probe.clone()),
-    );
-    (controller, probe)
+    let config = ControllerConfig::default()
+        .name("test")
+        .workers(workers)
+        .queue(QueueConfig::default().metrics(probe.clone()))
+        .metrics(probe.clone());
+    (Controller::new(configure(config)), probe)
 }
 
 /// Runs `controller` with `reconciler` in a task; stop it with the returned sender.
@@ -370,6 +380,44 @@ async fn a_panic_is_caught_counted_and_retried_and_the_worker_lives_on() {
         probe.dones.load(Ordering::SeqCst),
         3,
         "done ran after the panic too"
+    );
+    assert_eq!(probe.recorded.active.load(Ordering::SeqCst), 0);
+    stop(stopper, task).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_reconcile_past_its_timeout_is_dropped_counted_and_retried() {
+    let (controller, probe) =
+        controller_with(1, |config| config.reconcile_timeout(Duration::from_secs(1)));
+    let reconciler = Scripted::new(&controller);
+    reconciler.script("a", [Step::Slow(Duration::from_secs(3600), Action::Done)]);
+    controller.queue().add(key("a"));
+    controller.queue().add(key("b"));
+    let (stopper, task) = start(&controller, Arc::clone(&reconciler));
+    wait_processed(&controller, 3).await;
+
+    let order: Vec<String> = reconciler
+        .calls()
+        .iter()
+        .map(|c| c.key.name().to_owned())
+        .collect();
+    // The worker gave up on "a" after a second, went on to "b", then retried "a".
+    assert_eq!(order, ["a", "b", "a"]);
+    let retries = reconciler.calls_of("a");
+    assert_eq!(
+        retries[1].at - retries[0].at,
+        Duration::from_secs(1) + ms(5)
+    );
+    assert_eq!(retries[1].requeues, 1, "the timeout counted as a failure");
+    assert_eq!(probe.recorded.timeouts.load(Ordering::SeqCst), 1);
+    assert_eq!(probe.recorded.panics.load(Ordering::SeqCst), 0);
+    assert_eq!(
+        probe.results(),
+        [
+            ReconcileResult::Error,
+            ReconcileResult::Success,
+            ReconcileResult::Success
+        ]
     );
     assert_eq!(probe.recorded.active.load(Ordering::SeqCst), 0);
     stop(stopper, task).await;

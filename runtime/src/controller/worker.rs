@@ -4,6 +4,7 @@
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::FutureExt;
 
@@ -23,6 +24,8 @@ pub(super) enum Outcome<E> {
     Failed(E),
     /// The reconciler panicked, with this message.
     Panicked(String),
+    /// The reconcile outlived the controller's reconcile timeout and was dropped.
+    TimedOut(Duration),
 }
 
 /// Runs until the queue is shut down and has nothing left to hand out.
@@ -41,20 +44,25 @@ async fn process_next<R: Reconciler>(shared: &Shared, reconciler: &R) -> bool {
     let started = shared.clock.now();
     // A panic unwinds out of this one reconcile only: the worker and the key's
     // bookkeeping survive it (client-go's HandleCrash, controller-runtime's RecoverPanic).
-    let outcome = match AssertUnwindSafe(reconciler.reconcile(&key))
-        .catch_unwind()
-        .await
-    {
-        Ok(Ok(action)) => Outcome::Finished(action),
-        Ok(Err(error)) => Outcome::Failed(error),
-        Err(payload) => Outcome::Panicked(panic_message(payload.as_ref())),
+    let reconcile = AssertUnwindSafe(reconciler.reconcile(&key)).catch_unwind();
+    let finished = match shared.reconcile_timeout {
+        Some(timeout) => tokio::time::timeout(timeout, reconcile).await.ok(),
+        None => Some(reconcile.await),
+    };
+    let outcome = match finished {
+        Some(Ok(Ok(action))) => Outcome::Finished(action),
+        Some(Ok(Err(error))) => Outcome::Failed(error),
+        Some(Err(payload)) => Outcome::Panicked(panic_message(payload.as_ref())),
+        None => Outcome::TimedOut(shared.reconcile_timeout.unwrap_or_default()),
     };
     let elapsed = shared.clock.now().saturating_duration_since(started);
     log(&shared.name, &key, &outcome);
     let result = settle(&shared.queue, &key, &outcome);
     if let Some(metrics) = &shared.metrics {
-        if matches!(outcome, Outcome::Panicked(_)) {
-            metrics.panicked();
+        match outcome {
+            Outcome::Panicked(_) => metrics.panicked(),
+            Outcome::TimedOut(_) => metrics.timed_out(),
+            Outcome::Finished(_) | Outcome::Failed(_) => {}
         }
         metrics.reconciled(result, elapsed);
     }
@@ -89,7 +97,7 @@ pub(super) fn settle<E>(
             queue.add_after(key.clone(), *delay);
             ReconcileResult::RequeueAfter
         }
-        Outcome::Failed(_) | Outcome::Panicked(_) => {
+        Outcome::Failed(_) | Outcome::Panicked(_) | Outcome::TimedOut(_) => {
             queue.add_rate_limited(key.clone());
             ReconcileResult::Error
         }
@@ -113,6 +121,9 @@ fn log<E: std::error::Error + 'static>(controller: &str, key: &ObjectKey, outcom
         }
         Outcome::Panicked(message) => {
             tracing::error!(controller, %key, panic = %message, "reconcile panicked; retrying with backoff");
+        }
+        Outcome::TimedOut(timeout) => {
+            tracing::warn!(controller, %key, ?timeout, "reconcile timed out and was dropped; retrying with backoff");
         }
     }
 }

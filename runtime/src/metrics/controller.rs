@@ -107,6 +107,11 @@ pub trait ControllerMetrics: Debug + Send + Sync {
     /// A reconcile panicked (`controller_runtime_reconcile_panics_total`). The panic is
     /// also reported through [`reconciled`](ControllerMetrics::reconciled) as an error.
     fn panicked(&self) {}
+
+    /// A reconcile outlived the controller's reconcile timeout and was dropped
+    /// (`controller_runtime_reconcile_timeouts_total`). It is also reported through
+    /// [`reconciled`](ControllerMetrics::reconciled) as an error.
+    fn timed_out(&self) {}
 }
 
 #[cfg(test)]

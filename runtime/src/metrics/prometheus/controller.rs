@@ -43,6 +43,7 @@ fn reconcile_time_histogram() -> Histogram {
 /// | `controller_runtime_reconcile_total` | counter | `controller`, `result` (`success`, `error`, `requeue`, `requeue_after`) |
 /// | `controller_runtime_reconcile_errors_total` | counter | `controller` |
 /// | `controller_runtime_reconcile_panics_total` | counter | `controller` |
+/// | `controller_runtime_reconcile_timeouts_total` | counter | `controller` |
 /// | `controller_runtime_reconcile_time_seconds` | histogram | `controller` |
 /// | `controller_runtime_max_concurrent_reconciles` | gauge | `controller` |
 /// | `controller_runtime_active_workers` | gauge | `controller` |
@@ -78,6 +79,7 @@ struct Families {
     reconcile_total: Family<ResultLabels, Counter>,
     reconcile_errors: Family<Labels, Counter>,
     reconcile_panics: Family<Labels, Counter>,
+    reconcile_timeouts: Family<Labels, Counter>,
     reconcile_time: HistogramFamily,
     max_concurrent_reconciles: Family<Labels, Gauge>,
     active_workers: Family<Labels, Gauge>,
@@ -90,6 +92,7 @@ impl PrometheusControllerMetrics {
             reconcile_total: Family::default(),
             reconcile_errors: Family::default(),
             reconcile_panics: Family::default(),
+            reconcile_timeouts: Family::default(),
             reconcile_time: Family::new_with_constructor(reconcile_time_histogram),
             max_concurrent_reconciles: Family::default(),
             active_workers: Family::default(),
@@ -109,6 +112,11 @@ impl PrometheusControllerMetrics {
             "controller_runtime_reconcile_panics",
             "Total number of reconciliation panics per controller",
             families.reconcile_panics.clone(),
+        );
+        registry.register(
+            "controller_runtime_reconcile_timeouts",
+            "Total number of reconciliation timeouts per controller",
+            families.reconcile_timeouts.clone(),
         );
         registry.register(
             "controller_runtime_reconcile_time_seconds",
@@ -145,6 +153,7 @@ impl ControllerMetricsProvider for PrometheusControllerMetrics {
             results,
             errors: f.reconcile_errors.get_or_create_owned(&labels),
             panics: f.reconcile_panics.get_or_create_owned(&labels),
+            timeouts: f.reconcile_timeouts.get_or_create_owned(&labels),
             time: f.reconcile_time.get_or_create_owned(&labels),
             max_concurrent_reconciles: f.max_concurrent_reconciles.get_or_create_owned(&labels),
             active_workers: f.active_workers.get_or_create_owned(&labels),
@@ -159,6 +168,7 @@ struct ControllerSeries {
     results: [Counter; 4],
     errors: Counter,
     panics: Counter,
+    timeouts: Counter,
     time: Histogram,
     max_concurrent_reconciles: Gauge,
     active_workers: Gauge,
@@ -192,6 +202,10 @@ impl ControllerMetrics for ControllerSeries {
 
     fn panicked(&self) {
         self.panics.inc();
+    }
+
+    fn timed_out(&self) {
+        self.timeouts.inc();
     }
 }
 
