@@ -23,11 +23,31 @@ use kube::api::ObjectMeta;
 use crate::informer::{DeletedObject, EventHandler};
 use crate::key::ObjectKey;
 use crate::store::{IndexHandle, Store};
-use crate::workqueue::RateLimitingQueue;
+use crate::workqueue::{PRIORITY_LOW, PRIORITY_NORMAL, Priority, RateLimitingQueue};
 
 /// Whether an update is a resync: the same object delivered again.
 fn is_resync(old: &ObjectMeta, new: &ObjectMeta) -> bool {
     old.resource_version.is_some() && old.resource_version == new.resource_version
+}
+
+/// The priority of an add: low for the informer's initial list, so that after a restart
+/// live changes are handed out before the cluster's every object (controller-runtime's
+/// priority queue).
+fn add_priority(in_initial_list: bool) -> Priority {
+    if in_initial_list {
+        PRIORITY_LOW
+    } else {
+        PRIORITY_NORMAL
+    }
+}
+
+/// The priority of an update: low for a resync (nothing changed).
+fn update_priority(old: &ObjectMeta, new: &ObjectMeta) -> Priority {
+    if is_resync(old, new) {
+        PRIORITY_LOW
+    } else {
+        PRIORITY_NORMAL
+    }
 }
 
 /// What every helper shares: the queue, and whether resyncs are skipped.
@@ -49,9 +69,9 @@ impl Target {
         self.skip_resyncs && is_resync(old, new)
     }
 
-    fn add_all(&self, keys: impl IntoIterator<Item = ObjectKey>) {
+    fn add_all(&self, keys: impl IntoIterator<Item = ObjectKey>, priority: Priority) {
         for key in keys {
-            self.queue.add(key);
+            self.queue.add_with_priority(key, priority);
         }
     }
 }
@@ -98,13 +118,18 @@ impl EnqueueObject {
 }
 
 impl<K: Resource + Send + Sync + 'static> EventHandler<K> for EnqueueObject {
-    fn on_add(&mut self, object: Arc<K>, _: bool) {
-        self.target.queue.add(ObjectKey::of(object.as_ref()));
+    fn on_add(&mut self, object: Arc<K>, in_initial_list: bool) {
+        let key = ObjectKey::of(object.as_ref());
+        self.target
+            .queue
+            .add_with_priority(key, add_priority(in_initial_list));
     }
 
     fn on_update(&mut self, old: Arc<K>, new: Arc<K>) {
         if !self.target.skips(old.meta(), new.meta()) {
-            self.target.queue.add(ObjectKey::of(new.as_ref()));
+            let priority = update_priority(old.meta(), new.meta());
+            let key = ObjectKey::of(new.as_ref());
+            self.target.queue.add_with_priority(key, priority);
         }
     }
 
@@ -233,21 +258,24 @@ where
     O::Scope: KeyScope,
     K: Resource + Send + Sync + 'static,
 {
-    fn on_add(&mut self, object: Arc<K>, _: bool) {
-        self.target.add_all(self.owner_key(object.meta()));
+    fn on_add(&mut self, object: Arc<K>, in_initial_list: bool) {
+        let priority = add_priority(in_initial_list);
+        self.target.add_all(self.owner_key(object.meta()), priority);
     }
 
     fn on_update(&mut self, old: Arc<K>, new: Arc<K>) {
         if self.target.skips(old.meta(), new.meta()) {
             return;
         }
+        let priority = update_priority(old.meta(), new.meta());
         // The owner may have changed: both hear about it.
-        self.target.add_all(self.owner_key(old.meta()));
-        self.target.add_all(self.owner_key(new.meta()));
+        self.target.add_all(self.owner_key(old.meta()), priority);
+        self.target.add_all(self.owner_key(new.meta()), priority);
     }
 
     fn on_delete(&mut self, object: DeletedObject<K>) {
-        self.target.add_all(self.owner_key(object.object().meta()));
+        let key = self.owner_key(object.object().meta());
+        self.target.add_all(key, PRIORITY_NORMAL);
     }
 }
 
@@ -326,10 +354,10 @@ impl<K, T> EnqueueByIndex<K, T> {
         self
     }
 
-    fn enqueue(&mut self, object: &K) {
+    fn enqueue(&mut self, object: &K, priority: Priority) {
         for value in (self.values)(object) {
             self.target
-                .add_all(self.store.index_keys(&self.index, &value));
+                .add_all(self.store.index_keys(&self.index, &value), priority);
         }
     }
 }
@@ -339,20 +367,21 @@ where
     K: Resource + Send + Sync + 'static,
     T: Send + Sync + 'static,
 {
-    fn on_add(&mut self, object: Arc<K>, _: bool) {
-        self.enqueue(&object);
+    fn on_add(&mut self, object: Arc<K>, in_initial_list: bool) {
+        self.enqueue(&object, add_priority(in_initial_list));
     }
 
     fn on_update(&mut self, old: Arc<K>, new: Arc<K>) {
         if self.target.skips(old.meta(), new.meta()) {
             return;
         }
-        self.enqueue(&old);
-        self.enqueue(&new);
+        let priority = update_priority(old.meta(), new.meta());
+        self.enqueue(&old, priority);
+        self.enqueue(&new, priority);
     }
 
     fn on_delete(&mut self, object: DeletedObject<K>) {
-        self.enqueue(object.object());
+        self.enqueue(object.object(), PRIORITY_NORMAL);
     }
 }
 
@@ -411,9 +440,9 @@ impl<K> EnqueueMapped<K> {
         self
     }
 
-    fn enqueue(&mut self, object: &K) {
+    fn enqueue(&mut self, object: &K, priority: Priority) {
         let keys = (self.map)(object);
-        self.target.add_all(keys);
+        self.target.add_all(keys, priority);
     }
 }
 
@@ -421,20 +450,21 @@ impl<K> EventHandler<K> for EnqueueMapped<K>
 where
     K: Resource + Send + Sync + 'static,
 {
-    fn on_add(&mut self, object: Arc<K>, _: bool) {
-        self.enqueue(&object);
+    fn on_add(&mut self, object: Arc<K>, in_initial_list: bool) {
+        self.enqueue(&object, add_priority(in_initial_list));
     }
 
     fn on_update(&mut self, old: Arc<K>, new: Arc<K>) {
         if self.target.skips(old.meta(), new.meta()) {
             return;
         }
-        self.enqueue(&old);
-        self.enqueue(&new);
+        let priority = update_priority(old.meta(), new.meta());
+        self.enqueue(&old, priority);
+        self.enqueue(&new, priority);
     }
 
     fn on_delete(&mut self, object: DeletedObject<K>) {
-        self.enqueue(object.object());
+        self.enqueue(object.object(), PRIORITY_NORMAL);
     }
 }
 

@@ -185,3 +185,37 @@ async fn mapped_enqueues_what_the_function_returns_for_old_and_new() {
     handler.on_update(cm("x", "1", vec![]), cm("x", "2", vec![]));
     assert_eq!(drain(&queue).await, ["v1", "v2"]);
 }
+
+#[tokio::test]
+async fn initial_lists_and_resyncs_go_in_at_low_priority_behind_live_changes() {
+    let queue = queue();
+    let mut objects = EnqueueObject::new(&queue);
+    for name in ["i1", "i2", "i3"] {
+        EventHandler::<ConfigMap>::on_add(&mut objects, cm(name, "1", vec![]), true);
+    }
+    let unchanged = cm("r", "4", vec![]);
+    EventHandler::<ConfigMap>::on_update(&mut objects, unchanged.clone(), unchanged);
+    EventHandler::<ConfigMap>::on_add(&mut objects, cm("live", "5", vec![]), false);
+    EventHandler::<ConfigMap>::on_update(
+        &mut objects,
+        cm("i3", "1", vec![]),
+        cm("i3", "6", vec![]),
+    );
+    assert_eq!(
+        drain(&queue).await,
+        ["ns/live", "ns/i3", "ns/i1", "ns/i2", "ns/r"],
+        "live changes first, in order; then the initial list and the resync"
+    );
+
+    let mut owners = EnqueueOwner::<Deployment>::new(&queue);
+    let owned = |name: &str, owner_name: &str| {
+        cm(
+            name,
+            "1",
+            vec![owner("apps/v1", "Deployment", owner_name, true)],
+        )
+    };
+    EventHandler::<ConfigMap>::on_add(&mut owners, owned("a", "listed"), true);
+    EventHandler::<ConfigMap>::on_add(&mut owners, owned("b", "live"), false);
+    assert_eq!(drain(&queue).await, ["ns/live", "ns/listed"]);
+}

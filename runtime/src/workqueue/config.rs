@@ -7,10 +7,11 @@ use super::clock::{Clock, TokioClock};
 use crate::metrics::NoopMetrics;
 use crate::metrics::workqueue::WorkqueueMetricsProvider;
 
-/// How a work queue is named, measured and timed.
+/// How a work queue is named, measured and timed, and whether it orders keys by
+/// priority.
 ///
-/// Start from [`QueueConfig::default`] (unnamed, no metrics, Tokio's clock) and change
-/// what you need:
+/// Start from [`QueueConfig::default`] (unnamed, no metrics, Tokio's clock, priorities
+/// on) and change what you need:
 ///
 /// ```
 /// use kubegen_runtime::metrics::NoopMetrics;
@@ -27,6 +28,7 @@ pub struct QueueConfig {
     pub(crate) name: Option<String>,
     pub(crate) metrics: Arc<dyn WorkqueueMetricsProvider>,
     pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) priorities: bool,
 }
 
 impl Default for QueueConfig {
@@ -35,6 +37,7 @@ impl Default for QueueConfig {
             name: None,
             metrics: Arc::new(NoopMetrics),
             clock: Arc::new(TokioClock),
+            priorities: true,
         }
     }
 }
@@ -56,6 +59,15 @@ impl QueueConfig {
     /// Reads time from `clock` (default: [`TokioClock`]).
     pub fn clock(mut self, clock: impl Clock) -> Self {
         self.clock = Arc::new(clock);
+        self
+    }
+
+    /// Whether keys are handed out by priority (default: yes, as controller-runtime's
+    /// default queue since v0.23). With `false`, every key is added at
+    /// [`PRIORITY_NORMAL`](super::PRIORITY_NORMAL) and the queue is first in, first out,
+    /// as client-go's.
+    pub fn priorities(mut self, priorities: bool) -> Self {
+        self.priorities = priorities;
         self
     }
 

@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use super::clock::deadline_after;
 use super::config::QueueConfig;
 use super::queue::Queue;
+use super::ready::{PRIORITY_NORMAL, Priority};
 
 /// A [`Queue`] that can also add a key after a delay, to retry without hot-looping.
 ///
@@ -149,13 +150,18 @@ where
     /// failure retries again), so the key is processed once, not once now and once more
     /// when the stale retry fires (kubernetes issue 112325).
     pub fn add(&self, key: T) {
+        self.add_with_priority(key, PRIORITY_NORMAL);
+    }
+
+    /// [`add`](DelayingQueue::add) at `priority`; see [`Queue::add_with_priority`].
+    pub fn add_with_priority(&self, key: T, priority: Priority) {
         let mut waiting = self.delayed.lock();
         if waiting.stopped {
             return;
         }
         waiting.remove(&key);
         // Under the waiting lock, so the timer cannot release a stale entry meanwhile.
-        self.queue.add(key);
+        self.queue.add_with_priority(key, priority);
     }
 
     /// Adds `key` once `delay` has passed; a zero delay adds it now (as

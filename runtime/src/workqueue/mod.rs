@@ -113,6 +113,7 @@ mod delaying;
 mod limiters;
 mod queue;
 mod rate_limiting;
+mod ready;
 
 pub use clock::{Clock, TokioClock};
 pub use config::QueueConfig;
@@ -123,6 +124,7 @@ pub use limiters::{
 };
 pub use queue::Queue;
 pub use rate_limiting::RateLimitingQueue;
+pub use ready::{PRIORITY_LOW, PRIORITY_NORMAL, Priority};
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
-//! The deduplicating FIFO work queue with client-go's dirty/processing rules.
+//! The deduplicating work queue with client-go's dirty/processing rules, handing out
+//! keys by priority, in order within a priority.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::fmt::{self, Debug};
 use std::hash::Hash;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
@@ -10,6 +11,7 @@ use tokio::time::Instant;
 
 use super::clock::Clock;
 use super::config::QueueConfig;
+use super::ready::{PRIORITY_NORMAL, Priority, Ready};
 use crate::metrics::workqueue::{
     UnfinishedWork, UnfinishedWorkProbe, UnfinishedWorkSource, WorkqueueMetrics,
 };
@@ -22,7 +24,12 @@ use crate::metrics::workqueue::{
 /// - [`add`](Queue::add) queues a key unless it is already waiting, so a burst of events
 ///   for one object becomes one reconcile.
 /// - [`get`](Queue::get) hands out keys in the order they were first added and marks
-///   them as being processed.
+///   them as being processed; with [`add_with_priority`](Queue::add_with_priority), keys
+///   of a higher priority first (controller-runtime's priority queue: keys of an
+///   informer's initial list and of unchanged resyncs go in at
+///   [`PRIORITY_LOW`](super::PRIORITY_LOW), so a live change after a restart is not
+///   handed out after every object of the cluster). Adding a waiting key at a higher
+///   priority moves it up.
 /// - A key added while it is being processed is marked dirty but not handed out:
 ///   [`done`](Queue::done) puts it back at the end of the queue, so no key is ever
 ///   held by two workers at once and no change is missed.
@@ -63,18 +70,30 @@ struct Shared<T> {
     clock: Arc<dyn Clock>,
     metrics: Option<Arc<dyn WorkqueueMetrics>>,
     name: Option<String>,
+    /// Whether priorities count ([`QueueConfig::priorities`]); if not, every key is
+    /// added at [`PRIORITY_NORMAL`] and the queue is first in, first out.
+    priorities: bool,
 }
 
 struct State<T> {
-    /// Keys ready to be handed out, in order. Every key here is dirty and not processing.
-    queue: VecDeque<T>,
-    /// Keys that need processing, with the time they were added (when measured).
-    dirty: HashMap<T, Option<Instant>>,
+    /// Keys ready to be handed out, by priority. Every key here is dirty and not
+    /// processing.
+    queue: Ready<T>,
+    /// Keys that need processing, with the time they were added (when measured) and
+    /// the highest priority they were added at.
+    dirty: HashMap<T, Dirty>,
     /// Keys held by a worker, with the time it took them (when measured).
     processing: HashMap<T, Option<Instant>>,
     shutting_down: bool,
     /// `shut_down_with_drain` is waiting; cleared by `shut_down`.
     drain: bool,
+}
+
+/// A key that needs processing.
+#[derive(Clone, Copy)]
+struct Dirty {
+    added_at: Option<Instant>,
+    priority: Priority,
 }
 
 impl<T> State<T> {
@@ -154,6 +173,7 @@ where
             name,
             metrics,
             clock,
+            priorities,
         } = config;
         let shared = Arc::new_cyclic(|weak: &Weak<Shared<T>>| {
             let metrics = name.as_deref().and_then(|name| {
@@ -162,7 +182,7 @@ where
             });
             Shared {
                 state: Mutex::new(State {
-                    queue: VecDeque::new(),
+                    queue: Ready::new(),
                     dirty: HashMap::new(),
                     processing: HashMap::new(),
                     shutting_down: false,
@@ -173,28 +193,51 @@ where
                 clock,
                 metrics,
                 name,
+                priorities,
             }
         });
         Self { shared }
     }
 
-    /// Marks `key` as needing processing.
+    /// Marks `key` as needing processing, at [`PRIORITY_NORMAL`].
     ///
     /// - Already waiting: nothing happens (the waiting entry keeps its place).
     /// - Being processed: marked dirty; [`done`](Queue::done) re-queues it.
     /// - Otherwise: appended to the queue and one waiting worker is woken.
     /// - After [`shut_down`](Queue::shut_down): ignored, as in client-go.
     pub fn add(&self, key: T) {
+        self.add_with_priority(key, PRIORITY_NORMAL);
+    }
+
+    /// Marks `key` as needing processing at `priority`: as [`add`](Queue::add), except
+    /// that keys of higher priorities are handed out first, and a waiting key added at a
+    /// higher priority than its own moves up (a dirty key being processed keeps the
+    /// highest priority it was added at for when it is re-queued).
+    pub fn add_with_priority(&self, key: T, priority: Priority) {
+        let priority = if self.shared.priorities {
+            priority
+        } else {
+            PRIORITY_NORMAL
+        };
         let added_at = self.shared.now_if_measured();
         let mut state = self.shared.lock();
-        if state.shutting_down || state.dirty.contains_key(&key) {
+        if state.shutting_down {
             return;
         }
         let processing = state.processing.contains_key(&key);
-        if !processing {
-            state.queue.push_back(key.clone());
+        if let Some(dirty) = state.dirty.get_mut(&key) {
+            if priority > dirty.priority {
+                dirty.priority = priority;
+                if !processing {
+                    state.queue.push(key, priority);
+                }
+            }
+            return;
         }
-        state.dirty.insert(key, added_at);
+        if !processing {
+            state.queue.push(key.clone(), priority);
+        }
+        state.dirty.insert(key, Dirty { added_at, priority });
         if let Some(metrics) = &self.shared.metrics {
             metrics.add();
             metrics.depth_inc();
@@ -226,10 +269,10 @@ where
     /// if the caller has to wait.
     fn try_take(&self) -> Option<Option<T>> {
         let mut state = self.shared.lock();
-        let Some(key) = state.queue.pop_front() else {
+        let Some(key) = state.queue.pop() else {
             return state.shutting_down.then_some(None);
         };
-        let added_at = state.dirty.remove(&key).flatten();
+        let added_at = state.dirty.remove(&key).and_then(|dirty| dirty.added_at);
         let started_at = self.shared.now_if_measured();
         state.processing.insert(key.clone(), started_at);
         if let Some(metrics) = &self.shared.metrics {
@@ -255,10 +298,11 @@ where
         if let (Some(metrics), Some(started)) = (&self.shared.metrics, started_at) {
             metrics.work_duration(self.shared.clock.now().saturating_duration_since(started));
         }
-        let requeued = state.dirty.contains_key(key);
-        if requeued {
-            state.queue.push_back(key.clone());
+        let requeued = state.dirty.get(key).map(|dirty| dirty.priority);
+        if let Some(priority) = requeued {
+            state.queue.push(key.clone(), priority);
         }
+        let requeued = requeued.is_some();
         let drained = state.drain && state.is_drained();
         drop(state);
         if requeued {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::config::QueueConfig;
 use super::delaying::DelayingQueue;
 use super::limiters::RateLimiter;
+use super::ready::Priority;
 
 /// A [`DelayingQueue`] whose retries are paced by a [`RateLimiter`]: the queue a
 /// controller uses.
@@ -112,6 +113,12 @@ where
     /// Queues `key` now, superseding a pending retry of it; see [`DelayingQueue::add`].
     pub fn add(&self, key: T) {
         self.queue.add(key);
+    }
+
+    /// [`add`](RateLimitingQueue::add) at `priority`; see
+    /// [`Queue::add_with_priority`](super::Queue::add_with_priority).
+    pub fn add_with_priority(&self, key: T, priority: Priority) {
+        self.queue.add_with_priority(key, priority);
     }
 
     /// Adds `key` after `delay`; see [`DelayingQueue::add_after`].

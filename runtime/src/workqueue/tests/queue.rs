@@ -288,3 +288,54 @@ async fn a_get_cancelled_after_its_wakeup_passes_the_key_on() {
     assert!(first.await.unwrap_err().is_cancelled());
     assert_eq!(second.await.unwrap(), Some("a"));
 }
+
+#[test]
+fn higher_priorities_are_handed_out_first_in_add_order_within_one() {
+    use crate::workqueue::{PRIORITY_LOW, PRIORITY_NORMAL};
+    let queue = Queue::new();
+    for key in ["initial-1", "initial-2", "initial-3"] {
+        queue.add_with_priority(key, PRIORITY_LOW);
+    }
+    queue.add("live-1");
+    queue.add_with_priority("live-2", PRIORITY_NORMAL);
+    // A waiting key added again at a higher priority moves up, once.
+    queue.add("initial-2");
+    queue.add_with_priority("live-1", PRIORITY_LOW); // never moves down
+    assert_eq!(queue.len(), 5);
+    let order: Vec<_> = (0..5).map(|_| poll_once(queue.get()).flatten()).collect();
+    assert_eq!(
+        order,
+        [
+            Some("live-1"),
+            Some("live-2"),
+            Some("initial-2"),
+            Some("initial-1"),
+            Some("initial-3")
+        ]
+    );
+    assert_eq!(poll_once(queue.get()), None);
+}
+
+#[test]
+fn a_key_dirty_while_processing_keeps_its_highest_priority_for_the_requeue() {
+    use crate::workqueue::PRIORITY_LOW;
+    let queue = Queue::new();
+    queue.add_with_priority("a", PRIORITY_LOW);
+    assert_eq!(poll_once(queue.get()), Some(Some("a")));
+    queue.add_with_priority("a", PRIORITY_LOW);
+    queue.add("a"); // raised while processing
+    queue.add_with_priority("b", PRIORITY_LOW);
+    queue.done(&"a");
+    assert_eq!(poll_once(queue.get()), Some(Some("a")), "normal before low");
+    assert_eq!(poll_once(queue.get()), Some(Some("b")));
+}
+
+#[test]
+fn without_priorities_the_queue_is_first_in_first_out() {
+    use crate::workqueue::{PRIORITY_LOW, QueueConfig};
+    let queue = Queue::with_config(QueueConfig::default().priorities(false));
+    queue.add_with_priority("initial", PRIORITY_LOW);
+    queue.add("live");
+    assert_eq!(poll_once(queue.get()), Some(Some("initial")));
+    assert_eq!(poll_once(queue.get()), Some(Some("live")));
+}
