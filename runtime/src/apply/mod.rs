@@ -127,7 +127,10 @@ fn subresource_suffix(subresource: &str) -> String {
 /// changes nothing.
 ///
 /// Fails with [`ExtractError::NoManager`] when the manager has no such entry (it never
-/// applied to this object, or only wrote with update/patch operations).
+/// applied to this object, or only wrote with update/patch operations). Extract from an
+/// object read from the server: informers drop `managedFields` from the objects they
+/// cache unless told to keep them
+/// ([`ReflectorConfig::keep_managed_fields`](crate::reflector::ReflectorConfig::keep_managed_fields)).
 pub fn extract<K, A>(object: &K, field_manager: &str, subresource: &str) -> Result<A, ExtractError>
 where
     K: Resource + Serialize,

@@ -54,6 +54,11 @@ pub struct ReflectorConfig<K> {
     pub streaming_initial_list: bool,
     /// Applied to every object before caching.
     pub transform: Option<Transform<K>>,
+    /// Keep `metadata.managedFields` in cached objects (default: dropped before the
+    /// transform, as controller-runtime's default cache transform does: server-side
+    /// apply's field ownership, which controllers rarely read, is often the largest part
+    /// of a small object).
+    pub keep_managed_fields: bool,
     /// Where metrics go.
     pub metrics: Arc<dyn ReflectorMetrics>,
     /// Receives every error.
@@ -72,6 +77,7 @@ impl<K> Clone for ReflectorConfig<K> {
             request_timeout: self.request_timeout,
             streaming_initial_list: self.streaming_initial_list,
             transform: self.transform.clone(),
+            keep_managed_fields: self.keep_managed_fields,
             metrics: self.metrics.clone(),
             error_handler: self.error_handler.clone(),
         }
@@ -90,6 +96,7 @@ impl<K> std::fmt::Debug for ReflectorConfig<K> {
             .field("request_timeout", &self.request_timeout)
             .field("streaming_initial_list", &self.streaming_initial_list)
             .field("transform", &self.transform.is_some())
+            .field("keep_managed_fields", &self.keep_managed_fields)
             .finish_non_exhaustive()
     }
 }
@@ -106,6 +113,7 @@ impl<K> Default for ReflectorConfig<K> {
             request_timeout: Some(Duration::from_secs(60)),
             streaming_initial_list: false,
             transform: None,
+            keep_managed_fields: false,
             metrics: Arc::new(NoopMetrics),
             error_handler: None,
         }
@@ -171,7 +179,15 @@ impl<K> ReflectorConfig<K> {
         self
     }
 
-    /// Transforms every object before caching.
+    /// Keeps `metadata.managedFields` in cached objects (dropped by default).
+    #[must_use]
+    pub fn keep_managed_fields(mut self, keep: bool) -> Self {
+        self.keep_managed_fields = keep;
+        self
+    }
+
+    /// Transforms every object before caching (after `managedFields` are dropped, unless
+    /// [`keep_managed_fields`](Self::keep_managed_fields)).
     #[must_use]
     pub fn transform(mut self, transform: impl Fn(K) -> K + Send + Sync + 'static) -> Self {
         self.transform = Some(Arc::new(transform));

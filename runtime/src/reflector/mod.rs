@@ -6,7 +6,8 @@
 //! resourceVersion seen (bookmarks included); relists on `410 Gone`; backs off with
 //! jitter on errors and `429` (800 ms doubling to 30 s, reset after 2 minutes without
 //! errors, never less than the server's Retry-After); optionally streams the initial
-//! list (`sendInitialEvents`); applies an optional transform before caching. Errors are
+//! list (`sendInitialEvents`); drops `managedFields` (unless told to keep them) and
+//! applies an optional transform before caching. Errors are
 //! logged with `tracing` and passed to the configured error handler; they never stop it.
 //!
 //! It never waits on the network without a bound: a list page or a watch's opening
@@ -22,8 +23,11 @@
 //! use kubegen_runtime::store::Store;
 //!
 //! let (store, writer) = Store::<ConfigMap>::new();
+//! // Cache only the ConfigMaps' metadata and keys, not their values.
 //! let config = ReflectorConfig::default().transform(|mut cm: ConfigMap| {
-//!     cm.metadata.managed_fields = None;
+//!     for value in cm.data.iter_mut().flat_map(|data| data.values_mut()) {
+//!         value.clear();
+//!     }
 //!     cm
 //! });
 //! let reflector = Reflector::new(Api::<ConfigMap>::all(client), writer, config);

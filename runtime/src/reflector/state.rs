@@ -209,7 +209,10 @@ where
         }
     }
 
-    fn transform(&self, object: K) -> Arc<K> {
+    fn transform(&self, mut object: K) -> Arc<K> {
+        if !self.config.keep_managed_fields {
+            object.meta_mut().managed_fields = None;
+        }
         match &self.config.transform {
             Some(transform) => Arc::new(transform(object)),
             None => Arc::new(object),

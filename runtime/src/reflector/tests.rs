@@ -288,6 +288,25 @@ async fn lists_in_pages_then_watches_from_the_list_version() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn managed_fields_are_kept_when_asked() {
+    let script = Arc::new(Script::default());
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![cm("a", "1")], "10", None));
+    let config = ReflectorConfig::default().keep_managed_fields(true);
+    let (mut r, store, _) = reflector(&script, config);
+    run_steps(&mut r, State::Empty, 1).await;
+    assert!(
+        store
+            .list()
+            .iter()
+            .all(|o| o.metadata.managed_fields.is_some())
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn closed_watch_resumes_from_last_bookmark_without_relisting() {
     let script = Arc::new(Script::default());
     script
@@ -491,7 +510,7 @@ async fn streaming_initial_list_replaces_at_the_end_bookmark_and_keeps_watching(
     let config = ReflectorConfig::default()
         .streaming_initial_list(true)
         .transform(|mut cm: ConfigMap| {
-            cm.metadata.managed_fields = None;
+            cm.metadata.labels = Some([("seen".to_owned(), "yes".to_owned())].into());
             cm
         });
     let (mut r, store, _) = reflector(&script, config);
@@ -512,7 +531,8 @@ async fn streaming_initial_list_replaces_at_the_end_bookmark_and_keeps_watching(
         store
             .list()
             .iter()
-            .all(|o| o.metadata.managed_fields.is_none())
+            .all(|o| o.metadata.managed_fields.is_none() && o.metadata.labels.is_some()),
+        "managedFields dropped by default, then the transform applied"
     );
     let calls = script.calls.lock().unwrap().clone();
     assert!(
