@@ -101,12 +101,16 @@ pub(crate) fn items(pair: &Pair<'_>) -> Result<TokenStream, Error> {
         let name = ident(&method.name);
         let source = Side::source(method.direction);
         let target = Side::target(method.direction);
-        let (arg, input) = match &method.input {
+        let input = match &method.input {
             Input::Struct(name) => {
                 let ty = pair.named(source, name)?;
-                (quote! { from }, quote! { &#ty })
+                quote! { , from: &#ty }
             }
-            Input::Value(ty) => (quote! { value }, pair.ty(source, ty)?),
+            Input::Value(ty) => {
+                let ty = pair.ty(source, ty)?;
+                quote! { , value: #ty }
+            }
+            Input::Nothing => TokenStream::new(),
         };
         let output = pair.ty(target, &method.output)?;
         let (from, to) = match method.direction {
@@ -119,7 +123,7 @@ pub(crate) fn items(pair: &Pair<'_>) -> Result<TokenStream, Error> {
         );
         methods.push(quote! {
             #[doc = #doc]
-            fn #name(&self, #arg: #input) -> Result<#output, #root::Error>;
+            fn #name(&self #input) -> Result<#output, #root::Error>;
         });
     }
     let trait_doc = if methods.is_empty() {
@@ -382,6 +386,49 @@ fn struct_fn(
                     let key = &s.key;
                     let closure = closure(plan, conv, direction);
                     quote! { #root::field(cx, #key, #binding, #closure)? }
+                };
+                values.extend(quote! { #t_field: #value, });
+            }
+            FieldPlan::HalfOptional {
+                spoke,
+                hub,
+                conv,
+                optional,
+                method,
+            } => {
+                let (s, t) = (side_slot(spoke, hub, source), side_slot(spoke, hub, target));
+                let (s_field, t_field, binding) = (ident(&s.rust), ident(&t.rust), local("s", &s));
+                bindings.extend(quote! { #s_field: #binding, });
+                let key = &s.key;
+                let convert = |value: TokenStream| {
+                    if infallible(conv) {
+                        expr(plan, conv, value, direction)
+                    } else {
+                        let closure = closure(plan, conv, direction);
+                        quote! { #root::field(cx, #key, #value, #closure)? }
+                    }
+                };
+                let value = if *optional == source {
+                    // Absent here: the user's value there, and a marker for the way back.
+                    let method = ident(&plan.methods[*method].name);
+                    let present = convert(quote! { v });
+                    quote! {
+                        match #binding {
+                            Some(v) => #present,
+                            None => {
+                                cx.store(#key, &())?;
+                                user.#method()?
+                            }
+                        }
+                    }
+                } else {
+                    let present = convert(quote! { #binding });
+                    quote! {
+                        match cx.restore::<()>(#key)? {
+                            Some(()) => None,
+                            None => Some(#present),
+                        }
+                    }
                 };
                 values.extend(quote! { #t_field: #value, });
             }

@@ -16,6 +16,9 @@
 //! - where each side of a struct pair has fields the other lacks (renamed, split or
 //!   merged fields), each such field is computed by a user's method from the other side's
 //!   struct;
+//! - where a field is optional in one version and required in the other, a present value
+//!   is converted, and for an absent one a user's method gives the required side's value
+//!   (a marker in the annotation makes it absent again on the way back);
 //! - where only one side has fields of its own (added or removed fields), they are
 //!   carried across a round trip in the `kubegen.io/conversion-data` annotation (JSON:
 //!   the source's apiVersion and the values by JSON pointer), as Kubernetes' hand-written

@@ -123,6 +123,22 @@ pub(crate) enum FieldPlan {
         /// The methods, `[to_hub, from_hub]`.
         methods: [usize; 2],
     },
+    /// Present on both sides with agreeing types, but optional on one side only
+    /// (`Option<A>` and `B`): converted where present; where absent, a user's method gives
+    /// the required side's value, and a marker in the annotation makes the way back absent
+    /// again.
+    HalfOptional {
+        /// The spoke's field.
+        spoke: Slot,
+        /// The hub's field.
+        hub: Slot,
+        /// How a present value converts.
+        conv: Conv,
+        /// The side where it is optional.
+        optional: Side,
+        /// The user's method giving the other side's value when it is absent.
+        method: usize,
+    },
     /// On one side only, carried in the annotation across a round trip (the other side
     /// has no field it could come from). A required field absent from the annotation is
     /// computed by `fallback`.
@@ -192,6 +208,8 @@ pub(crate) enum Input {
     Struct(String),
     /// A value of this type (type pair methods).
     Value(TypeRef),
+    /// Nothing (the value of a required field whose optional counterpart is absent).
+    Nothing,
 }
 
 /// A method of the trait the user implements for the version pair.
@@ -371,13 +389,53 @@ impl Planner<'_> {
         for slot in &spoke_slots {
             let at = field_path(path, &slot.key);
             match hub_slots.iter().find(|h| h.key == slot.key) {
-                Some(other) => match self.conv(&slot.ty, &other.ty, &at) {
-                    Some(conv) => fields.push(FieldPlan::Both {
-                        spoke: slot.clone(),
-                        hub: other.clone(),
-                        conv,
-                    }),
-                    None => {
+                Some(other) => {
+                    let agreeing = self.conv(&slot.ty, &other.ty, &at);
+                    let half = match agreeing {
+                        Some(_) => None,
+                        None => self.half_optional(slot, other, &at),
+                    };
+                    if let Some(conv) = agreeing {
+                        fields.push(FieldPlan::Both {
+                            spoke: slot.clone(),
+                            hub: other.clone(),
+                            conv,
+                        });
+                    } else if let Some((conv, optional)) = half {
+                        let (direction, required, what) = match optional {
+                            Side::Spoke => (
+                                Direction::ToHub,
+                                other,
+                                format!(
+                                    "`{}` of the hub's `{hub}` when the spoke has none",
+                                    other.rust
+                                ),
+                            ),
+                            Side::Hub => (
+                                Direction::FromHub,
+                                slot,
+                                format!(
+                                    "`{}` of the spoke's `{spoke}` when the hub has none",
+                                    slot.rust
+                                ),
+                            ),
+                        };
+                        let method = self.method(
+                            direction,
+                            (spoke, Some(&required.rust)),
+                            Input::Nothing,
+                            required.ty.clone(),
+                            &at,
+                            what,
+                        );
+                        fields.push(FieldPlan::HalfOptional {
+                            spoke: slot.clone(),
+                            hub: other.clone(),
+                            conv,
+                            optional,
+                            method,
+                        });
+                    } else {
                         let methods = [
                             self.method(
                                 Direction::ToHub,
@@ -402,7 +460,7 @@ impl Planner<'_> {
                             methods,
                         });
                     }
-                },
+                }
                 None => fields.push(self.one_sided(Side::Spoke, slot, (spoke, hub), computed, &at)),
             }
         }
@@ -472,6 +530,20 @@ impl Planner<'_> {
                 slot: slot.clone(),
                 fallback,
             }
+        }
+    }
+
+    /// `(conversion, optional side)` when one field's type is `Option` of one that agrees
+    /// with the other's.
+    fn half_optional(&mut self, spoke: &Slot, hub: &Slot, at: &str) -> Option<(Conv, Side)> {
+        match (&spoke.ty, &hub.ty) {
+            (TypeRef::Option(a), b) if !matches!(b, TypeRef::Option(_)) => {
+                Some((self.conv(a, b, at)?, Side::Spoke))
+            }
+            (a, TypeRef::Option(b)) if !matches!(a, TypeRef::Option(_)) => {
+                Some((self.conv(a, b, at)?, Side::Hub))
+            }
+            _ => None,
         }
     }
 
