@@ -1,7 +1,7 @@
 //! The fixture `Gadget` (crds/gadgets.yaml): v1alpha1 converts to and from the hub v1
 //! through the user's methods for the renamed (`colour` -> `color`) and split (`owner` ->
-//! `ownerFirstName` + `ownerLastName`) fields and the enum with a value more, while the
-//! fields only one version has travel in the annotation.
+//! `ownerFirstName` + `ownerLastName`) fields, the enum with a value more and the schedule
+//! v1 requires, while the fields only one version has travel in the annotation.
 
 mod support;
 
@@ -41,6 +41,10 @@ impl ConvertGadgetV1alpha1 for Gadgets {
         from: &old::GadgetSpec,
     ) -> Result<Option<String>, Error> {
         Ok(split(&from.owner).1.map(str::to_owned))
+    }
+
+    fn gadget_spec_schedule_to_hub(&self) -> Result<v1::GadgetSpecSchedule, Error> {
+        Ok(v1::GadgetSpecSchedule::default())
     }
 
     fn gadget_status_phase_to_hub(
@@ -120,6 +124,24 @@ fn renamed_and_split_fields_go_through_the_users_methods() {
     );
     let back = v1alpha1::from_hub(hub, &Gadgets).expect("converts back");
     assert_eq!(back, sample());
+}
+
+#[test]
+fn a_field_only_v1_requires_gets_the_users_value_and_is_absent_again_on_the_way_back() {
+    let mut gadget = sample();
+    gadget.spec.as_mut().expect("spec").schedule = None;
+    let hub = v1alpha1::to_hub(gadget.clone(), &Gadgets).expect("converts");
+    let spec = hub.spec.as_ref().expect("spec");
+    assert_eq!(spec.schedule, v1::GadgetSpecSchedule::default());
+    let annotations = hub.metadata.annotations.as_ref().expect("annotations");
+    assert_eq!(
+        annotations[ANNOTATION],
+        r#"{"apiVersion":"conversion.kubegen.io/v1alpha1","fields":{"/spec/schedule":null}}"#
+    );
+    assert_eq!(
+        v1alpha1::from_hub(hub, &Gadgets).expect("converts back"),
+        gadget
+    );
 }
 
 #[test]
