@@ -127,7 +127,7 @@ fn renamed_and_split_fields_go_through_the_users_methods() {
 }
 
 #[test]
-fn a_field_only_v1_requires_gets_the_users_value_and_is_absent_again_on_the_way_back() {
+fn a_field_only_v1_requires_gets_the_users_value_and_is_absent_again_unless_changed() {
     let mut gadget = sample();
     gadget.spec.as_mut().expect("spec").schedule = None;
     let hub = v1alpha1::to_hub(gadget.clone(), &Gadgets).expect("converts");
@@ -139,9 +139,16 @@ fn a_field_only_v1_requires_gets_the_users_value_and_is_absent_again_on_the_way_
         r#"{"apiVersion":"conversion.kubegen.io/v1alpha1","fields":{"/spec/schedule":null}}"#
     );
     assert_eq!(
-        v1alpha1::from_hub(hub, &Gadgets).expect("converts back"),
+        v1alpha1::from_hub(hub.clone(), &Gadgets).expect("converts back"),
         gadget
     );
+
+    // Set at v1 since: the marker no longer makes it absent.
+    let mut edited = hub;
+    edited.spec.as_mut().expect("spec").schedule.cron = Some("@daily".to_owned());
+    let back = v1alpha1::from_hub(edited, &Gadgets).expect("converts back");
+    let schedule = back.spec.and_then(|s| s.schedule).expect("a schedule");
+    assert_eq!(schedule.cron.as_deref(), Some("@daily"));
 }
 
 #[test]

@@ -422,11 +422,13 @@ fn struct_fn(
                         }
                     }
                 } else {
+                    // Absent there again, unless the value was changed since.
+                    let method = ident(&plan.methods[*method].name);
                     let present = convert(quote! { #binding });
                     quote! {
                         match cx.restore::<()>(#key)? {
-                            Some(()) => None,
-                            None => Some(#present),
+                            Some(()) if #binding == user.#method()? => None,
+                            _ => Some(#present),
                         }
                     }
                 };

@@ -18,7 +18,8 @@
 //!   struct;
 //! - where a field is optional in one version and required in the other, a present value
 //!   is converted, and for an absent one a user's method gives the required side's value
-//!   (a marker in the annotation makes it absent again on the way back);
+//!   (a marker in the annotation makes it absent again on the way back, unless the value
+//!   was changed since);
 //! - where only one side has fields of its own (added or removed fields), they are
 //!   carried across a round trip in the `kubegen.io/conversion-data` annotation (JSON:
 //!   the source's apiVersion and the values by JSON pointer), as Kubernetes' hand-written
