@@ -78,10 +78,9 @@ pub(crate) fn items(paths: &Paths) -> TokenStream {
                 let data: #json::Value = #json::from_str(text).map_err(|e| {
                     Error::new(format!("annotation {ANNOTATION} is not JSON: {e}"))
                 })?;
-                if data.get("apiVersion").and_then(|v| v.as_str()) == Some(target) {
-                    if let Some(#json::Value::Object(fields)) = data.get("fields") {
-                        cx.restore = fields.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-                    }
+                let ours = data.get("apiVersion").and_then(|v| v.as_str()) == Some(target);
+                if let (true, Some(#json::Value::Object(fields))) = (ours, data.get("fields")) {
+                    cx.restore = fields.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
                 }
                 Ok(cx)
             }
@@ -214,6 +213,7 @@ pub(crate) fn items(paths: &Paths) -> TokenStream {
         }
 
         /// Converts a boxed value.
+        #[allow(clippy::boxed_local)] // The fields it converts are boxed.
         pub fn boxed<A, B>(
             cx: &mut Context,
             value: Box<A>,
