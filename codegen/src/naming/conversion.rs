@@ -25,20 +25,21 @@ impl Direction {
     }
 }
 
-/// The trait a user implements for the conversions of `kind` at spoke `version` (one per
-/// version pair): `Convert` + kind + capitalised version.
+/// The trait a user implements for the conversions of a kind at spoke `version` (one per
+/// version pair): `Convert` + the kind's root type name (an identifier already) +
+/// capitalised version.
 ///
 /// ```
 /// use kubegen_codegen::naming::conversion_trait;
-/// assert_eq!(conversion_trait("HTTPRoute", "v1beta1"), "ConvertHTTPRouteV1beta1");
-/// assert_eq!(conversion_trait("Cluster", "v1-alpha.2"), "ConvertClusterV1Alpha2");
+/// assert_eq!(conversion_trait("HttpRoute", "v1beta1"), "ConvertHttpRouteV1beta1");
+/// assert_eq!(conversion_trait("Cluster", "v1-alpha2"), "ConvertClusterV1Alpha2");
 /// ```
-pub fn conversion_trait(kind: &str, version: &str) -> String {
+pub fn conversion_trait(root_type: &str, version: &str) -> String {
     let version: String = version
         .split(|c: char| !c.is_ascii_alphanumeric())
         .map(capitalized)
         .collect();
-    format!("Convert{kind}{version}")
+    format!("Convert{root_type}{version}")
 }
 
 /// The function converting the type `type_name` (and, for a user's method, its field

@@ -66,8 +66,13 @@ impl Pair<'_> {
         self.ty(side, &TypeRef::Named(name.to_owned()))
     }
 
+    /// The user's trait, named after the spoke's root type (an identifier, where the kind
+    /// need not be one).
     fn trait_ident(&self) -> Ident {
-        ident(&naming::conversion_trait(self.kind, &self.spoke.name))
+        ident(&naming::conversion_trait(
+            &self.plan.structs[0].spoke,
+            &self.spoke.name,
+        ))
     }
 
     fn api_version(&self, side: Side) -> String {

@@ -10,7 +10,7 @@
 //!   enums with the same values, unions whose alternatives agree), the value is converted
 //!   by generated code;
 //! - where they do not (a retyped field, an enum with other values), a method of the
-//!   pair's trait (`ConvertHTTPRouteV1beta1`), which the user implements, computes it; a
+//!   pair's trait (`ConvertHttpRouteV1beta1`), which the user implements, computes it; a
 //!   missing method is a compile error naming the type and field
 //!   (`http_route_spec_hostnames_to_hub`);
 //! - where each side of a struct pair has fields the other lacks (renamed, split or
