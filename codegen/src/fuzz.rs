@@ -26,6 +26,7 @@ use std::path::{Component, Path};
 
 use crate::emit::apply::ApplyOptions;
 use crate::emit::clients::ClientOptions;
+use crate::emit::conversion::ConversionOptions;
 use crate::frontend::{self, Input, Source, crd, openapi, rust};
 use crate::model::Model;
 use crate::{Error, Outputs};
@@ -54,8 +55,8 @@ pub fn rust(data: &[u8]) -> frontend::Result<Model> {
     frontend::load(&[Input::Rust(&sources, rust::Options::default())])
 }
 
-/// The whole pipeline in memory on CRD text: front-end, model, the types and the clients
-/// emitters. Returns how many files were generated.
+/// The whole pipeline in memory on CRD text: front-end, model, the types, clients, apply
+/// configuration and conversion emitters. Returns how many files were generated.
 ///
 /// # Panics
 ///
@@ -68,6 +69,7 @@ pub fn generate(data: &[u8]) -> Result<usize, Error> {
         types: Some(Default::default()),
         clients: Some(ClientOptions::default()),
         apply: Some(ApplyOptions::default()),
+        conversions: Some(ConversionOptions::default()),
     };
     match crate::generate(&inputs, &outputs) {
         Ok(generated) => {
@@ -76,6 +78,7 @@ pub fn generate(data: &[u8]) -> Result<usize, Error> {
                 .iter()
                 .chain(&generated.clients)
                 .chain(&generated.apply)
+                .chain(&generated.conversions)
             {
                 let plain = Path::new(&file.path)
                     .components()
@@ -89,6 +92,9 @@ pub fn generate(data: &[u8]) -> Result<usize, Error> {
             Ok(generated.types.len() + generated.clients.len())
         }
         Err(Error::Emit(e)) => panic!("a validated model failed to emit: {e}"),
+        Err(Error::Conversion(e)) if !e.is_input() => {
+            panic!("a validated model failed to emit its conversions: {e}")
+        }
         Err(e) => Err(e),
     }
 }

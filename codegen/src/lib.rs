@@ -10,7 +10,8 @@
 //!                                                                                       │
 //!      ┌── emit::types   (--out: every generated type, + resource impls) ◄──────────────┤
 //!      ├── emit::clients (--clients-out: clientset, listers, informers of every kind) ◄┤
-//!      └── emit::apply   (--apply-out: apply configurations of every kind) ◄────────────┘
+//!      ├── emit::apply   (--apply-out: apply configurations of every kind) ◄────────────┤
+//!      └── emit::conversion (--conversions-out: versions <-> a hub) ◄───────────────────┘
 //!                         │
 //!                         └──> output::write_all (atomic swap) or output::verify (--verify)
 //! ```

@@ -6,6 +6,7 @@ pub const SAMPLE_CRD: &str = include_str!("sample_crd.yaml");
 
 use crate::emit::apply::ApplyOptions;
 use crate::emit::clients::ClientOptions;
+use crate::emit::conversion::ConversionOptions;
 use crate::emit::{self, GeneratedFile};
 use crate::frontend::{self, Input, Source};
 use crate::{model, parallel};
@@ -20,12 +21,19 @@ pub enum Error {
     /// Emitting failed (an option is not a Rust path, or a front-end bug).
     #[error(transparent)]
     Emit(#[from] emit::Error),
+    /// A kind's versions cannot be paired for conversions, or a named hub is wrong.
+    #[error(transparent)]
+    Conversion(#[from] emit::conversion::Error),
 }
 
 impl Error {
     /// Whether the inputs (not the generator) are at fault.
     pub fn is_input(&self) -> bool {
-        matches!(self, Error::Frontend(_))
+        match self {
+            Error::Frontend(_) => true,
+            Error::Conversion(e) => e.is_input(),
+            Error::Emit(_) => false,
+        }
     }
 }
 
@@ -38,6 +46,8 @@ pub struct Outputs {
     pub clients: Option<ClientOptions>,
     /// Emit the apply configurations of every kind with a field model, with these options.
     pub apply: Option<ApplyOptions>,
+    /// Emit the conversions of every kind with several versions, with these options.
+    pub conversions: Option<ConversionOptions>,
 }
 
 /// The files of one run.
@@ -49,6 +59,8 @@ pub struct Generated {
     pub clients: Vec<GeneratedFile>,
     /// The apply configurations (empty unless [`Outputs::apply`]).
     pub apply: Vec<GeneratedFile>,
+    /// The conversions (empty unless [`Outputs::conversions`]).
+    pub conversions: Vec<GeneratedFile>,
 }
 
 /// The whole pipeline in memory: every input into one validated model, then each asked
@@ -63,7 +75,7 @@ pub struct Generated {
 ///     Input::Crd(&[Source::new("foo.yaml", SAMPLE_CRD)], crd::Options::default()),
 ///     Input::Kubernetes(&[], builtin::Options::default()),
 /// ];
-/// let outputs = Outputs { types: Some(Default::default()), clients: Some(ClientOptions::default()), apply: None };
+/// let outputs = Outputs { types: Some(Default::default()), clients: Some(ClientOptions::default()), ..Outputs::default() };
 /// let generated = generate(&inputs, &outputs)?;
 /// assert!(generated.types.iter().all(|f| !f.path.starts_with("apps")), "built-in types are k8s-openapi's");
 /// let clientset = &generated.clients[0].contents;
@@ -94,6 +106,10 @@ fn generate_here(inputs: &[Input<'_>], outputs: &Outputs) -> Result<Generated, E
         Some(options) => emit::apply::generate_apply(&model, options)?,
         None => Vec::new(),
     };
+    let conversions = match &outputs.conversions {
+        Some(options) => emit::conversion::generate_conversions(&model, options)?,
+        None => Vec::new(),
+    };
     // Freeing a large model is millions of small frees: spread over the threads as
     // building it was.
     let versions: Vec<model::Version> = model
@@ -106,6 +122,7 @@ fn generate_here(inputs: &[Input<'_>], outputs: &Outputs) -> Result<Generated, E
         types,
         clients,
         apply,
+        conversions,
     })
 }
 
@@ -128,8 +145,7 @@ pub fn generate_from_crds(
     let inputs = [Input::Crd(sources, frontend::crd::Options::default())];
     let outputs = Outputs {
         types: Some(options.clone()),
-        clients: None,
-        apply: None,
+        ..Outputs::default()
     };
     Ok(generate(&inputs, &outputs)?.types)
 }
@@ -161,8 +177,7 @@ pub fn generate_from_openapi(
     let inputs = [Input::OpenApi(sources, selection.clone())];
     let outputs = Outputs {
         types: Some(options.clone()),
-        clients: None,
-        apply: None,
+        ..Outputs::default()
     };
     Ok(generate(&inputs, &outputs)?.types)
 }

@@ -58,8 +58,7 @@ fn main() {
     let inputs = [Input::Crd(&sources, crd::Options::default())];
     let outputs = Outputs {
         types: Some(emit::Options::default()),
-        clients: None,
-        apply: None,
+        ..Outputs::default()
     };
     let generated = kubegen_codegen::generate(&inputs, &outputs).unwrap_or_else(|e| {
         panic!("kubegen refused random CRDs (KUBEGEN_SCHEMA_SEED={seed}): {e}")

@@ -7,6 +7,7 @@
 //! | [`deepcopy`]   | an allocation-reusing `Clone`                                | `#[derive(DeepCopy)]` |
 //! | [`clients`]    | clientset, listers and informers of every kind               | `--clients-out`    |
 //! | [`apply`]      | apply configurations (`FooApply`) of every kind with a field model | `--apply-out` |
+//! | [`conversion`] | conversions of every multi-version kind to and from a hub    | `--conversions-out` |
 //! | [`crd`]        | one CustomResourceDefinition YAML per kind (not Rust)        | `kubegen crd`      |
 //! | [`annotated`]  | `#[derive(Resource)]` sources of CRD kinds, for users to own | `--style derive`   |
 //!
@@ -46,6 +47,8 @@ pub mod apply;
 #[cfg(feature = "generator")]
 pub mod clients;
 mod common;
+#[cfg(feature = "generator")]
+pub mod conversion;
 #[cfg(feature = "generator")]
 pub mod crd;
 pub mod deepcopy;

@@ -82,6 +82,18 @@ pub(crate) fn field_type(field: &Field, root: bool, inner: TokenStream) -> Token
     }
 }
 
+/// The field's Rust type as a [`TypeRef`]: [`Field::ty`] inside the `Option`s its [`Mode`]
+/// adds (what [`field_type`] spells), for emitters that convert field values.
+pub(crate) fn field_ref(field: &Field, root: bool) -> TypeRef {
+    match Mode::of(field, root) {
+        Mode::Required | Mode::Defaulted => field.ty.clone(),
+        Mode::KeepsNull if field.ty != TypeRef::Json => {
+            TypeRef::option(TypeRef::option(field.ty.clone()))
+        }
+        Mode::Optional | Mode::Nullable | Mode::KeepsNull => TypeRef::option(field.ty.clone()),
+    }
+}
+
 /// One field as the macro sees it.
 pub(crate) struct MacroField<'a> {
     /// The Rust field name.

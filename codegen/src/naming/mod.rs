@@ -34,6 +34,7 @@
 //! ```
 
 mod api;
+mod conversion;
 pub mod kubernetes;
 mod openapi;
 mod serde_case;
@@ -42,6 +43,7 @@ pub use api::{
     api_version, capitalized, counted, describe_group, group_module, group_short, kind_accessor,
     kind_module, kind_type_base, plural, version_module,
 };
+pub use conversion::{Direction, conversion_fn, conversion_trait};
 pub use openapi::{definition_package, definition_short_name, k8s_openapi_path};
 pub use serde_case::{RENAME_RULES, RenameRule};
 

@@ -1,0 +1,5 @@
+//! The types and conversions kubegen generates for this crate's fixture CRD and, when the
+//! shared corpus is there (`cfg(corpus)`), for some of its multi-version CRDs (see
+//! `build.rs`): `generated` and `conversions`. The tests convert between their versions.
+
+include!(concat!(env!("OUT_DIR"), "/table.rs"));

@@ -1,0 +1,210 @@
+//! The fixture `Gadget` (crds/gadgets.yaml): v1alpha1 converts to and from the hub v1
+//! through the user's methods for the renamed (`colour` -> `color`) and split (`owner` ->
+//! `ownerFirstName` + `ownerLastName`) fields, the enum with a value more and the schedule
+//! v1 requires, while the fields only one version has travel in the annotation.
+
+mod support;
+
+use kubegen_conversion_roundtrip::conversions::conversion_kubegen_io::gadget::v1alpha1::{
+    self, ConvertGadgetV1alpha1,
+};
+use kubegen_conversion_roundtrip::conversions::{ANNOTATION, Error};
+use kubegen_conversion_roundtrip::generated::conversion_kubegen_io::{v1, v1alpha1 as old};
+use proptest::prelude::*;
+use serde_json::json;
+
+/// What the generator cannot know: how the renamed, split and retyped values map.
+struct Gadgets;
+
+impl ConvertGadgetV1alpha1 for Gadgets {
+    fn gadget_spec_colour_from_hub(&self, from: &v1::GadgetSpec) -> Result<Option<String>, Error> {
+        Ok(from.color.clone())
+    }
+
+    fn gadget_spec_owner_from_hub(&self, from: &v1::GadgetSpec) -> Result<String, Error> {
+        Ok(match &from.owner_last_name {
+            Some(last) => format!("{} {last}", from.owner_first_name),
+            None => from.owner_first_name.clone(),
+        })
+    }
+
+    fn gadget_spec_color_to_hub(&self, from: &old::GadgetSpec) -> Result<Option<String>, Error> {
+        Ok(from.colour.clone())
+    }
+
+    fn gadget_spec_owner_first_name_to_hub(&self, from: &old::GadgetSpec) -> Result<String, Error> {
+        Ok(split(&from.owner).0.to_owned())
+    }
+
+    fn gadget_spec_owner_last_name_to_hub(
+        &self,
+        from: &old::GadgetSpec,
+    ) -> Result<Option<String>, Error> {
+        Ok(split(&from.owner).1.map(str::to_owned))
+    }
+
+    fn gadget_spec_schedule_to_hub(&self) -> Result<v1::GadgetSpecSchedule, Error> {
+        Ok(v1::GadgetSpecSchedule::default())
+    }
+
+    fn gadget_status_phase_to_hub(
+        &self,
+        value: old::GadgetStatusPhase,
+    ) -> Result<v1::GadgetStatusPhase, Error> {
+        Ok(match value {
+            old::GadgetStatusPhase::Pending => v1::GadgetStatusPhase::Pending,
+            old::GadgetStatusPhase::Ready => v1::GadgetStatusPhase::Ready,
+        })
+    }
+
+    fn gadget_status_phase_from_hub(
+        &self,
+        value: v1::GadgetStatusPhase,
+    ) -> Result<old::GadgetStatusPhase, Error> {
+        match value {
+            v1::GadgetStatusPhase::Pending => Ok(old::GadgetStatusPhase::Pending),
+            v1::GadgetStatusPhase::Ready => Ok(old::GadgetStatusPhase::Ready),
+            v1::GadgetStatusPhase::Failed => Err(Error::new("v1alpha1 has no phase Failed")),
+        }
+    }
+}
+
+/// "First Last" -> ("First", Some("Last")); the first space splits.
+fn split(owner: &str) -> (&str, Option<&str>) {
+    match owner.split_once(' ') {
+        Some((first, last)) => (first, Some(last)),
+        None => (owner, None),
+    }
+}
+
+fn old_gadget(value: serde_json::Value) -> old::Gadget {
+    serde_json::from_value(value).expect("a v1alpha1 Gadget")
+}
+
+fn sample() -> old::Gadget {
+    old_gadget(json!({
+        "apiVersion": "conversion.kubegen.io/v1alpha1",
+        "kind": "Gadget",
+        "metadata": {"name": "g", "annotations": {"team": "a"}},
+        "spec": {
+            "size": 3,
+            "colour": "red",
+            "owner": "Ada Lovelace",
+            "ports": [{"name": "http", "port": 80}],
+            "schedule": {"cron": "* * * * *", "suspend": true},
+        },
+        "status": {"phase": "Ready", "observedGeneration": 2},
+    }))
+}
+
+#[test]
+fn renamed_and_split_fields_go_through_the_users_methods() {
+    let hub = v1alpha1::to_hub(sample(), &Gadgets).expect("converts");
+    let value = serde_json::to_value(&hub).expect("serializes");
+    assert_eq!(value["apiVersion"], "conversion.kubegen.io/v1");
+    assert_eq!(value["spec"]["color"], "red");
+    assert_eq!(value["spec"]["ownerFirstName"], "Ada");
+    assert_eq!(value["spec"]["ownerLastName"], "Lovelace");
+    assert_eq!(
+        value["spec"]["ports"],
+        json!([{"name": "http", "port": 80}])
+    );
+    assert_eq!(value["spec"]["schedule"], json!({"cron": "* * * * *"}));
+    assert_eq!(value["status"]["phase"], "Ready");
+    // `suspend`, which v1 lacks, waits in the annotation for the way back.
+    let annotations = hub.metadata.annotations.as_ref().expect("annotations");
+    assert_eq!(annotations["team"], "a");
+    let data: serde_json::Value = serde_json::from_str(&annotations[ANNOTATION]).expect("JSON");
+    assert_eq!(
+        data,
+        json!({
+            "apiVersion": "conversion.kubegen.io/v1alpha1",
+            "fields": {"/spec/schedule/suspend": true},
+        })
+    );
+    let back = v1alpha1::from_hub(hub, &Gadgets).expect("converts back");
+    assert_eq!(back, sample());
+}
+
+#[test]
+fn a_field_only_v1_requires_gets_the_users_value_and_is_absent_again_unless_changed() {
+    let mut gadget = sample();
+    gadget.spec.as_mut().expect("spec").schedule = None;
+    let hub = v1alpha1::to_hub(gadget.clone(), &Gadgets).expect("converts");
+    let spec = hub.spec.as_ref().expect("spec");
+    assert_eq!(spec.schedule, v1::GadgetSpecSchedule::default());
+    let annotations = hub.metadata.annotations.as_ref().expect("annotations");
+    assert_eq!(
+        annotations[ANNOTATION],
+        r#"{"apiVersion":"conversion.kubegen.io/v1alpha1","fields":{"/spec/schedule":null}}"#
+    );
+    assert_eq!(
+        v1alpha1::from_hub(hub.clone(), &Gadgets).expect("converts back"),
+        gadget
+    );
+
+    // Set at v1 since: the marker no longer makes it absent.
+    let mut edited = hub;
+    edited.spec.as_mut().expect("spec").schedule.cron = Some("@daily".to_owned());
+    let back = v1alpha1::from_hub(edited, &Gadgets).expect("converts back");
+    let schedule = back.spec.and_then(|s| s.schedule).expect("a schedule");
+    assert_eq!(schedule.cron.as_deref(), Some("@daily"));
+}
+
+#[test]
+fn hub_only_fields_are_carried_through_the_spoke() {
+    let mut hub = v1alpha1::to_hub(sample(), &Gadgets).expect("converts");
+    hub.metadata.annotations = None;
+    let spec = hub.spec.as_mut().expect("spec");
+    spec.ports.as_mut().expect("ports")[0].protocol = Some("TCP".to_owned());
+    let spoke = v1alpha1::from_hub(hub.clone(), &Gadgets).expect("converts");
+    let annotations = spoke.metadata.annotations.as_ref().expect("annotations");
+    assert_eq!(
+        annotations[ANNOTATION],
+        r#"{"apiVersion":"conversion.kubegen.io/v1","fields":{"/spec/ports/0/protocol":"TCP"}}"#
+    );
+    v1alpha1::round_trip_hub(&hub, &Gadgets).expect("hub -> spoke -> hub is lossless");
+}
+
+#[test]
+fn a_users_error_says_where_it_happened() {
+    let mut hub = v1alpha1::to_hub(sample(), &Gadgets).expect("converts");
+    hub.status.as_mut().expect("status").phase = Some(v1::GadgetStatusPhase::Failed);
+    let error = v1alpha1::from_hub(hub, &Gadgets).expect_err("v1alpha1 has no Failed");
+    assert_eq!(error.path, "/status/phase");
+    assert_eq!(
+        error.to_string(),
+        "at /status/phase: v1alpha1 has no phase Failed"
+    );
+}
+
+#[test]
+fn a_malformed_annotation_is_an_error_not_a_panic() {
+    let mut gadget = sample();
+    gadget
+        .metadata
+        .annotations
+        .get_or_insert_with(Default::default)
+        .insert(ANNOTATION.to_owned(), "{not json".to_owned());
+    let error = v1alpha1::to_hub(gadget, &Gadgets).expect_err("malformed");
+    assert!(error.message.contains("is not JSON"), "{error}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn spoke_to_hub_to_spoke_is_lossless(value in spokes()) {
+        let gadget = old_gadget(value);
+        prop_assert_eq!(v1alpha1::round_trip_spoke(&gadget, &Gadgets), Ok(()));
+    }
+}
+
+fn spokes() -> BoxedStrategy<serde_json::Value> {
+    let crd = support::crd(include_str!("../crds/gadgets.yaml"));
+    support::object(
+        support::schema(&crd, "v1alpha1"),
+        "conversion.kubegen.io/v1alpha1",
+        "Gadget",
+    )
+}
