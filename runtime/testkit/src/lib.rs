@@ -90,7 +90,6 @@
 //! | verbs             | `verbs/`   | what each verb and subresource does: validation, defaulting, CRD schemas, patches (merge, JSON, strategic, apply), field ownership (managedFields), deletion cascades | `verbs`, `store`, `builtin`         |
 //! | storage and watch | `store/`   | objects by revision, the type registry, resourceVersions and history, watch delivery, selectors, fault rules, `Status` errors | `store`, `builtin`                  |
 //! | Kubernetes facts  | `builtin/` | tables generated from Kubernetes' OpenAPI (patch strategies, protobuf fields, definitions), typed decoding of built-in kinds  | `builtin`                           |
-//! | test certificates | `certs/`   | a throwaway CA and serving certificates for TLS servers under test (feature `certs`), apart from the server                 | `certs`                             |
 //!
 //! # Semantics, and where they differ from a real server
 //!
@@ -230,12 +229,13 @@
 //!   off so tests see every answer; [`ApiServer::kube_config`] gives kube's defaults.
 
 mod builtin;
-#[cfg(feature = "certs")]
-pub mod certs;
 mod http;
 mod store;
 mod verbs;
 
+/// Throwaway certificates for tests of TLS servers (feature `certs`).
+#[cfg(feature = "certs")]
+pub use http::certs;
 pub use http::server::{ApiServer, Error, Faults, Result};
 /// The request verb faults match on: the runtime's one [`Verb`](kubegen_runtime::error::Verb).
 pub use kubegen_runtime::error::Verb;

@@ -4,12 +4,13 @@
 //! reads them (cert-manager's `tls.crt`, `tls.key` and `ca.crt`).
 //!
 //! Nothing here is fit for anything but tests: keys are never protected, certificates
-//! are valid for centuries.
+//! are valid for centuries. It lives in the HTTP layer (`http/certs.rs`) and imports
+//! nothing of the server.
 //!
 //! ```
 //! use kubegen_testkit::certs::TestCa;
 //!
-//! # fn main() -> Result<(), kubegen_testkit::certs::Error> {
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let ca = TestCa::new()?;
 //! let serving = ca.serving_cert(&["localhost", "127.0.0.1"])?;
 //! let dir = std::env::temp_dir().join(format!("certs-doctest-{}", std::process::id()));
