@@ -423,6 +423,76 @@ async fn bad_requests_get_a_400_with_a_clear_message() {
     server.stop().await.unwrap();
 }
 
+/// Panics on every create.
+struct Panics;
+
+impl Validator<ConfigMap> for Panics {
+    async fn validate_create(&self, _: &ConfigMap, _: &AdmissionRequest<ConfigMap>) -> Verdict {
+        panic!("boom")
+    }
+}
+
+/// Panics on every object.
+struct PanickingConverter;
+
+impl Converter for PanickingConverter {
+    type Error = String;
+
+    fn convert(&self, _: Value, _: &str) -> Result<Value, String> {
+        panic!("bang")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_handler_gets_a_500_and_an_oversized_body_a_413_on_a_live_connection() {
+    let server = start(|config| {
+        WebhookServer::new(config.body_limit(4096))
+            .validating("/panics", Panics)
+            .conversion("/convert-panics", PanickingConverter)
+            .validating("/validate-configmaps", Policy)
+    })
+    .await;
+    let mut conn = server.connect().await;
+    let review = admission_review("CREATE", Some(config_map("a", json!({}))), None);
+
+    let (status, body) = conn.post("/panics", &review).await;
+    assert_eq!(status, 500, "{body}");
+    assert_eq!(body["reason"], "InternalError");
+    assert_eq!(body["message"], "the webhook handler panicked: boom");
+    let objects = vec![ice_cream("v1alpha1", "a", "colour", "red")];
+    let (status, body) = conn
+        .post(
+            "/convert-panics",
+            &conversion_review("example.com/v1", objects),
+        )
+        .await;
+    assert_eq!(status, 500, "{body}");
+    assert_eq!(body["message"], "the webhook handler panicked: bang");
+
+    let mut big = config_map("big", json!({}));
+    big["data"] = json!({"blob": "x".repeat(5000)});
+    let (status, body) = conn
+        .post(
+            "/validate-configmaps",
+            &admission_review("CREATE", Some(big), None),
+        )
+        .await;
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(body["reason"], "RequestEntityTooLarge");
+    assert_eq!(
+        body["message"],
+        "the request body is larger than 4096 bytes"
+    );
+
+    // The same connection still serves.
+    let (status, review) = conn.post("/validate-configmaps", &review).await;
+    assert_eq!(
+        (status, &review["response"]["allowed"]),
+        (200, &json!(true))
+    );
+    server.stop().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn health_path_answers_ok() {
     let server = start(all_webhooks).await;
