@@ -26,6 +26,7 @@
 //! | `apply` | `applyconfigurations` (about 23,000 generated lines: off unless a crate applies built-in kinds through them) |
 //! | `cli` | `clap::Args` on [`operator::ClusterArgs`], [`operator::RunArgs`] and [`operator::LeaderElectArgs`]; `operator::init_logging` (tracing-subscriber) |
 //! | `metrics` | `operator::Metrics`: the runtime's Prometheus metrics in one registry, served at `/metrics` (with `/healthz`) |
+//! | `webhook` | `webhook`: the runtime's HTTPS server for admission and conversion webhooks, with typed handlers and certificates reloaded from disk (`kubegen_runtime::webhook`) |
 //! | `embedded` | [`operator::Cluster::connect`] falls back to an API server in the process when no cluster is configured (and `--embedded`); that server, the testkit's, as `kubegen::testkit` |
 //!
 //! Generated code and controllers depend on `kubegen` alone: the crates generated code
@@ -73,6 +74,10 @@ pub mod prelude;
 pub use kubegen_derive as derive;
 pub use kubegen_derive::{DeepCopy, Resource};
 pub use kubegen_runtime as runtime;
+/// The HTTPS server for admission and conversion webhooks, with typed handlers (feature
+/// `webhook`): the runtime's [`webhook`](kubegen_runtime::webhook) module.
+#[cfg(feature = "webhook")]
+pub use kubegen_runtime::webhook;
 /// The in-process API server [`operator::Cluster`] falls back to (feature `embedded`):
 /// the `kubegen-testkit` crate, with its fault injection for tests.
 #[cfg(feature = "embedded")]

@@ -24,6 +24,9 @@
 //!   behind the reflector, `retry_on_conflict` and the event recorder.
 //! - [`metrics`]: small metrics traits shared by every runtime component, with a
 //!   Prometheus implementation behind the `prometheus` feature.
+//! - `webhook` (feature `webhook`): an HTTPS server for admission and conversion
+//!   webhooks with typed handlers, certificates reloaded from disk, graceful shutdown
+//!   and controller-runtime's metrics.
 //!
 //! This crate is the client side only. The in-process Kubernetes API server that its
 //! tests, the examples and users' controller tests run against is the `kubegen-testkit`
@@ -45,4 +48,6 @@ pub mod lister;
 pub mod metrics;
 pub mod reflector;
 pub mod store;
+#[cfg(feature = "webhook")]
+pub mod webhook;
 pub mod workqueue;

@@ -38,6 +38,8 @@ pub struct Metrics {
     queues: PrometheusWorkqueueMetrics,
     informers: PrometheusInformerMetrics,
     leader_election: PrometheusLeaderElectionMetrics,
+    #[cfg(feature = "webhook")]
+    webhooks: kubegen_runtime::metrics::prometheus::PrometheusWebhookMetrics,
 }
 
 impl Default for Metrics {
@@ -54,12 +56,17 @@ impl Metrics {
         let queues = PrometheusWorkqueueMetrics::register(&mut registry);
         let informers = PrometheusInformerMetrics::register(&mut registry);
         let leader_election = PrometheusLeaderElectionMetrics::register(&mut registry);
+        #[cfg(feature = "webhook")]
+        let webhooks =
+            kubegen_runtime::metrics::prometheus::PrometheusWebhookMetrics::register(&mut registry);
         Self {
             registry: Arc::new(registry),
             controllers,
             queues,
             informers,
             leader_election,
+            #[cfg(feature = "webhook")]
+            webhooks,
         }
     }
 
@@ -85,6 +92,16 @@ impl Metrics {
     /// `config` reporting whether this replica leads.
     pub fn instrument_election(&self, config: LeaderElectionConfig) -> LeaderElectionConfig {
         config.metrics(self.leader_election.clone())
+    }
+
+    /// `config` with the webhook server's requests reported here (feature `webhook`):
+    /// controller-runtime's `controller_runtime_webhook_*` series by path.
+    #[cfg(feature = "webhook")]
+    pub fn instrument_webhooks(
+        &self,
+        config: kubegen_runtime::webhook::WebhookServerConfig,
+    ) -> kubegen_runtime::webhook::WebhookServerConfig {
+        config.metrics(self.webhooks.clone())
     }
 
     /// Every metric, in the OpenMetrics text format Prometheus scrapes.

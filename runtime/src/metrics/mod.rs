@@ -9,6 +9,8 @@
 //! - [`leaderelection::LeaderElectionMetrics`] for [leader electors](crate::leaderelection).
 //! - [`controller::ControllerMetricsProvider`] for [controllers](crate::controller), with
 //!   controller-runtime's metric names.
+//! - [`webhook::WebhookMetricsProvider`] for the [webhook server](crate::webhook)
+//!   (feature `webhook`), with controller-runtime's names.
 //!
 //! [`NoopMetrics`] is the default provider of every family: it records nothing and costs
 //! nothing (components skip their time bookkeeping when the provider declines).
@@ -18,6 +20,8 @@
 pub mod controller;
 pub mod informer;
 pub mod leaderelection;
+#[cfg(feature = "webhook")]
+pub mod webhook;
 pub mod workqueue;
 
 #[cfg(feature = "prometheus")]

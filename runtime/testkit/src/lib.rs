@@ -233,6 +233,9 @@ mod http;
 mod store;
 mod verbs;
 
+/// Throwaway certificates for tests of TLS servers (feature `certs`).
+#[cfg(feature = "certs")]
+pub use http::certs;
 pub use http::server::{ApiServer, Error, Faults, Result};
 /// The request verb faults match on: the runtime's one [`Verb`](kubegen_runtime::error::Verb).
 pub use kubegen_runtime::error::Verb;

@@ -9,13 +9,19 @@
 //! - [`PrometheusLeaderElectionMetrics`] for [leader electors](crate::leaderelection).
 //! - [`PrometheusControllerMetrics`] for [controllers](crate::controller), under
 //!   controller-runtime's names.
+//! - `PrometheusWebhookMetrics` for the webhook server (feature `webhook`), under
+//!   controller-runtime's names.
 
 mod controller;
 mod informer;
 mod leaderelection;
+#[cfg(feature = "webhook")]
+mod webhook;
 mod workqueue;
 
 pub use controller::PrometheusControllerMetrics;
 pub use informer::PrometheusInformerMetrics;
 pub use leaderelection::PrometheusLeaderElectionMetrics;
+#[cfg(feature = "webhook")]
+pub use webhook::PrometheusWebhookMetrics;
 pub use workqueue::PrometheusWorkqueueMetrics;

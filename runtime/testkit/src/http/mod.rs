@@ -4,6 +4,8 @@
 //! calls of [`verbs`](crate::verbs) and renders their results; it imports from the
 //! layers below only.
 
+#[cfg(feature = "certs")]
+pub mod certs;
 pub(crate) mod discovery;
 pub(crate) mod metav1;
 pub(crate) mod negotiation;

@@ -291,10 +291,10 @@ fn drop_empty(name: &str, fields: &mut Map<String, Value>) {
     });
 }
 
-fn decode_fields<'a>(
-    bytes: &'a [u8],
-    message: &Message,
-) -> Result<(Map<String, Value>, Option<&'a [u8]>)> {
+/// A message's fields as JSON, and the last bytes field read (its raw bytes).
+type DecodedFields<'a> = (Map<String, Value>, Option<&'a [u8]>);
+
+fn decode_fields<'a>(bytes: &'a [u8], message: &Message) -> Result<DecodedFields<'a>> {
     let mut out = Map::new();
     let mut raw_bytes = None;
     for (tag, raw) in fields(bytes)? {
