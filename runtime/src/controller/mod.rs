@@ -368,11 +368,26 @@ impl Controller {
         let waiting: Vec<&dyn HasSynced> = caches.iter().map(|c| c.as_ref()).collect();
         let timeout = shared.cache_sync_timeout;
         let start_timeout = shared.informer_start_timeout.min(timeout);
+        let began = tokio::time::Instant::now();
         tokio::select! {
             biased;
             synced = crate::informer::wait_for_cache_sync(timeout, &waiting) => {
                 if synced {
                     return Ok(());
+                }
+                // A cache whose informer never started (dropped unstarted, so the wait
+                // ended at once) is reported as such, whichever branch noticed first.
+                let unstarted: Vec<&dyn HasSynced> = caches
+                    .iter()
+                    .filter(|c| c.started_receiver().is_some_and(|started| !*started.borrow()))
+                    .map(|c| c.as_ref())
+                    .collect();
+                if !unstarted.is_empty() {
+                    return Err(Error::InformersNotStarted {
+                        controller: shared.name.clone(),
+                        informers: informer_names(unstarted.into_iter()),
+                        waited: began.elapsed(),
+                    });
                 }
                 let unsynced: Vec<_> = caches.iter().filter(|c| !c.has_synced()).collect();
                 Err(Error::CacheSyncTimeout {
