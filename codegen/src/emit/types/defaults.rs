@@ -29,7 +29,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use super::items::Context;
+use super::Context;
 use crate::emit::common::ident;
 use crate::model::{
     DefaultValue, Field, Presence, StructDef, TypeDef, TypeDefKind, TypeRef, Version, field_default,
@@ -37,7 +37,7 @@ use crate::model::{
 
 /// The `impl` with `with_defaults` and `apply_defaults` of `ty`, or nothing when no default
 /// applies anywhere below it.
-pub(crate) fn struct_impl(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> TokenStream {
+pub(super) fn struct_impl(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> TokenStream {
     if !ctx.with_defaults.contains(&ty.name) {
         return TokenStream::new();
     }

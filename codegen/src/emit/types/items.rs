@@ -1,34 +1,17 @@
 //! Structs, string enums and unions for one module of a version.
 
-use std::collections::{BTreeSet, HashMap};
-
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::quote;
 
+use super::Context;
 use crate::emit::common::{Error, NamedType, Paths, ident, rust_type, type_path};
 use crate::emit::docs::{doc_attrs, validation_docs};
 use crate::emit::resource;
 use crate::emit::serde_macro;
-use crate::model::{
-    EnumDef, Field, Group, Resource, StructDef, TypeDef, TypeDefKind, TypeRef, UnionDef, Version,
-};
-
-/// Everything a type emitter needs to know about where it emits.
-pub(crate) struct Context<'a> {
-    pub(crate) group: &'a Group,
-    pub(crate) version: &'a Version,
-    pub(crate) module: &'a str,
-    pub(crate) paths: &'a Paths,
-    /// Types that implement `Default`.
-    pub(crate) defaultable: &'a BTreeSet<String>,
-    /// Structs that get `with_defaults()` (see [`super::defaults`]).
-    pub(crate) with_defaults: &'a BTreeSet<String>,
-    /// The module of every type of the version.
-    pub(crate) type_modules: &'a HashMap<&'a str, &'a str>,
-}
+use crate::model::{EnumDef, Field, Resource, StructDef, TypeDef, TypeDefKind, TypeRef, UnionDef};
 
 /// Items for every type of `ctx.module`, in the version's order.
-pub(crate) fn module_items(ctx: &Context<'_>) -> Result<TokenStream, Error> {
+pub(super) fn module_items(ctx: &Context<'_>) -> Result<TokenStream, Error> {
     let mut items = TokenStream::new();
     let mut structs = false;
     for ty in ctx.version.types.iter().filter(|t| t.module == ctx.module) {

@@ -16,7 +16,21 @@ use super::generated::{GeneratedFile, file};
 use super::serde_macro;
 use crate::model::{Group, Model, TypeDefKind, TypeRef, Version};
 use crate::naming;
-use items::Context;
+
+/// Everything a type emitter needs to know about where it emits (here, where both the
+/// items and their defaults are built).
+struct Context<'a> {
+    group: &'a Group,
+    version: &'a Version,
+    module: &'a str,
+    paths: &'a Paths,
+    /// Types that implement `Default`.
+    defaultable: &'a BTreeSet<String>,
+    /// Structs that get `with_defaults()` (see [`defaults`]).
+    with_defaults: &'a BTreeSet<String>,
+    /// The module of every type of the version.
+    type_modules: &'a HashMap<&'a str, &'a str>,
+}
 
 /// One file to generate.
 enum Job<'a> {
