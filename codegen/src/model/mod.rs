@@ -28,6 +28,7 @@
 mod api;
 mod check;
 mod defaults;
+mod error;
 mod names;
 mod origin;
 mod shape;
@@ -38,8 +39,8 @@ pub use api::{
     ClientVerb, ClientVerbs, Group, HandWritten, Kind, KindNames, PrinterColumn, Resource,
     RootType, Scale, Scope, Subresources, Version,
 };
-pub use check::{Error, Result};
 pub use defaults::{DefaultValue, Presence, default_value, field_default};
+pub use error::{Error, Result};
 pub use origin::{Location, Origin};
 pub use shape::{
     GenericParam, Generics, ParamKind, ShapeBody, ShapeFields, ShapeVariant, TypeShape,

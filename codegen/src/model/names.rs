@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::check::{Error, Result};
+use super::error::{Error, Result};
 use super::{Kind, Location, Model, Version};
 use crate::naming::{self, kubernetes};
 
