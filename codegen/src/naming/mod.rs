@@ -364,6 +364,35 @@ pub fn serde_camel_case(field: &str) -> String {
     }
 }
 
+/// The wire name of a root struct field named `rust_name` when
+/// `#[resource(rename = "...")]` gives none, as the derive serializes it: lowerCamelCase,
+/// a raw identifier's `r#` and leading underscores dropped, each other underscore starting
+/// a word.
+///
+/// ```
+/// use kubegen_codegen::naming::root_wire_name;
+/// assert_eq!(root_wire_name("spec"), "spec");
+/// assert_eq!(root_wire_name("extra_data_v2"), "extraDataV2");
+/// assert_eq!(root_wire_name("_private"), "private");
+/// assert_eq!(root_wire_name("r#type"), "type");
+/// ```
+pub fn root_wire_name(rust_name: &str) -> String {
+    let snake = rust_name.trim_start_matches("r#");
+    let mut out = String::with_capacity(snake.len());
+    let mut upper = false;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = !out.is_empty();
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Names for `wires` (in the same order), unique within `names`.
 ///
 /// Clashes are settled by preference, not by position: wire names that convert to

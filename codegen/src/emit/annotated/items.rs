@@ -11,7 +11,7 @@ use crate::model::{
     EnumDef, Field, Group as ApiGroup, Kind, RootType, StructDef, TypeDef, TypeDefKind, TypeRef,
     UnionDef, Version,
 };
-use crate::naming::RenameRule;
+use crate::naming::{self, RenameRule};
 
 /// The file of `kind`: its root struct and `types` (the version's types in its module).
 pub(super) fn kind_file(
@@ -144,11 +144,10 @@ fn root(
                 ),
             ));
         }
-        let rename = (field.wire_name != crate::frontend::rust::root_wire_name(&field.rust_name))
-            .then(|| {
-                let wire = &field.wire_name;
-                quote! { #[resource(rename = #wire)] }
-            });
+        let rename = (field.wire_name != naming::root_wire_name(&field.rust_name)).then(|| {
+            let wire = &field.wire_name;
+            quote! { #[resource(rename = #wire)] }
+        });
         let ty = rust(&field.ty, paths)?;
         let ty = if field.required {
             ty

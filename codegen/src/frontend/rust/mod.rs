@@ -103,12 +103,6 @@ pub fn json_literal(tokens: &proc_macro2::TokenStream) -> syn::Result<serde_json
     schema::json_literal(tokens)
 }
 
-/// The wire name the Rust front-end gives a root struct field named `rust_name` without
-/// `#[resource(rename = "...")]` (camelCase, as the derive serializes it).
-pub fn root_wire_name(rust_name: &str) -> String {
-    types::lower_camel(rust_name.trim_start_matches("r#"))
-}
-
 /// The source text of a syntax node (what the emitter parses back).
 fn text(node: &impl quote::ToTokens) -> String {
     node.to_token_stream().to_string()

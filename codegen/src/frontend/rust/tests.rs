@@ -225,13 +225,6 @@ fn shape_errors() {
 }
 
 #[test]
-fn lower_camel_wire_names() {
-    assert_eq!(types::lower_camel("spec"), "spec");
-    assert_eq!(types::lower_camel("extra_data_v2"), "extraDataV2");
-    assert_eq!(types::lower_camel("_private"), "private");
-}
-
-#[test]
 fn names_follow_kubernetes_rules() {
     let input: DeriveInput = parse_quote! {
         #[resource(group = "example", version = "v1.2", kind = "1Foo", plural = "Foos")]

@@ -7,6 +7,7 @@ use syn::{Data, DeriveInput, Fields, Type};
 use super::errors::Errors;
 use super::{attrs, field};
 use crate::model::{ExternalType, Field, TypeRef};
+use crate::naming;
 
 /// The struct's fields, or `None` (with errors recorded) when it is not a struct with
 /// named fields and an `ObjectMeta` `metadata` field.
@@ -29,9 +30,8 @@ pub(super) fn root_fields(input: &DeriveInput, errors: &mut Errors) -> Option<Ve
     for f in &named.named {
         let ident = f.ident.as_ref()?;
         let rust_name = ident.to_string();
-        let plain = rust_name.trim_start_matches("r#");
         let rename = attrs::field_rename(&f.attrs, errors);
-        let wire_name = rename.unwrap_or_else(|| lower_camel(plain));
+        let wire_name = rename.unwrap_or_else(|| naming::root_wire_name(&rust_name));
         let optional = option_inner(&f.ty).is_some();
         if wire_name == "metadata" && (optional || !is_object_meta(&f.ty)) {
             errors.spanned(
@@ -76,22 +76,6 @@ pub(super) fn option_inner(ty: &Type) -> Option<&Type> {
 
 fn is_object_meta(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "ObjectMeta"))
-}
-
-pub(super) fn lower_camel(snake: &str) -> String {
-    let mut out = String::with_capacity(snake.len());
-    let mut upper = false;
-    for c in snake.chars() {
-        if c == '_' {
-            upper = !out.is_empty();
-        } else if upper {
-            out.push(c.to_ascii_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// The model's reference for a field type written in Rust. Types defined in the user's
