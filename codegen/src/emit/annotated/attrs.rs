@@ -20,7 +20,7 @@ use proc_macro2::{Delimiter, Group, Literal, Punct, Spacing, TokenStream, TokenT
 use quote::quote;
 use serde_json::{Map, Value};
 
-use crate::emit::crd::{schema, validation};
+use crate::emit::schema::{self, validation};
 use crate::model::{
     Field, Group as ApiGroup, Kind, Scope, TypeDefKind, TypeRef, Validation, Version,
 };

@@ -3,7 +3,8 @@
 //!
 //! The manifest has exactly the shape `Foo::crd()` builds at run time (names, scope,
 //! subresources, printer columns, selectable fields, one served and stored version), so a
-//! test can compare the two; [`schema`] says how model types become schema nodes.
+//! test can compare the two; `emit/schema/` (shared with the annotated emitter) says how
+//! model types become schema nodes.
 //!
 //! ```
 //! use kubegen_codegen::{emit, frontend::{Source, rust}, model::Model};
@@ -29,13 +30,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod schema;
-pub(crate) mod validation;
-
 use serde_json::{Map, Value, json};
 
 use super::common::Error;
 use super::generated::GeneratedFile;
+use super::schema;
 use crate::model::{Model, Resource, Scope};
 
 /// The header on top of every generated YAML file (as [`HEADER`](super::HEADER), behind

@@ -1,4 +1,6 @@
-//! Model types -> structural OpenAPI v3 schema nodes.
+//! Model types -> structural OpenAPI v3 schema nodes: what the CRD emitter writes into a
+//! manifest, and what the annotated emitter compares with what the Rust front-end reads
+//! back from its attributes.
 //!
 //! - the root object: `apiVersion` and `kind` strings, `metadata` as `type: object` (the
 //!   API server owns its schema), then the root's fields (an optional root field is absent
@@ -20,16 +22,17 @@
 //! external type the table does not have is an error. The root's `metadata` is
 //! `type: object` (the API server owns its schema).
 
-use serde_json::{Map, Value, json};
+pub(crate) mod validation;
 
-use super::validation;
-const PRESERVE: &str = "x-kubernetes-preserve-unknown-fields";
+use serde_json::{Map, Value, json};
 
 use crate::model::{Field, HandWritten, Resource, RootType, TypeDef, TypeDefKind, TypeRef};
 use crate::wellknown::Table;
 
+const PRESERVE: &str = "x-kubernetes-preserve-unknown-fields";
+
 /// The schema of `resource`'s root object, or why there is none.
-pub fn root(resource: &Resource<'_>) -> Result<Value, String> {
+pub(crate) fn root(resource: &Resource<'_>) -> Result<Value, String> {
     let types = match &resource.kind.root {
         RootType::HandWritten(HandWritten { types, .. }) => types.as_slice(),
         _ => resource.version.types.as_slice(),
@@ -78,7 +81,7 @@ pub fn root(resource: &Resource<'_>) -> Result<Value, String> {
 /// The schema of a value of type `ty`, whose named types are among `types` (a version's
 /// types): what [`root`] writes for a field of that type before the field's own docs,
 /// `nullable`, default and validations.
-pub fn type_schema(types: &[TypeDef], ty: &TypeRef) -> Result<Value, String> {
+pub(crate) fn type_schema(types: &[TypeDef], ty: &TypeRef) -> Result<Value, String> {
     Lookup {
         types,
         stack: Vec::new(),
@@ -214,7 +217,7 @@ impl Lookup<'_> {
 
 /// Makes a schema node accept `null`: `nullable: true`, and `null` among the values of an
 /// enum (a nullable enum accepts null only when null is one of its values).
-pub fn make_nullable(map: &mut Map<String, Value>) {
+pub(crate) fn make_nullable(map: &mut Map<String, Value>) {
     map.insert("nullable".into(), Value::Bool(true));
     if let Some(Value::Array(values)) = map.get_mut("enum")
         && !values.contains(&Value::Null)
