@@ -10,17 +10,20 @@
 //! Each kind's Rust type is k8s-openapi's, by path ([`RootType::External`]): the
 //! generated clients name it through the facade's re-export of k8s-openapi.
 //!
-//! Given Kubernetes' OpenAPI documents as sources, [`load`] also reads the kinds' fields
-//! from them ([`openapi::load_external_fields`]), for the apply configurations: the
-//! types stay k8s-openapi's, the model describes their fields. Without sources the kinds
-//! have no field model (the clients need none).
+//! The kinds' fields, for the apply configurations, are the OpenAPI front-end's to read
+//! from Kubernetes' OpenAPI documents ([`load_external_fields`]; [`Input::Kubernetes`]
+//! with documents runs both): the types stay k8s-openapi's, the model describes their
+//! fields. Without documents the kinds have no field model (the clients need none).
+//!
+//! [`load_external_fields`]: super::openapi::load_external_fields
+//! [`Input::Kubernetes`]: super::Input::Kubernetes
 //!
 //! ```
 //! use kubegen_codegen::frontend::builtin;
 //! use kubegen_codegen::model::{Model, RootType};
 //!
 //! let mut model = Model::default();
-//! builtin::load(&mut model, &[], &builtin::Options::default())?;
+//! builtin::load(&mut model, &builtin::Options::default())?;
 //! let apps = &model.groups["apps"].versions["v1"];
 //! assert!(apps.kinds["Deployment"].subresources.scale.is_some());
 //! assert!(matches!(&apps.kinds["Deployment"].root,
@@ -29,7 +32,7 @@
 //! # Ok::<(), kubegen_codegen::frontend::Error>(())
 //! ```
 
-use super::{Error, Result, Source, Versions, openapi};
+use super::{Error, Result, Versions};
 use crate::model::{
     ClientVerbs, ExternalType, Kind, KindNames, Model, Origin, RootType, Scale, Scope, Subresources,
 };
@@ -148,9 +151,9 @@ const KINDS: &[(&str, &str, &str, Scope, Sub)] = &[
 ];
 
 /// Adds the built-in kinds of the selected versions to `model` (their types are
-/// k8s-openapi's), then validates it. The table is the input; `documents`, Kubernetes'
-/// OpenAPI documents, give the kinds' fields when there are any (see the module docs).
-pub fn load(model: &mut Model, documents: &[Source], options: &Options) -> Result<()> {
+/// k8s-openapi's), then validates it. The table is the input; the kinds get no fields
+/// (see the module docs).
+pub fn load(model: &mut Model, options: &Options) -> Result<()> {
     for &(group, version, kind, scope, sub) in KINDS {
         if !options.versions.selects(version, true, true) {
             continue;
@@ -200,9 +203,6 @@ pub fn load(model: &mut Model, documents: &[Source], options: &Options) -> Resul
         }
         target.kinds.insert(kind.to_owned(), entry);
     }
-    if !documents.is_empty() {
-        openapi::load_external_fields(model, documents)?;
-    }
     model.validate()?;
     Ok(())
 }
@@ -214,7 +214,7 @@ mod tests {
 
     fn model() -> Model {
         let mut model = Model::default();
-        load(&mut model, &[], &Options::default()).unwrap_or_else(|e| panic!("{e}"));
+        load(&mut model, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
         model
     }
 
@@ -223,7 +223,6 @@ mod tests {
         let mut model = Model::default();
         load(
             &mut model,
-            &[],
             &Options::default().versions("v2".parse().unwrap()),
         )
         .unwrap();

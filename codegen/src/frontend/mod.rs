@@ -269,8 +269,9 @@ pub enum Input<'a> {
     OpenApi(&'a [Source], openapi::Options),
     /// Rust sources with `#[derive(Resource)]` structs (`--rust`).
     Rust(&'a [Source], rust::Options),
-    /// The built-in API groups (`--kubernetes`), with Kubernetes' OpenAPI documents for
-    /// their fields (`--kubernetes-openapi`; none: no field model).
+    /// The built-in API groups (`--kubernetes`, [`builtin::load`]), with Kubernetes'
+    /// OpenAPI documents for their fields (`--kubernetes-openapi`, read by
+    /// [`openapi::load_external_fields`]; none: no field model).
     Kubernetes(&'a [Source], builtin::Options),
 }
 
@@ -301,7 +302,12 @@ pub fn load(inputs: &[Input<'_>]) -> Result<Model> {
             Input::Rust(sources, options) => {
                 rust::load(&mut model, sources, options)?;
             }
-            Input::Kubernetes(documents, options) => builtin::load(&mut model, documents, options)?,
+            Input::Kubernetes(documents, options) => {
+                builtin::load(&mut model, options)?;
+                if !documents.is_empty() {
+                    openapi::load_external_fields(&mut model, documents)?;
+                }
+            }
         }
     }
     let found: BTreeSet<&str> = model.versions().map(|(_, v)| v.name.as_str()).collect();

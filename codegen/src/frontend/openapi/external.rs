@@ -52,7 +52,7 @@ use crate::naming::{self, UniqueNames};
 ///       "x-kubernetes-group-version-kind": [{"group": "", "version": "v1", "kind": "ConfigMap"}],
 ///       "properties": {"data": {"type": "object", "additionalProperties": {"type": "string"}}}}}}}"##;
 /// let mut model = Model::default();
-/// builtin::load(&mut model, &[], &builtin::Options::default())?;
+/// builtin::load(&mut model, &builtin::Options::default())?;
 /// openapi::load_external_fields(&mut model, &[Source::new("core.json", doc)])?;
 /// let core = &model.groups[""].versions["v1"];
 /// assert_eq!(core.external_module.as_deref(), Some("k8s_openapi::api::core::v1"));
@@ -382,7 +382,7 @@ mod tests {
 
     fn model() -> Model {
         let mut model = Model::default();
-        builtin::load(&mut model, &[], &builtin::Options::default()).unwrap();
+        builtin::load(&mut model, &builtin::Options::default()).unwrap();
         load_external_fields(
             &mut model,
             &[
