@@ -55,6 +55,43 @@
 //! root type implements `k8s_openapi::{Resource, ListableResource, Metadata}`, which makes
 //! it a `kube::Resource` through kube's blanket impl. Generated clients depend on the
 //! `kubegen` facade.
+//!
+//! # Layers
+//!
+//! Front-ends -> model <- emitters: the two sides meet only in the model, no front-end or
+//! emitter uses another (an emitter may use the leaf `emit::resource`), and the model and
+//! naming know neither side. Each row's files (under `src/`; `dir/` is every file below
+//! it) may use the rows it lists; each entry is a unit whose own files may use one
+//! another, and the entries of one row may use each other only where the row lists
+//! itself. A file is placed by its longest entry. Orchestration may use everything; test
+//! code may too. `tests/codegen_layers.rs` reads this table and checks every path of the
+//! library against it (a path through a re-export counts as a use of the file that
+//! defines the item), and that no two files import each other, directly or around a
+//! circle (a submodule using its parent does not count).
+//!
+//! | layer | files | may use |
+//! |-------|-------|---------|
+//! | orchestration | `lib.rs`, `pipeline.rs`, `fuzz.rs`, `bin/` | everything |
+//! | output | `output.rs`, `diff.rs` | output, emit shared |
+//! | scaffold | `scaffold/` | naming |
+//! | testkit tables | `testkit_tables/` | emit shared |
+//! | frontend door | `frontend/mod.rs` | front-ends, frontend shared, model, naming, wellknown, parallel |
+//! | front-ends | `frontend/builtin.rs`, `frontend/crd/`, `frontend/openapi/`, `frontend/rust/` | frontend door, frontend shared, model, naming, wellknown, parallel |
+//! | frontend shared | `frontend/schema/`, `frontend/suggest.rs`, `frontend/versions.rs` | frontend door, frontend shared, model, naming, wellknown, parallel |
+//! | emit door | `emit/mod.rs` | emitters, emit leaf, emit shared, model, naming, wellknown, parallel |
+//! | emitters | `emit/annotated/`, `emit/apply/`, `emit/clients/`, `emit/conversion/`, `emit/crd/`, `emit/deepcopy.rs`, `emit/types/` | emit leaf, emit shared, model, naming, wellknown, parallel |
+//! | emit leaf | `emit/resource.rs` | emit shared, model, naming, wellknown, parallel |
+//! | emit shared | `emit/common.rs`, `emit/docs.rs`, `emit/generated.rs`, `emit/printer.rs`, `emit/schema/`, `emit/serde_macro.rs` | emit shared, model, naming, wellknown, parallel |
+//! | model | `model/` | naming, parallel |
+//! | naming | `naming/` | nothing |
+//! | wellknown | `wellknown/` | nothing |
+//! | parallel | `parallel.rs` | nothing |
+//!
+//! The front doors (`frontend/mod.rs`: `load`, `Input`, `Source`, `Error`; `emit/mod.rs`)
+//! run or re-export their side's modules; the binaries in `bin/` are crates of their own
+//! over the public API. `output` writes and verifies what emitters made, the scaffold
+//! renders templates with kubegen's names, and the testkit tables share only
+//! `GeneratedFile` and `HEADER` with the crate.
 
 #[cfg(feature = "generator")]
 pub mod diff;
