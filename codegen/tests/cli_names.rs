@@ -9,8 +9,10 @@
 
 mod support;
 
+use std::ffi::OsStr;
 use std::path::Path;
 
+use kubegen_codegen::naming::kubernetes::EXPECTED_RESOURCE_NAME;
 use support::{kubegen, scratch, stderr, tree};
 
 /// A valid CRD; each case edits one name.
@@ -120,6 +122,64 @@ fn two_kinds_cannot_share_a_plural() {
     // Kinds are read in name order: `Bar` claims `foos` first, so the error is at the
     // plural of `Foo`, in the first document.
     assert_rejected("--crd", &file, &dir, 9, 13, "invalid plural \"foos\"");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn every_bad_name_is_reported_in_one_run() {
+    let dir = scratch("names", "many");
+    let foo = CRD.replacen("plural: foos", "plural: Foos", 1);
+    let bar = [
+        ("name: foos.example.com", "name: bars.example.com"),
+        ("kind: Foo\n", "kind: Bar\n"),
+        ("plural: foos", "plural: bars"),
+        ("singular: foo", "singular: bar"),
+        ("listKind: FooList", "listKind: BarList"),
+        ("shortNames: [fo]", "shortNames: [b_r]"),
+        ("categories: [all]", "categories: [all things]"),
+        ("- name: v1\n", "- name: v2\n"),
+    ]
+    .iter()
+    .fold(CRD.to_owned(), |text, (from, to)| {
+        text.replacen(from, to, 1)
+    });
+    let text = format!("{foo}---\n{bar}");
+    let file = dir.join("crds.yaml");
+    std::fs::write(&file, &text).unwrap();
+    let before = tree(&dir);
+    let out = dir.join("out");
+    let output = kubegen(&[
+        OsStr::new("generate"),
+        OsStr::new("--crd"),
+        file.as_os_str(),
+        OsStr::new("--out"),
+        out.as_os_str(),
+    ]);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    let at = |name: &str| {
+        let (index, line) = text
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.contains(name))
+            .unwrap();
+        let column = line.find(name).unwrap() + 1;
+        format!("{}:{}:{column}", file.display(), index + 1)
+    };
+    let expected = EXPECTED_RESOURCE_NAME;
+    // In model order (`v1` holds Foo, `v2` Bar), each where it was written, one a line.
+    assert_eq!(
+        message.lines().collect::<Vec<_>>(),
+        [
+            format!("{}: invalid plural \"Foos\": {expected}", at("Foos")),
+            format!("{}: invalid short name \"b_r\": {expected}", at("b_r")),
+            format!(
+                "{}: invalid category \"all things\": {expected}",
+                at("all things")
+            ),
+        ]
+    );
+    assert_eq!(tree(&dir), before, "nothing written");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -1,8 +1,9 @@
 //! Model validation and the recursion pass.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::error::{Error, Result};
+use super::error::{Error, Errors, Result};
 use super::{Kind, Model, RootType, TypeDef, TypeDefKind, TypeRef, Version};
 use crate::naming;
 
@@ -13,27 +14,40 @@ impl Model {
     /// categories (DNS-1035 labels), one kind per plural; then that every module, type,
     /// field and variant name is a Rust identifier unique in its scope, every named
     /// reference resolves, and every kind has a root struct with `metadata: ObjectMeta`.
+    ///
+    /// Every problem is reported, not only the first: the naming rules' in model order
+    /// (group, then each version and its kinds), then the rest group by group and version
+    /// by version, each name at its `file:line:column` when known; several are one
+    /// [`Error::Many`], whose message has one a line. A name with no place of its own
+    /// (made from the kind, as a CRD's default `listKind`) is not checked when the kind's
+    /// name is bad: that error covers it.
     pub fn validate(&self) -> Result<()> {
-        super::names::validate_names(self)?;
+        let mut errors = Errors::default();
+        super::names::validate_names(self, &mut errors);
         // Each version's own checks are most of the work: they run at once, and are
         // reported in model order, as checking one version after the other would.
         let versions: Vec<(&str, &Version)> =
             self.versions().map(|(g, v)| (g.name.as_str(), v)).collect();
         let mut checked = crate::parallel::map(&versions, |(group, version)| {
-            validate_version(group, version)
+            let mut errors = Errors::default();
+            validate_version(group, version, &mut errors);
+            errors
         })
         .into_iter();
         let mut modules: BTreeMap<&str, &str> = BTreeMap::new();
         for group in self.groups.values() {
-            if let Some(first) = modules.insert(&group.module, &group.name) {
-                return Err(Error::GroupModuleClash {
-                    first: first.to_owned(),
+            match modules.entry(group.module.as_str()) {
+                Entry::Occupied(first) => errors.push(Error::GroupModuleClash {
+                    first: (*first.get()).to_owned(),
                     second: group.name.clone(),
                     module: group.module.clone(),
-                });
+                }),
+                Entry::Vacant(entry) => {
+                    entry.insert(&group.name);
+                }
             }
             if !naming::is_identifier(&group.module) {
-                return Err(Error::BadName {
+                errors.push(Error::BadName {
                     at: group.name.clone(),
                     scope: "the model".to_owned(),
                     what: "module",
@@ -42,14 +56,14 @@ impl Model {
                 });
             }
             for version in group.versions.values() {
-                // `checked` holds a result for each version, in this order.
-                checked.next().unwrap_or(Ok(()))?;
+                // `checked` holds the problems of each version, in this order.
+                errors.append(checked.next().unwrap_or_default());
                 for kind in version.kinds.values() {
-                    validate_client_verbs(&group.name, &version.name, kind)?;
+                    validate_client_verbs(&group.name, &version.name, kind, &mut errors);
                 }
             }
         }
-        Ok(())
+        errors.finish()
     }
 
     /// Wraps every by-value reference that closes a cycle (`A` holds `B` holds `A`) in
@@ -69,7 +83,7 @@ impl Model {
 
 /// A kind's client verbs: at least one, and status verbs left out only where `/status`
 /// is served (status verbs themselves follow update and patch, so they need nothing).
-fn validate_client_verbs(group: &str, version: &str, kind: &Kind) -> Result<()> {
+fn validate_client_verbs(group: &str, version: &str, kind: &Kind, errors: &mut Errors) {
     let verbs = &kind.client_verbs;
     let problem = if verbs.verbs.is_empty() {
         Some("a client needs at least one verb")
@@ -78,14 +92,13 @@ fn validate_client_verbs(group: &str, version: &str, kind: &Kind) -> Result<()> 
     } else {
         None
     };
-    match problem {
-        Some(problem) => Err(Error::ClientVerbs {
+    if let Some(problem) = problem {
+        errors.push(Error::ClientVerbs {
             at: kind.origin.kind.clone().map(Box::new),
             context: naming::api_version(group, version),
             kind: kind.name.clone(),
             problem,
-        }),
-        None => Ok(()),
+        });
     }
 }
 
@@ -107,12 +120,12 @@ fn bad_name(
     }
 }
 
-fn validate_version(group: &str, version: &Version) -> Result<()> {
+fn validate_version(group: &str, version: &Version, errors: &mut Errors) {
     let bad = |scope: &str, what, name: &str, problem| {
         bad_name(group, version, scope, what, name, problem)
     };
     if !naming::is_identifier(&version.module) {
-        return Err(bad(
+        errors.push(bad(
             &version.name,
             "module",
             &version.module,
@@ -122,14 +135,16 @@ fn validate_version(group: &str, version: &Version) -> Result<()> {
     let mut names = BTreeSet::new();
     for ty in &version.types {
         if !names.insert(ty.name.as_str()) {
-            return Err(Error::DuplicateType {
+            // Its name and module were checked with the first definition.
+            errors.push(Error::DuplicateType {
                 group: group.to_owned(),
                 version: version.name.clone(),
                 name: ty.name.clone(),
             });
+            continue;
         }
         if !naming::is_identifier(&ty.name) {
-            return Err(bad(
+            errors.push(bad(
                 &version.name,
                 "type",
                 &ty.name,
@@ -137,7 +152,7 @@ fn validate_version(group: &str, version: &Version) -> Result<()> {
             ));
         }
         if !naming::is_identifier(&ty.module) {
-            return Err(bad(
+            errors.push(bad(
                 &ty.name,
                 "module",
                 &ty.module,
@@ -146,14 +161,16 @@ fn validate_version(group: &str, version: &Version) -> Result<()> {
         }
     }
     for ty in &version.types {
-        let refs = members(group, version, ty)?;
-        if let Some(name) = refs.into_iter().find(|n| !names.contains(n.as_str())) {
-            return Err(Error::UnknownType {
-                group: group.to_owned(),
-                version: version.name.clone(),
-                from: ty.name.clone(),
-                name,
-            });
+        let mut unknown = BTreeSet::new();
+        for name in members(group, version, ty, errors) {
+            if !names.contains(name.as_str()) && unknown.insert(name.clone()) {
+                errors.push(Error::UnknownType {
+                    group: group.to_owned(),
+                    version: version.name.clone(),
+                    from: ty.name.clone(),
+                    name,
+                });
+            }
         }
     }
     for kind in version.kinds.values() {
@@ -165,16 +182,20 @@ fn validate_version(group: &str, version: &Version) -> Result<()> {
         };
         match &kind.root {
             RootType::External(external) if naming::is_type_path(&external.path) => continue,
-            RootType::External(_) => return Err(missing()),
+            RootType::External(_) => {
+                errors.push(missing());
+                continue;
+            }
             RootType::HandWritten(hand) => {
                 if !naming::is_type_path(&hand.path) || !naming::is_identifier(&hand.def.name) {
-                    return Err(missing());
+                    errors.push(missing());
+                    continue;
                 }
-                members(group, version, &hand.def)?;
+                members(group, version, &hand.def, errors);
             }
             RootType::Generated(_) => {
                 if !naming::is_identifier(&kind.module) {
-                    return Err(bad(
+                    errors.push(bad(
                         &kind.name,
                         "module",
                         &kind.module,
@@ -194,57 +215,52 @@ fn validate_version(group: &str, version: &Version) -> Result<()> {
                 })
         });
         if !is_root {
-            return Err(missing());
+            errors.push(missing());
         }
     }
-    Ok(())
 }
 
 /// Checks that the members (fields, variants) of `ty` are identifiers unique in the type,
 /// and returns the names of the types they refer to.
-fn members(group: &str, version: &Version, ty: &TypeDef) -> Result<Vec<String>> {
+fn members(group: &str, version: &Version, ty: &TypeDef, errors: &mut Errors) -> Vec<String> {
     let mut refs = Vec::new();
     let mut seen = BTreeSet::new();
     let mut member = |what: &'static str, name: &str| {
-        if !naming::is_identifier(name) {
-            return Err(bad_name(
-                group,
-                version,
-                &ty.name,
-                what,
-                name,
-                "not a valid identifier",
-            ));
+        let first = seen.insert(name.to_owned());
+        let problem = if !naming::is_identifier(name) {
+            // Once, however often it is used.
+            first.then_some("not a valid identifier")
+        } else {
+            (!first).then_some("used twice")
+        };
+        if let Some(problem) = problem {
+            errors.push(bad_name(group, version, &ty.name, what, name, problem));
         }
-        if !seen.insert(name.to_owned()) {
-            return Err(bad_name(group, version, &ty.name, what, name, "used twice"));
-        }
-        Ok(())
     };
     match &ty.kind {
         TypeDefKind::Struct(s) => {
             for field in &s.fields {
-                member("field", &field.rust_name)?;
+                member("field", &field.rust_name);
                 field.ty.visit_named(&mut |n| refs.push(n.to_owned()));
             }
             if let Some(extra) = &s.additional {
-                member("field", &extra.rust_name)?;
+                member("field", &extra.rust_name);
                 extra.value.visit_named(&mut |n| refs.push(n.to_owned()));
             }
         }
         TypeDefKind::Enum(e) => {
             for v in &e.variants {
-                member("variant", &v.rust_name)?;
+                member("variant", &v.rust_name);
             }
         }
         TypeDefKind::Union(u) => {
             for v in &u.variants {
-                member("variant", &v.rust_name)?;
+                member("variant", &v.rust_name);
                 v.ty.visit_named(&mut |n| refs.push(n.to_owned()));
             }
         }
     }
-    Ok(refs)
+    refs
 }
 
 /// The by-value edges of a version's type graph: `A -> B` when `A` stores a `B` inline.

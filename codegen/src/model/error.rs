@@ -5,6 +5,7 @@ use super::Location;
 /// Why a model is not valid: a name Kubernetes rejects ([`Error::InvalidName`], at the
 /// place it was written), or a broken invariant that front-ends which build models
 /// correctly never produce (the other variants guard emitters against such a bug).
+/// Validation reports every problem it finds: several are one [`Error::Many`].
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum Error {
     /// A group, version, kind, plural, singular, list kind, short name or category that
@@ -99,6 +100,31 @@ with a required `metadata: ObjectMeta` field"
         /// The shared module name.
         module: String,
     },
+    /// More than one of the above, in the order validation found them (see
+    /// [`Model::validate`](super::Model::validate)); the message has one a line.
+    #[error("{}", lines(.0))]
+    Many(Vec<Error>),
+}
+
+impl Error {
+    /// Each problem on its own: the errors of [`Error::Many`], else this one.
+    ///
+    /// ```
+    /// use kubegen_codegen::model::Model;
+    ///
+    /// let mut model = Model::default();
+    /// model.version_mut("example.com", "V1");
+    /// model.version_mut("example.com", "v1.2");
+    /// let error = model.validate().unwrap_err();
+    /// assert_eq!(error.errors().len(), 2);
+    /// assert_eq!(error.to_string().lines().count(), 2);
+    /// ```
+    pub fn errors(&self) -> &[Error] {
+        match self {
+            Error::Many(errors) => errors,
+            one => std::slice::from_ref(one),
+        }
+    }
 }
 
 /// Result of model validation.
@@ -109,5 +135,42 @@ fn prefix(at: Option<&Location>, context: &str) -> String {
     match at {
         Some(at) => format!("{at}: "),
         None => format!("failed to validate {context}: "),
+    }
+}
+
+/// The lines of [`Error::Many`].
+fn lines(errors: &[Error]) -> String {
+    let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    lines.join("\n")
+}
+
+/// Collects problems while validation goes on past them, as serde_derive's `Ctxt` does, so
+/// one run reports them all.
+#[derive(Debug, Default)]
+pub(super) struct Errors {
+    errors: Vec<Error>,
+}
+
+impl Errors {
+    /// Records a problem (each of several).
+    pub(super) fn push(&mut self, error: Error) {
+        match error {
+            Error::Many(errors) => self.errors.extend(errors),
+            one => self.errors.push(one),
+        }
+    }
+
+    /// Records `other`'s problems after these.
+    pub(super) fn append(&mut self, other: Errors) {
+        self.errors.extend(other.errors);
+    }
+
+    /// `Ok` when nothing was recorded, else the one problem or [`Error::Many`].
+    pub(super) fn finish(mut self) -> Result<()> {
+        match self.errors.len() {
+            0 => Ok(()),
+            1 => Err(self.errors.remove(0)),
+            _ => Err(Error::Many(self.errors)),
+        }
     }
 }

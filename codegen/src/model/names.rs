@@ -2,88 +2,103 @@
 //! singular, short names and categories, each reported at the place it was written.
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 
-use super::error::{Error, Result};
-use super::{Kind, Location, Model, Version};
+use super::error::{Error, Errors};
+use super::{Kind, Location, Model, Origin, Version};
 use crate::naming::{self, kubernetes};
 
-/// Checks every group, version and kind name of `model` against the API server's rules.
-pub(super) fn validate_names(model: &Model) -> Result<()> {
+/// A rule of [`kubernetes`]: `Err` says what was expected.
+type Rule = fn(&str) -> Result<(), &'static str>;
+
+/// Checks every group, version and kind name of `model` against the API server's rules,
+/// in model order, recording each bad one.
+pub(super) fn validate_names(model: &Model, errors: &mut Errors) {
     for group in model.groups.values() {
         let at = first_location(group.versions.values(), |k| k.origin.group.as_ref());
         check(
+            errors,
             &group.name,
             "group",
             &group.name,
             at,
             kubernetes::check_group,
-        )?;
+        );
         for version in group.versions.values() {
             let context = naming::api_version(&group.name, &version.name);
             let at = first_location([version], |k| k.origin.version.as_ref());
             check(
+                errors,
                 &context,
                 "version",
                 &version.name,
                 at,
                 kubernetes::check_version,
-            )?;
+            );
             let mut plurals: BTreeMap<&str, &str> = BTreeMap::new();
             for kind in version.kinds.values() {
-                validate_kind(&context, kind)?;
-                if let Some(other) = plurals.insert(&kind.names.plural, &kind.name) {
-                    return Err(Error::InvalidName {
+                validate_kind(&context, kind, errors);
+                match plurals.entry(kind.names.plural.as_str()) {
+                    Entry::Occupied(other) => errors.push(Error::InvalidName {
                         at: kind.origin.of(kind.origin.plural.as_ref()).map(Box::new),
-                        context,
+                        context: context.clone(),
                         what: "plural",
                         name: kind.names.plural.clone(),
                         expected: format!(
-                            "expected a plural no other kind of the version has (kind `{other}` \
-has it)"
+                            "expected a plural no other kind of the version has (kind `{}` \
+has it)",
+                            other.get()
                         ),
-                    });
+                    }),
+                    Entry::Vacant(entry) => {
+                        entry.insert(&kind.name);
+                    }
                 }
             }
         }
     }
-    Ok(())
 }
 
-fn validate_kind(context: &str, kind: &Kind) -> Result<()> {
-    let origin = &kind.origin;
+fn validate_kind(context: &str, kind: &Kind, errors: &mut Errors) {
     let names = &kind.names;
-    check(
+    let kind_ok = check(
+        errors,
         context,
         "kind",
         &kind.name,
-        origin.kind.clone(),
+        kind.origin.kind.clone(),
         kubernetes::check_kind,
-    )?;
-    let at = |location: Option<&Location>| origin.of(location);
-    check(
+    );
+    let own = KindName {
         context,
+        origin: &kind.origin,
+        kind_ok,
+    };
+    let origin = &kind.origin;
+    own.check(
+        errors,
         "plural",
         &names.plural,
-        at(origin.plural.as_ref()),
+        origin.plural.as_ref(),
         kubernetes::check_resource_name,
-    )?;
-    check(
-        context,
+    );
+    own.check(
+        errors,
         "singular",
         &names.singular,
-        at(origin.singular.as_ref()),
+        origin.singular.as_ref(),
         kubernetes::check_resource_name,
-    )?;
-    check(
-        context,
+    );
+    let list_ok = own.check(
+        errors,
         "listKind",
         &names.list_kind,
-        at(origin.list_kind.as_ref()),
+        origin.list_kind.as_ref(),
         kubernetes::check_kind,
-    )?;
-    if names.list_kind == kind.name {
-        return Err(Error::InvalidName {
-            at: at(origin.list_kind.as_ref()).map(Box::new),
+    );
+    if list_ok && names.list_kind == kind.name {
+        errors.push(Error::InvalidName {
+            at: origin.of(origin.list_kind.as_ref()).map(Box::new),
             context: context.to_owned(),
             what: "listKind",
             name: names.list_kind.clone(),
@@ -91,42 +106,82 @@ fn validate_kind(context: &str, kind: &Kind) -> Result<()> {
         });
     }
     for (i, short) in names.short_names.iter().enumerate() {
-        let location = at(origin.short_names.get(i));
-        check(
-            context,
+        own.check(
+            errors,
             "short name",
             short,
-            location,
+            origin.short_names.get(i),
             kubernetes::check_resource_name,
-        )?;
+        );
     }
     for (i, category) in names.categories.iter().enumerate() {
-        let location = at(origin.categories.get(i));
-        check(
-            context,
+        own.check(
+            errors,
             "category",
             category,
-            location,
+            origin.categories.get(i),
             kubernetes::check_resource_name,
-        )?;
+        );
     }
-    Ok(())
 }
 
+/// The names of one kind other than the kind itself.
+struct KindName<'a> {
+    /// The group/version (`example.com/v1`).
+    context: &'a str,
+    origin: &'a Origin,
+    /// Whether the kind's name passed its rule.
+    kind_ok: bool,
+}
+
+impl KindName<'_> {
+    /// Checks one name, written at `location` (else at the kind's), recording it when bad;
+    /// `false` when it is. A name with no place of its own was made from the kind (a CRD's
+    /// default `singular` or `listKind`): when the kind is bad, that error covers it.
+    fn check(
+        &self,
+        errors: &mut Errors,
+        what: &'static str,
+        name: &str,
+        location: Option<&Location>,
+        rule: Rule,
+    ) -> bool {
+        if location.is_none() && !self.kind_ok {
+            return true;
+        }
+        check(
+            errors,
+            self.context,
+            what,
+            name,
+            self.origin.of(location),
+            rule,
+        )
+    }
+}
+
+/// Checks `name` against `rule`, recording it at `at` when bad; `false` when it is.
 fn check(
+    errors: &mut Errors,
     context: &str,
     what: &'static str,
     name: &str,
     at: Option<Location>,
-    rule: fn(&str) -> Result<(), &'static str>,
-) -> Result<()> {
-    rule(name).map_err(|expected| Error::InvalidName {
-        at: at.map(Box::new),
-        context: context.to_owned(),
-        what,
-        name: name.to_owned(),
-        expected: expected.to_owned(),
-    })
+    rule: Rule,
+) -> bool {
+    match rule(name) {
+        Ok(()) => true,
+        Err(expected) => {
+            errors.push(Error::InvalidName {
+                at: at.map(Box::new),
+                context: context.to_owned(),
+                what,
+                name: name.to_owned(),
+                expected: expected.to_owned(),
+            });
+            false
+        }
+    }
 }
 
 /// The first location `pick` finds among the kinds of `versions`.
@@ -186,8 +241,15 @@ mod tests {
         model
     }
 
+    /// What the naming rules say of `model`.
+    fn names(model: &Model) -> Result<(), Error> {
+        let mut errors = Errors::default();
+        validate_names(model, &mut errors);
+        errors.finish()
+    }
+
     fn error(model: &Model) -> String {
-        validate_names(model).unwrap_err().to_string()
+        names(model).unwrap_err().to_string()
     }
 
     #[test]
@@ -220,8 +282,8 @@ mod tests {
 
     #[test]
     fn good_names_pass() {
-        validate_names(&model("example.com", "v1", vec![kind("Foo"), kind("a-b")])).unwrap();
-        validate_names(&model("", "v1", vec![kind("Pod")])).unwrap();
+        names(&model("example.com", "v1", vec![kind("Foo"), kind("a-b")])).unwrap();
+        names(&model("", "v1", vec![kind("Pod")])).unwrap();
     }
 
     #[test]
@@ -251,6 +313,55 @@ mod tests {
             message.starts_with("in.yaml:3:9: invalid kind \"Foo Bar\""),
             "{message}"
         );
+        // Its plural, singular and listKind have no place of their own: the kind's error
+        // covers them.
+        assert_eq!(message.lines().count(), 1, "{message}");
+    }
+
+    #[test]
+    fn every_bad_name_is_reported_in_order() {
+        let mut model = Model::default();
+        let mut foo = kind("Foo");
+        foo.names.plural = "Foos".to_owned();
+        foo.origin.plural = Some(Location::new("foo.yaml", 4, 11));
+        let mut bar = kind("Bar");
+        bar.names.short_names = vec!["br".to_owned(), "b_r".to_owned()];
+        bar.origin.short_names = vec![
+            Location::new("bar.yaml", 12, 5),
+            Location::new("bar.yaml", 13, 5),
+        ];
+        let mut baz = kind("Baz");
+        baz.names.categories = vec!["All Things".to_owned()];
+        baz.origin.categories = vec![Location::new("baz.yaml", 7, 3)];
+        for (version, kind) in [("v1", foo), ("v1", bar), ("v2beta1", baz)] {
+            let version = model.version_mut("example.com", version);
+            version.kinds.insert(kind.name.clone(), kind);
+        }
+        let error = model.validate().unwrap_err();
+        let label = kubernetes::EXPECTED_RESOURCE_NAME;
+        let expected = [
+            // Model order: versions, then kinds, by name.
+            format!("bar.yaml:13:5: invalid short name \"b_r\": {label}"),
+            format!("foo.yaml:4:11: invalid plural \"Foos\": {label}"),
+            format!("baz.yaml:7:3: invalid category \"All Things\": {label}"),
+        ];
+        assert_eq!(error.to_string(), expected.join("\n"));
+        let each: Vec<String> = error.errors().iter().map(ToString::to_string).collect();
+        assert_eq!(each, expected);
+        assert!(matches!(
+            error.errors(),
+            [
+                Error::InvalidName {
+                    what: "short name",
+                    ..
+                },
+                Error::InvalidName { what: "plural", .. },
+                Error::InvalidName {
+                    what: "category",
+                    ..
+                },
+            ]
+        ));
     }
 
     #[test]

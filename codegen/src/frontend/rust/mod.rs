@@ -149,9 +149,16 @@ pub fn resource(input: &DeriveInput) -> syn::Result<Model> {
     let derived = derive(input, None)?;
     let mut model = Model::default();
     derived.add_to(&mut model);
-    model
-        .validate()
-        .map_err(|e| syn::Error::new(input.ident.span(), e.to_string()))?;
+    model.validate().map_err(|error| {
+        // Each problem its own compile error, at the struct's name.
+        let mut errors = Errors::default();
+        for each in error.errors() {
+            errors.push(syn::Error::new(input.ident.span(), each));
+        }
+        errors
+            .finish()
+            .unwrap_or_else(|| syn::Error::new(input.ident.span(), &error))
+    })?;
     Ok(model)
 }
 

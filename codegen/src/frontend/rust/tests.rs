@@ -225,6 +225,29 @@ fn shape_errors() {
 }
 
 #[test]
+fn every_problem_the_model_finds_is_its_own_error() {
+    // A kind of 63 characters is valid; its plural and listKind made from it are too long.
+    let name = syn::Ident::new(
+        &format!("K{}", "a".repeat(62)),
+        proc_macro2::Span::call_site(),
+    );
+    let input: DeriveInput = parse_quote! {
+        #[resource(group = "x.io", version = "v1")]
+        struct #name { metadata: ObjectMeta, spec: FooSpec }
+    };
+    let messages = messages(&input);
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(
+        messages[0].starts_with("failed to validate x.io/v1: invalid plural"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[1].starts_with("failed to validate x.io/v1: invalid listKind"),
+        "{messages:?}"
+    );
+}
+
+#[test]
 fn names_follow_kubernetes_rules() {
     let input: DeriveInput = parse_quote! {
         #[resource(group = "example", version = "v1.2", kind = "1Foo", plural = "Foos")]
