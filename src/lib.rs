@@ -13,7 +13,10 @@
 //! - [`gentype`]: the generics generated clientsets, listers and informers delegate to.
 //! - [`kubernetes`]: the generated clientset, listers and informers of the built-in API
 //!   groups over k8s-openapi's types (`kubernetes::clientset::Clientset`,
-//!   `kubernetes::informers::InformerFactory`), as client-go's `kubernetes` package.
+//!   `kubernetes::informers::InformerFactory`), as client-go's `kubernetes` package: every
+//!   GA kind it lists and watches, and CustomResourceDefinition (57 kinds in 18 groups).
+//!   A kind in two groups or versions has one module each (`core::v1::EventClient`,
+//!   `events_k8s_io::v1::EventClient`; `autoscaling::v1` and `autoscaling::v2`).
 //! - `applyconfigurations` (feature `apply`, off by default): the built-in kinds' apply
 //!   configurations for server-side apply (`applyconfigurations::apps::v1::DeploymentApply`),
 //!   generated from Kubernetes' OpenAPI documents, as client-go's `applyconfigurations`

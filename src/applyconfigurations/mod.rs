@@ -248,6 +248,7 @@ impl<'de> crate::__private::serde::de::Visitor<'de> for __FieldSeed {
     }
 }
 pub mod core;
+pub mod apiextensions_k8s_io;
 pub mod apps;
 pub mod autoscaling;
 pub mod batch;

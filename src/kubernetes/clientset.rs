@@ -17,10 +17,25 @@ impl Clientset {
     pub fn core_v1(&self) -> core::v1::Client {
         core::v1::Client::new(self.client.clone())
     }
+    /// The client of `admissionregistration.k8s.io/v1`.
+    #[inline]
+    pub fn admissionregistration_v1(&self) -> admissionregistration_k8s_io::v1::Client {
+        admissionregistration_k8s_io::v1::Client::new(self.client.clone())
+    }
+    /// The client of `apiextensions.k8s.io/v1`.
+    #[inline]
+    pub fn apiextensions_v1(&self) -> apiextensions_k8s_io::v1::Client {
+        apiextensions_k8s_io::v1::Client::new(self.client.clone())
+    }
     /// The client of `apps/v1`.
     #[inline]
     pub fn apps_v1(&self) -> apps::v1::Client {
         apps::v1::Client::new(self.client.clone())
+    }
+    /// The client of `autoscaling/v1`.
+    #[inline]
+    pub fn autoscaling_v1(&self) -> autoscaling::v1::Client {
+        autoscaling::v1::Client::new(self.client.clone())
     }
     /// The client of `autoscaling/v2`.
     #[inline]
@@ -32,15 +47,40 @@ impl Clientset {
     pub fn batch_v1(&self) -> batch::v1::Client {
         batch::v1::Client::new(self.client.clone())
     }
+    /// The client of `certificates.k8s.io/v1`.
+    #[inline]
+    pub fn certificates_v1(&self) -> certificates_k8s_io::v1::Client {
+        certificates_k8s_io::v1::Client::new(self.client.clone())
+    }
     /// The client of `coordination.k8s.io/v1`.
     #[inline]
     pub fn coordination_v1(&self) -> coordination_k8s_io::v1::Client {
         coordination_k8s_io::v1::Client::new(self.client.clone())
     }
+    /// The client of `discovery.k8s.io/v1`.
+    #[inline]
+    pub fn discovery_v1(&self) -> discovery_k8s_io::v1::Client {
+        discovery_k8s_io::v1::Client::new(self.client.clone())
+    }
+    /// The client of `events.k8s.io/v1`.
+    #[inline]
+    pub fn events_v1(&self) -> events_k8s_io::v1::Client {
+        events_k8s_io::v1::Client::new(self.client.clone())
+    }
+    /// The client of `flowcontrol.apiserver.k8s.io/v1`.
+    #[inline]
+    pub fn flowcontrol_v1(&self) -> flowcontrol_apiserver_k8s_io::v1::Client {
+        flowcontrol_apiserver_k8s_io::v1::Client::new(self.client.clone())
+    }
     /// The client of `networking.k8s.io/v1`.
     #[inline]
     pub fn networking_v1(&self) -> networking_k8s_io::v1::Client {
         networking_k8s_io::v1::Client::new(self.client.clone())
+    }
+    /// The client of `node.k8s.io/v1`.
+    #[inline]
+    pub fn node_v1(&self) -> node_k8s_io::v1::Client {
+        node_k8s_io::v1::Client::new(self.client.clone())
     }
     /// The client of `policy/v1`.
     #[inline]
@@ -51,6 +91,16 @@ impl Clientset {
     #[inline]
     pub fn rbac_v1(&self) -> rbac_authorization_k8s_io::v1::Client {
         rbac_authorization_k8s_io::v1::Client::new(self.client.clone())
+    }
+    /// The client of `resource.k8s.io/v1`.
+    #[inline]
+    pub fn resource_v1(&self) -> resource_k8s_io::v1::Client {
+        resource_k8s_io::v1::Client::new(self.client.clone())
+    }
+    /// The client of `scheduling.k8s.io/v1`.
+    #[inline]
+    pub fn scheduling_v1(&self) -> scheduling_k8s_io::v1::Client {
+        scheduling_k8s_io::v1::Client::new(self.client.clone())
     }
     /// The client of `storage.k8s.io/v1`.
     #[inline]
@@ -226,6 +276,92 @@ pub mod core {
         >;
     }
 }
+/// API group `admissionregistration.k8s.io`.
+pub mod admissionregistration_k8s_io {
+    /// `admissionregistration.k8s.io/v1`.
+    pub mod v1 {
+        /// Clients of `admissionregistration.k8s.io/v1` kinds.
+        #[derive(Clone)]
+        pub struct Client {
+            client: crate::__private::kube::Client,
+        }
+        impl Client {
+            /// A client over `client`.
+            #[inline]
+            pub fn new(client: crate::__private::kube::Client) -> Self {
+                Self { client }
+            }
+            /// `mutatingwebhookconfigurations` (cluster-scoped).
+            #[inline]
+            pub fn mutating_webhook_configurations(&self) -> MutatingWebhookConfigurationClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+            /// `validatingadmissionpolicies` (cluster-scoped).
+            #[inline]
+            pub fn validating_admission_policies(&self) -> ValidatingAdmissionPolicyClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+            /// `validatingadmissionpolicybindings` (cluster-scoped).
+            #[inline]
+            pub fn validating_admission_policy_bindings(&self) -> ValidatingAdmissionPolicyBindingClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+            /// `validatingwebhookconfigurations` (cluster-scoped).
+            #[inline]
+            pub fn validating_webhook_configurations(&self) -> ValidatingWebhookConfigurationClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+        }
+        /// The typed client of `mutatingwebhookconfigurations`.
+        pub type MutatingWebhookConfigurationClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration,
+            crate::gentype::subresources::None,
+        >;
+        /// The typed client of `validatingadmissionpolicies`.
+        pub type ValidatingAdmissionPolicyClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy,
+            crate::gentype::subresources::Status,
+        >;
+        /// The typed client of `validatingadmissionpolicybindings`.
+        pub type ValidatingAdmissionPolicyBindingClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding,
+            crate::gentype::subresources::None,
+        >;
+        /// The typed client of `validatingwebhookconfigurations`.
+        pub type ValidatingWebhookConfigurationClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration,
+            crate::gentype::subresources::None,
+        >;
+    }
+}
+/// API group `apiextensions.k8s.io`.
+pub mod apiextensions_k8s_io {
+    /// `apiextensions.k8s.io/v1`.
+    pub mod v1 {
+        /// Clients of `apiextensions.k8s.io/v1` kinds.
+        #[derive(Clone)]
+        pub struct Client {
+            client: crate::__private::kube::Client,
+        }
+        impl Client {
+            /// A client over `client`.
+            #[inline]
+            pub fn new(client: crate::__private::kube::Client) -> Self {
+                Self { client }
+            }
+            /// `customresourcedefinitions` (cluster-scoped).
+            #[inline]
+            pub fn custom_resource_definitions(&self) -> CustomResourceDefinitionClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+        }
+        /// The typed client of `customresourcedefinitions`.
+        pub type CustomResourceDefinitionClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+            crate::gentype::subresources::Status,
+        >;
+    }
+}
 /// API group `apps`.
 pub mod apps {
     /// `apps/v1`.
@@ -296,6 +432,31 @@ pub mod apps {
 }
 /// API group `autoscaling`.
 pub mod autoscaling {
+    /// `autoscaling/v1`.
+    pub mod v1 {
+        /// Clients of `autoscaling/v1` kinds.
+        #[derive(Clone)]
+        pub struct Client {
+            client: crate::__private::kube::Client,
+        }
+        impl Client {
+            /// A client over `client`.
+            #[inline]
+            pub fn new(client: crate::__private::kube::Client) -> Self {
+                Self { client }
+            }
+            /// `horizontalpodautoscalers` in `namespace` (`""`: all namespaces).
+            #[inline]
+            pub fn horizontal_pod_autoscalers(&self, namespace: &str) -> HorizontalPodAutoscalerClient {
+                crate::gentype::namespaced(self.client.clone(), namespace)
+            }
+        }
+        /// The typed client of `horizontalpodautoscalers`.
+        pub type HorizontalPodAutoscalerClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler,
+            crate::gentype::subresources::Status,
+        >;
+    }
     /// `autoscaling/v2`.
     pub mod v2 {
         /// Clients of `autoscaling/v2` kinds.
@@ -360,6 +521,34 @@ pub mod batch {
         >;
     }
 }
+/// API group `certificates.k8s.io`.
+pub mod certificates_k8s_io {
+    /// `certificates.k8s.io/v1`.
+    pub mod v1 {
+        /// Clients of `certificates.k8s.io/v1` kinds.
+        #[derive(Clone)]
+        pub struct Client {
+            client: crate::__private::kube::Client,
+        }
+        impl Client {
+            /// A client over `client`.
+            #[inline]
+            pub fn new(client: crate::__private::kube::Client) -> Self {
+                Self { client }
+            }
+            /// `certificatesigningrequests` (cluster-scoped).
+            #[inline]
+            pub fn certificate_signing_requests(&self) -> CertificateSigningRequestClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+        }
+        /// The typed client of `certificatesigningrequests`.
+        pub type CertificateSigningRequestClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::certificates::v1::CertificateSigningRequest,
+            crate::gentype::subresources::Status,
+        >;
+    }
+}
 /// API group `coordination.k8s.io`.
 pub mod coordination_k8s_io {
     /// `coordination.k8s.io/v1`.
@@ -385,6 +574,100 @@ pub mod coordination_k8s_io {
         pub type LeaseClient = crate::gentype::ResourceClient<
             crate::__private::k8s_openapi::api::coordination::v1::Lease,
             crate::gentype::subresources::None,
+        >;
+    }
+}
+/// API group `discovery.k8s.io`.
+pub mod discovery_k8s_io {
+    /// `discovery.k8s.io/v1`.
+    pub mod v1 {
+        /// Clients of `discovery.k8s.io/v1` kinds.
+        #[derive(Clone)]
+        pub struct Client {
+            client: crate::__private::kube::Client,
+        }
+        impl Client {
+            /// A client over `client`.
+            #[inline]
+            pub fn new(client: crate::__private::kube::Client) -> Self {
+                Self { client }
+            }
+            /// `endpointslices` in `namespace` (`""`: all namespaces).
+            #[inline]
+            pub fn endpoint_slices(&self, namespace: &str) -> EndpointSliceClient {
+                crate::gentype::namespaced(self.client.clone(), namespace)
+            }
+        }
+        /// The typed client of `endpointslices`.
+        pub type EndpointSliceClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::discovery::v1::EndpointSlice,
+            crate::gentype::subresources::None,
+        >;
+    }
+}
+/// API group `events.k8s.io`.
+pub mod events_k8s_io {
+    /// `events.k8s.io/v1`.
+    pub mod v1 {
+        /// Clients of `events.k8s.io/v1` kinds.
+        #[derive(Clone)]
+        pub struct Client {
+            client: crate::__private::kube::Client,
+        }
+        impl Client {
+            /// A client over `client`.
+            #[inline]
+            pub fn new(client: crate::__private::kube::Client) -> Self {
+                Self { client }
+            }
+            /// `events` in `namespace` (`""`: all namespaces).
+            #[inline]
+            pub fn events(&self, namespace: &str) -> EventClient {
+                crate::gentype::namespaced(self.client.clone(), namespace)
+            }
+        }
+        /// The typed client of `events`.
+        pub type EventClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::events::v1::Event,
+            crate::gentype::subresources::None,
+        >;
+    }
+}
+/// API group `flowcontrol.apiserver.k8s.io`.
+pub mod flowcontrol_apiserver_k8s_io {
+    /// `flowcontrol.apiserver.k8s.io/v1`.
+    pub mod v1 {
+        /// Clients of `flowcontrol.apiserver.k8s.io/v1` kinds.
+        #[derive(Clone)]
+        pub struct Client {
+            client: crate::__private::kube::Client,
+        }
+        impl Client {
+            /// A client over `client`.
+            #[inline]
+            pub fn new(client: crate::__private::kube::Client) -> Self {
+                Self { client }
+            }
+            /// `flowschemas` (cluster-scoped).
+            #[inline]
+            pub fn flow_schemas(&self) -> FlowSchemaClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+            /// `prioritylevelconfigurations` (cluster-scoped).
+            #[inline]
+            pub fn priority_level_configurations(&self) -> PriorityLevelConfigurationClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+        }
+        /// The typed client of `flowschemas`.
+        pub type FlowSchemaClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::flowcontrol::v1::FlowSchema,
+            crate::gentype::subresources::Status,
+        >;
+        /// The typed client of `prioritylevelconfigurations`.
+        pub type PriorityLevelConfigurationClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration,
+            crate::gentype::subresources::Status,
         >;
     }
 }
@@ -453,6 +736,34 @@ pub mod networking_k8s_io {
         pub type ServiceCIDRClient = crate::gentype::ResourceClient<
             crate::__private::k8s_openapi::api::networking::v1::ServiceCIDR,
             crate::gentype::subresources::Status,
+        >;
+    }
+}
+/// API group `node.k8s.io`.
+pub mod node_k8s_io {
+    /// `node.k8s.io/v1`.
+    pub mod v1 {
+        /// Clients of `node.k8s.io/v1` kinds.
+        #[derive(Clone)]
+        pub struct Client {
+            client: crate::__private::kube::Client,
+        }
+        impl Client {
+            /// A client over `client`.
+            #[inline]
+            pub fn new(client: crate::__private::kube::Client) -> Self {
+                Self { client }
+            }
+            /// `runtimeclasses` (cluster-scoped).
+            #[inline]
+            pub fn runtime_classes(&self) -> RuntimeClassClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+        }
+        /// The typed client of `runtimeclasses`.
+        pub type RuntimeClassClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::node::v1::RuntimeClass,
+            crate::gentype::subresources::None,
         >;
     }
 }
@@ -538,6 +849,92 @@ pub mod rbac_authorization_k8s_io {
         /// The typed client of `rolebindings`.
         pub type RoleBindingClient = crate::gentype::ResourceClient<
             crate::__private::k8s_openapi::api::rbac::v1::RoleBinding,
+            crate::gentype::subresources::None,
+        >;
+    }
+}
+/// API group `resource.k8s.io`.
+pub mod resource_k8s_io {
+    /// `resource.k8s.io/v1`.
+    pub mod v1 {
+        /// Clients of `resource.k8s.io/v1` kinds.
+        #[derive(Clone)]
+        pub struct Client {
+            client: crate::__private::kube::Client,
+        }
+        impl Client {
+            /// A client over `client`.
+            #[inline]
+            pub fn new(client: crate::__private::kube::Client) -> Self {
+                Self { client }
+            }
+            /// `deviceclasses` (cluster-scoped).
+            #[inline]
+            pub fn device_classes(&self) -> DeviceClassClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+            /// `resourceclaims` in `namespace` (`""`: all namespaces).
+            #[inline]
+            pub fn resource_claims(&self, namespace: &str) -> ResourceClaimClient {
+                crate::gentype::namespaced(self.client.clone(), namespace)
+            }
+            /// `resourceclaimtemplates` in `namespace` (`""`: all namespaces).
+            #[inline]
+            pub fn resource_claim_templates(&self, namespace: &str) -> ResourceClaimTemplateClient {
+                crate::gentype::namespaced(self.client.clone(), namespace)
+            }
+            /// `resourceslices` (cluster-scoped).
+            #[inline]
+            pub fn resource_slices(&self) -> ResourceSliceClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+        }
+        /// The typed client of `deviceclasses`.
+        pub type DeviceClassClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::resource::v1::DeviceClass,
+            crate::gentype::subresources::None,
+        >;
+        /// The typed client of `resourceclaims`.
+        pub type ResourceClaimClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::resource::v1::ResourceClaim,
+            crate::gentype::subresources::Status,
+        >;
+        /// The typed client of `resourceclaimtemplates`.
+        pub type ResourceClaimTemplateClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::resource::v1::ResourceClaimTemplate,
+            crate::gentype::subresources::None,
+        >;
+        /// The typed client of `resourceslices`.
+        pub type ResourceSliceClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::resource::v1::ResourceSlice,
+            crate::gentype::subresources::None,
+        >;
+    }
+}
+/// API group `scheduling.k8s.io`.
+pub mod scheduling_k8s_io {
+    /// `scheduling.k8s.io/v1`.
+    pub mod v1 {
+        /// Clients of `scheduling.k8s.io/v1` kinds.
+        #[derive(Clone)]
+        pub struct Client {
+            client: crate::__private::kube::Client,
+        }
+        impl Client {
+            /// A client over `client`.
+            #[inline]
+            pub fn new(client: crate::__private::kube::Client) -> Self {
+                Self { client }
+            }
+            /// `priorityclasses` (cluster-scoped).
+            #[inline]
+            pub fn priority_classes(&self) -> PriorityClassClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+        }
+        /// The typed client of `priorityclasses`.
+        pub type PriorityClassClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::scheduling::v1::PriorityClass,
             crate::gentype::subresources::None,
         >;
     }

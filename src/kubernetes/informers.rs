@@ -22,6 +22,16 @@ impl InformerFactory {
     pub fn core(&self) -> core::Group {
         core::Group::new(self.factory.clone())
     }
+    /// Informers of API group `admissionregistration.k8s.io`.
+    #[inline]
+    pub fn admissionregistration(&self) -> admissionregistration_k8s_io::Group {
+        admissionregistration_k8s_io::Group::new(self.factory.clone())
+    }
+    /// Informers of API group `apiextensions.k8s.io`.
+    #[inline]
+    pub fn apiextensions(&self) -> apiextensions_k8s_io::Group {
+        apiextensions_k8s_io::Group::new(self.factory.clone())
+    }
     /// Informers of API group `apps`.
     #[inline]
     pub fn apps(&self) -> apps::Group {
@@ -37,15 +47,40 @@ impl InformerFactory {
     pub fn batch(&self) -> batch::Group {
         batch::Group::new(self.factory.clone())
     }
+    /// Informers of API group `certificates.k8s.io`.
+    #[inline]
+    pub fn certificates(&self) -> certificates_k8s_io::Group {
+        certificates_k8s_io::Group::new(self.factory.clone())
+    }
     /// Informers of API group `coordination.k8s.io`.
     #[inline]
     pub fn coordination(&self) -> coordination_k8s_io::Group {
         coordination_k8s_io::Group::new(self.factory.clone())
     }
+    /// Informers of API group `discovery.k8s.io`.
+    #[inline]
+    pub fn discovery(&self) -> discovery_k8s_io::Group {
+        discovery_k8s_io::Group::new(self.factory.clone())
+    }
+    /// Informers of API group `events.k8s.io`.
+    #[inline]
+    pub fn events(&self) -> events_k8s_io::Group {
+        events_k8s_io::Group::new(self.factory.clone())
+    }
+    /// Informers of API group `flowcontrol.apiserver.k8s.io`.
+    #[inline]
+    pub fn flowcontrol(&self) -> flowcontrol_apiserver_k8s_io::Group {
+        flowcontrol_apiserver_k8s_io::Group::new(self.factory.clone())
+    }
     /// Informers of API group `networking.k8s.io`.
     #[inline]
     pub fn networking(&self) -> networking_k8s_io::Group {
         networking_k8s_io::Group::new(self.factory.clone())
+    }
+    /// Informers of API group `node.k8s.io`.
+    #[inline]
+    pub fn node(&self) -> node_k8s_io::Group {
+        node_k8s_io::Group::new(self.factory.clone())
     }
     /// Informers of API group `policy`.
     #[inline]
@@ -56,6 +91,16 @@ impl InformerFactory {
     #[inline]
     pub fn rbac(&self) -> rbac_authorization_k8s_io::Group {
         rbac_authorization_k8s_io::Group::new(self.factory.clone())
+    }
+    /// Informers of API group `resource.k8s.io`.
+    #[inline]
+    pub fn resource(&self) -> resource_k8s_io::Group {
+        resource_k8s_io::Group::new(self.factory.clone())
+    }
+    /// Informers of API group `scheduling.k8s.io`.
+    #[inline]
+    pub fn scheduling(&self) -> scheduling_k8s_io::Group {
+        scheduling_k8s_io::Group::new(self.factory.clone())
     }
     /// Informers of API group `storage.k8s.io`.
     #[inline]
@@ -233,6 +278,121 @@ pub mod core {
         >;
     }
 }
+/// API group `admissionregistration.k8s.io`.
+pub mod admissionregistration_k8s_io {
+    /// Informers of API group `admissionregistration.k8s.io`.
+    #[derive(Clone, Debug)]
+    pub struct Group {
+        factory: crate::gentype::InformerFactory,
+    }
+    impl Group {
+        /// The informers of `factory`.
+        #[inline]
+        pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+            Self { factory }
+        }
+        /// Informers of `admissionregistration.k8s.io/v1`.
+        #[inline]
+        pub fn v1(&self) -> v1::Version {
+            v1::Version::new(self.factory.clone())
+        }
+    }
+    /// `admissionregistration.k8s.io/v1`.
+    pub mod v1 {
+        /// Informers of `admissionregistration.k8s.io/v1`.
+        #[derive(Clone, Debug)]
+        pub struct Version {
+            factory: crate::gentype::InformerFactory,
+        }
+        impl Version {
+            /// The informers of `factory`.
+            #[inline]
+            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+                Self { factory }
+            }
+            /// The shared informer of `mutatingwebhookconfigurations`.
+            #[inline]
+            pub fn mutating_webhook_configurations(&self) -> MutatingWebhookConfigurationInformer {
+                MutatingWebhookConfigurationInformer::new(self.factory.clone())
+            }
+            /// The shared informer of `validatingadmissionpolicies`.
+            #[inline]
+            pub fn validating_admission_policies(&self) -> ValidatingAdmissionPolicyInformer {
+                ValidatingAdmissionPolicyInformer::new(self.factory.clone())
+            }
+            /// The shared informer of `validatingadmissionpolicybindings`.
+            #[inline]
+            pub fn validating_admission_policy_bindings(&self) -> ValidatingAdmissionPolicyBindingInformer {
+                ValidatingAdmissionPolicyBindingInformer::new(self.factory.clone())
+            }
+            /// The shared informer of `validatingwebhookconfigurations`.
+            #[inline]
+            pub fn validating_webhook_configurations(&self) -> ValidatingWebhookConfigurationInformer {
+                ValidatingWebhookConfigurationInformer::new(self.factory.clone())
+            }
+        }
+        /// The shared informer of `mutatingwebhookconfigurations`.
+        pub type MutatingWebhookConfigurationInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration,
+        >;
+        /// The shared informer of `validatingadmissionpolicies`.
+        pub type ValidatingAdmissionPolicyInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy,
+        >;
+        /// The shared informer of `validatingadmissionpolicybindings`.
+        pub type ValidatingAdmissionPolicyBindingInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding,
+        >;
+        /// The shared informer of `validatingwebhookconfigurations`.
+        pub type ValidatingWebhookConfigurationInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration,
+        >;
+    }
+}
+/// API group `apiextensions.k8s.io`.
+pub mod apiextensions_k8s_io {
+    /// Informers of API group `apiextensions.k8s.io`.
+    #[derive(Clone, Debug)]
+    pub struct Group {
+        factory: crate::gentype::InformerFactory,
+    }
+    impl Group {
+        /// The informers of `factory`.
+        #[inline]
+        pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+            Self { factory }
+        }
+        /// Informers of `apiextensions.k8s.io/v1`.
+        #[inline]
+        pub fn v1(&self) -> v1::Version {
+            v1::Version::new(self.factory.clone())
+        }
+    }
+    /// `apiextensions.k8s.io/v1`.
+    pub mod v1 {
+        /// Informers of `apiextensions.k8s.io/v1`.
+        #[derive(Clone, Debug)]
+        pub struct Version {
+            factory: crate::gentype::InformerFactory,
+        }
+        impl Version {
+            /// The informers of `factory`.
+            #[inline]
+            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+                Self { factory }
+            }
+            /// The shared informer of `customresourcedefinitions`.
+            #[inline]
+            pub fn custom_resource_definitions(&self) -> CustomResourceDefinitionInformer {
+                CustomResourceDefinitionInformer::new(self.factory.clone())
+            }
+        }
+        /// The shared informer of `customresourcedefinitions`.
+        pub type CustomResourceDefinitionInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+        >;
+    }
+}
 /// API group `apps`.
 pub mod apps {
     /// Informers of API group `apps`.
@@ -326,11 +486,40 @@ pub mod autoscaling {
         pub fn new(factory: crate::gentype::InformerFactory) -> Self {
             Self { factory }
         }
+        /// Informers of `autoscaling/v1`.
+        #[inline]
+        pub fn v1(&self) -> v1::Version {
+            v1::Version::new(self.factory.clone())
+        }
         /// Informers of `autoscaling/v2`.
         #[inline]
         pub fn v2(&self) -> v2::Version {
             v2::Version::new(self.factory.clone())
         }
+    }
+    /// `autoscaling/v1`.
+    pub mod v1 {
+        /// Informers of `autoscaling/v1`.
+        #[derive(Clone, Debug)]
+        pub struct Version {
+            factory: crate::gentype::InformerFactory,
+        }
+        impl Version {
+            /// The informers of `factory`.
+            #[inline]
+            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+                Self { factory }
+            }
+            /// The shared informer of `horizontalpodautoscalers`.
+            #[inline]
+            pub fn horizontal_pod_autoscalers(&self) -> HorizontalPodAutoscalerInformer {
+                HorizontalPodAutoscalerInformer::new(self.factory.clone())
+            }
+        }
+        /// The shared informer of `horizontalpodautoscalers`.
+        pub type HorizontalPodAutoscalerInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler,
+        >;
     }
     /// `autoscaling/v2`.
     pub mod v2 {
@@ -410,6 +599,50 @@ pub mod batch {
         >;
     }
 }
+/// API group `certificates.k8s.io`.
+pub mod certificates_k8s_io {
+    /// Informers of API group `certificates.k8s.io`.
+    #[derive(Clone, Debug)]
+    pub struct Group {
+        factory: crate::gentype::InformerFactory,
+    }
+    impl Group {
+        /// The informers of `factory`.
+        #[inline]
+        pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+            Self { factory }
+        }
+        /// Informers of `certificates.k8s.io/v1`.
+        #[inline]
+        pub fn v1(&self) -> v1::Version {
+            v1::Version::new(self.factory.clone())
+        }
+    }
+    /// `certificates.k8s.io/v1`.
+    pub mod v1 {
+        /// Informers of `certificates.k8s.io/v1`.
+        #[derive(Clone, Debug)]
+        pub struct Version {
+            factory: crate::gentype::InformerFactory,
+        }
+        impl Version {
+            /// The informers of `factory`.
+            #[inline]
+            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+                Self { factory }
+            }
+            /// The shared informer of `certificatesigningrequests`.
+            #[inline]
+            pub fn certificate_signing_requests(&self) -> CertificateSigningRequestInformer {
+                CertificateSigningRequestInformer::new(self.factory.clone())
+            }
+        }
+        /// The shared informer of `certificatesigningrequests`.
+        pub type CertificateSigningRequestInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::certificates::v1::CertificateSigningRequest,
+        >;
+    }
+}
 /// API group `coordination.k8s.io`.
 pub mod coordination_k8s_io {
     /// Informers of API group `coordination.k8s.io`.
@@ -451,6 +684,147 @@ pub mod coordination_k8s_io {
         /// The shared informer of `leases`.
         pub type LeaseInformer = crate::gentype::Informer<
             crate::__private::k8s_openapi::api::coordination::v1::Lease,
+        >;
+    }
+}
+/// API group `discovery.k8s.io`.
+pub mod discovery_k8s_io {
+    /// Informers of API group `discovery.k8s.io`.
+    #[derive(Clone, Debug)]
+    pub struct Group {
+        factory: crate::gentype::InformerFactory,
+    }
+    impl Group {
+        /// The informers of `factory`.
+        #[inline]
+        pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+            Self { factory }
+        }
+        /// Informers of `discovery.k8s.io/v1`.
+        #[inline]
+        pub fn v1(&self) -> v1::Version {
+            v1::Version::new(self.factory.clone())
+        }
+    }
+    /// `discovery.k8s.io/v1`.
+    pub mod v1 {
+        /// Informers of `discovery.k8s.io/v1`.
+        #[derive(Clone, Debug)]
+        pub struct Version {
+            factory: crate::gentype::InformerFactory,
+        }
+        impl Version {
+            /// The informers of `factory`.
+            #[inline]
+            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+                Self { factory }
+            }
+            /// The shared informer of `endpointslices`.
+            #[inline]
+            pub fn endpoint_slices(&self) -> EndpointSliceInformer {
+                EndpointSliceInformer::new(self.factory.clone())
+            }
+        }
+        /// The shared informer of `endpointslices`.
+        pub type EndpointSliceInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::discovery::v1::EndpointSlice,
+        >;
+    }
+}
+/// API group `events.k8s.io`.
+pub mod events_k8s_io {
+    /// Informers of API group `events.k8s.io`.
+    #[derive(Clone, Debug)]
+    pub struct Group {
+        factory: crate::gentype::InformerFactory,
+    }
+    impl Group {
+        /// The informers of `factory`.
+        #[inline]
+        pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+            Self { factory }
+        }
+        /// Informers of `events.k8s.io/v1`.
+        #[inline]
+        pub fn v1(&self) -> v1::Version {
+            v1::Version::new(self.factory.clone())
+        }
+    }
+    /// `events.k8s.io/v1`.
+    pub mod v1 {
+        /// Informers of `events.k8s.io/v1`.
+        #[derive(Clone, Debug)]
+        pub struct Version {
+            factory: crate::gentype::InformerFactory,
+        }
+        impl Version {
+            /// The informers of `factory`.
+            #[inline]
+            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+                Self { factory }
+            }
+            /// The shared informer of `events`.
+            #[inline]
+            pub fn events(&self) -> EventInformer {
+                EventInformer::new(self.factory.clone())
+            }
+        }
+        /// The shared informer of `events`.
+        pub type EventInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::events::v1::Event,
+        >;
+    }
+}
+/// API group `flowcontrol.apiserver.k8s.io`.
+pub mod flowcontrol_apiserver_k8s_io {
+    /// Informers of API group `flowcontrol.apiserver.k8s.io`.
+    #[derive(Clone, Debug)]
+    pub struct Group {
+        factory: crate::gentype::InformerFactory,
+    }
+    impl Group {
+        /// The informers of `factory`.
+        #[inline]
+        pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+            Self { factory }
+        }
+        /// Informers of `flowcontrol.apiserver.k8s.io/v1`.
+        #[inline]
+        pub fn v1(&self) -> v1::Version {
+            v1::Version::new(self.factory.clone())
+        }
+    }
+    /// `flowcontrol.apiserver.k8s.io/v1`.
+    pub mod v1 {
+        /// Informers of `flowcontrol.apiserver.k8s.io/v1`.
+        #[derive(Clone, Debug)]
+        pub struct Version {
+            factory: crate::gentype::InformerFactory,
+        }
+        impl Version {
+            /// The informers of `factory`.
+            #[inline]
+            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+                Self { factory }
+            }
+            /// The shared informer of `flowschemas`.
+            #[inline]
+            pub fn flow_schemas(&self) -> FlowSchemaInformer {
+                FlowSchemaInformer::new(self.factory.clone())
+            }
+            /// The shared informer of `prioritylevelconfigurations`.
+            #[inline]
+            pub fn priority_level_configurations(&self) -> PriorityLevelConfigurationInformer {
+                PriorityLevelConfigurationInformer::new(self.factory.clone())
+            }
+        }
+        /// The shared informer of `flowschemas`.
+        pub type FlowSchemaInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::flowcontrol::v1::FlowSchema,
+        >;
+        /// The shared informer of `prioritylevelconfigurations`.
+        pub type PriorityLevelConfigurationInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration,
         >;
     }
 }
@@ -531,6 +905,50 @@ pub mod networking_k8s_io {
         /// The shared informer of `servicecidrs`.
         pub type ServiceCIDRInformer = crate::gentype::Informer<
             crate::__private::k8s_openapi::api::networking::v1::ServiceCIDR,
+        >;
+    }
+}
+/// API group `node.k8s.io`.
+pub mod node_k8s_io {
+    /// Informers of API group `node.k8s.io`.
+    #[derive(Clone, Debug)]
+    pub struct Group {
+        factory: crate::gentype::InformerFactory,
+    }
+    impl Group {
+        /// The informers of `factory`.
+        #[inline]
+        pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+            Self { factory }
+        }
+        /// Informers of `node.k8s.io/v1`.
+        #[inline]
+        pub fn v1(&self) -> v1::Version {
+            v1::Version::new(self.factory.clone())
+        }
+    }
+    /// `node.k8s.io/v1`.
+    pub mod v1 {
+        /// Informers of `node.k8s.io/v1`.
+        #[derive(Clone, Debug)]
+        pub struct Version {
+            factory: crate::gentype::InformerFactory,
+        }
+        impl Version {
+            /// The informers of `factory`.
+            #[inline]
+            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+                Self { factory }
+            }
+            /// The shared informer of `runtimeclasses`.
+            #[inline]
+            pub fn runtime_classes(&self) -> RuntimeClassInformer {
+                RuntimeClassInformer::new(self.factory.clone())
+            }
+        }
+        /// The shared informer of `runtimeclasses`.
+        pub type RuntimeClassInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::node::v1::RuntimeClass,
         >;
     }
 }
@@ -646,6 +1064,121 @@ pub mod rbac_authorization_k8s_io {
         /// The shared informer of `rolebindings`.
         pub type RoleBindingInformer = crate::gentype::Informer<
             crate::__private::k8s_openapi::api::rbac::v1::RoleBinding,
+        >;
+    }
+}
+/// API group `resource.k8s.io`.
+pub mod resource_k8s_io {
+    /// Informers of API group `resource.k8s.io`.
+    #[derive(Clone, Debug)]
+    pub struct Group {
+        factory: crate::gentype::InformerFactory,
+    }
+    impl Group {
+        /// The informers of `factory`.
+        #[inline]
+        pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+            Self { factory }
+        }
+        /// Informers of `resource.k8s.io/v1`.
+        #[inline]
+        pub fn v1(&self) -> v1::Version {
+            v1::Version::new(self.factory.clone())
+        }
+    }
+    /// `resource.k8s.io/v1`.
+    pub mod v1 {
+        /// Informers of `resource.k8s.io/v1`.
+        #[derive(Clone, Debug)]
+        pub struct Version {
+            factory: crate::gentype::InformerFactory,
+        }
+        impl Version {
+            /// The informers of `factory`.
+            #[inline]
+            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+                Self { factory }
+            }
+            /// The shared informer of `deviceclasses`.
+            #[inline]
+            pub fn device_classes(&self) -> DeviceClassInformer {
+                DeviceClassInformer::new(self.factory.clone())
+            }
+            /// The shared informer of `resourceclaims`.
+            #[inline]
+            pub fn resource_claims(&self) -> ResourceClaimInformer {
+                ResourceClaimInformer::new(self.factory.clone())
+            }
+            /// The shared informer of `resourceclaimtemplates`.
+            #[inline]
+            pub fn resource_claim_templates(&self) -> ResourceClaimTemplateInformer {
+                ResourceClaimTemplateInformer::new(self.factory.clone())
+            }
+            /// The shared informer of `resourceslices`.
+            #[inline]
+            pub fn resource_slices(&self) -> ResourceSliceInformer {
+                ResourceSliceInformer::new(self.factory.clone())
+            }
+        }
+        /// The shared informer of `deviceclasses`.
+        pub type DeviceClassInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::resource::v1::DeviceClass,
+        >;
+        /// The shared informer of `resourceclaims`.
+        pub type ResourceClaimInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::resource::v1::ResourceClaim,
+        >;
+        /// The shared informer of `resourceclaimtemplates`.
+        pub type ResourceClaimTemplateInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::resource::v1::ResourceClaimTemplate,
+        >;
+        /// The shared informer of `resourceslices`.
+        pub type ResourceSliceInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::resource::v1::ResourceSlice,
+        >;
+    }
+}
+/// API group `scheduling.k8s.io`.
+pub mod scheduling_k8s_io {
+    /// Informers of API group `scheduling.k8s.io`.
+    #[derive(Clone, Debug)]
+    pub struct Group {
+        factory: crate::gentype::InformerFactory,
+    }
+    impl Group {
+        /// The informers of `factory`.
+        #[inline]
+        pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+            Self { factory }
+        }
+        /// Informers of `scheduling.k8s.io/v1`.
+        #[inline]
+        pub fn v1(&self) -> v1::Version {
+            v1::Version::new(self.factory.clone())
+        }
+    }
+    /// `scheduling.k8s.io/v1`.
+    pub mod v1 {
+        /// Informers of `scheduling.k8s.io/v1`.
+        #[derive(Clone, Debug)]
+        pub struct Version {
+            factory: crate::gentype::InformerFactory,
+        }
+        impl Version {
+            /// The informers of `factory`.
+            #[inline]
+            pub fn new(factory: crate::gentype::InformerFactory) -> Self {
+                Self { factory }
+            }
+            /// The shared informer of `priorityclasses`.
+            #[inline]
+            pub fn priority_classes(&self) -> PriorityClassInformer {
+                PriorityClassInformer::new(self.factory.clone())
+            }
+        }
+        /// The shared informer of `priorityclasses`.
+        pub type PriorityClassInformer = crate::gentype::Informer<
+            crate::__private::k8s_openapi::api::scheduling::v1::PriorityClass,
         >;
     }
 }

@@ -67,6 +67,38 @@ pub mod core {
         >;
     }
 }
+/// API group `admissionregistration.k8s.io`.
+pub mod admissionregistration_k8s_io {
+    /// `admissionregistration.k8s.io/v1`.
+    pub mod v1 {
+        /// Reads `mutatingwebhookconfigurations` from an informer's cache.
+        pub type MutatingWebhookConfigurationLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration,
+        >;
+        /// Reads `validatingadmissionpolicies` from an informer's cache.
+        pub type ValidatingAdmissionPolicyLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicy,
+        >;
+        /// Reads `validatingadmissionpolicybindings` from an informer's cache.
+        pub type ValidatingAdmissionPolicyBindingLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::admissionregistration::v1::ValidatingAdmissionPolicyBinding,
+        >;
+        /// Reads `validatingwebhookconfigurations` from an informer's cache.
+        pub type ValidatingWebhookConfigurationLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration,
+        >;
+    }
+}
+/// API group `apiextensions.k8s.io`.
+pub mod apiextensions_k8s_io {
+    /// `apiextensions.k8s.io/v1`.
+    pub mod v1 {
+        /// Reads `customresourcedefinitions` from an informer's cache.
+        pub type CustomResourceDefinitionLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+        >;
+    }
+}
 /// API group `apps`.
 pub mod apps {
     /// `apps/v1`.
@@ -95,6 +127,13 @@ pub mod apps {
 }
 /// API group `autoscaling`.
 pub mod autoscaling {
+    /// `autoscaling/v1`.
+    pub mod v1 {
+        /// Reads `horizontalpodautoscalers` from an informer's cache.
+        pub type HorizontalPodAutoscalerLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::autoscaling::v1::HorizontalPodAutoscaler,
+        >;
+    }
     /// `autoscaling/v2`.
     pub mod v2 {
         /// Reads `horizontalpodautoscalers` from an informer's cache.
@@ -117,6 +156,16 @@ pub mod batch {
         >;
     }
 }
+/// API group `certificates.k8s.io`.
+pub mod certificates_k8s_io {
+    /// `certificates.k8s.io/v1`.
+    pub mod v1 {
+        /// Reads `certificatesigningrequests` from an informer's cache.
+        pub type CertificateSigningRequestLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::certificates::v1::CertificateSigningRequest,
+        >;
+    }
+}
 /// API group `coordination.k8s.io`.
 pub mod coordination_k8s_io {
     /// `coordination.k8s.io/v1`.
@@ -124,6 +173,40 @@ pub mod coordination_k8s_io {
         /// Reads `leases` from an informer's cache.
         pub type LeaseLister = crate::runtime::lister::Lister<
             crate::__private::k8s_openapi::api::coordination::v1::Lease,
+        >;
+    }
+}
+/// API group `discovery.k8s.io`.
+pub mod discovery_k8s_io {
+    /// `discovery.k8s.io/v1`.
+    pub mod v1 {
+        /// Reads `endpointslices` from an informer's cache.
+        pub type EndpointSliceLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::discovery::v1::EndpointSlice,
+        >;
+    }
+}
+/// API group `events.k8s.io`.
+pub mod events_k8s_io {
+    /// `events.k8s.io/v1`.
+    pub mod v1 {
+        /// Reads `events` from an informer's cache.
+        pub type EventLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::events::v1::Event,
+        >;
+    }
+}
+/// API group `flowcontrol.apiserver.k8s.io`.
+pub mod flowcontrol_apiserver_k8s_io {
+    /// `flowcontrol.apiserver.k8s.io/v1`.
+    pub mod v1 {
+        /// Reads `flowschemas` from an informer's cache.
+        pub type FlowSchemaLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::flowcontrol::v1::FlowSchema,
+        >;
+        /// Reads `prioritylevelconfigurations` from an informer's cache.
+        pub type PriorityLevelConfigurationLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::flowcontrol::v1::PriorityLevelConfiguration,
         >;
     }
 }
@@ -150,6 +233,16 @@ pub mod networking_k8s_io {
         /// Reads `servicecidrs` from an informer's cache.
         pub type ServiceCIDRLister = crate::runtime::lister::Lister<
             crate::__private::k8s_openapi::api::networking::v1::ServiceCIDR,
+        >;
+    }
+}
+/// API group `node.k8s.io`.
+pub mod node_k8s_io {
+    /// `node.k8s.io/v1`.
+    pub mod v1 {
+        /// Reads `runtimeclasses` from an informer's cache.
+        pub type RuntimeClassLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::node::v1::RuntimeClass,
         >;
     }
 }
@@ -182,6 +275,38 @@ pub mod rbac_authorization_k8s_io {
         /// Reads `rolebindings` from an informer's cache.
         pub type RoleBindingLister = crate::runtime::lister::Lister<
             crate::__private::k8s_openapi::api::rbac::v1::RoleBinding,
+        >;
+    }
+}
+/// API group `resource.k8s.io`.
+pub mod resource_k8s_io {
+    /// `resource.k8s.io/v1`.
+    pub mod v1 {
+        /// Reads `deviceclasses` from an informer's cache.
+        pub type DeviceClassLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::resource::v1::DeviceClass,
+        >;
+        /// Reads `resourceclaims` from an informer's cache.
+        pub type ResourceClaimLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::resource::v1::ResourceClaim,
+        >;
+        /// Reads `resourceclaimtemplates` from an informer's cache.
+        pub type ResourceClaimTemplateLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::resource::v1::ResourceClaimTemplate,
+        >;
+        /// Reads `resourceslices` from an informer's cache.
+        pub type ResourceSliceLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::resource::v1::ResourceSlice,
+        >;
+    }
+}
+/// API group `scheduling.k8s.io`.
+pub mod scheduling_k8s_io {
+    /// `scheduling.k8s.io/v1`.
+    pub mod v1 {
+        /// Reads `priorityclasses` from an informer's cache.
+        pub type PriorityClassLister = crate::runtime::lister::Lister<
+            crate::__private::k8s_openapi::api::scheduling::v1::PriorityClass,
         >;
     }
 }

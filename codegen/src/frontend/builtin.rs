@@ -4,8 +4,12 @@
 //! A committed table rather than the OpenAPI documents: the client surface needs only
 //! names, scope and subresources, which the table states in one screen and which do not
 //! depend on documents being present at generation time (the corpus is test data, not a
-//! build input); the types themselves come from k8s-openapi. Kinds that cannot be listed
-//! or watched (`Binding`, `Eviction`) and the deprecated `ComponentStatus` are left out.
+//! build input); the types themselves come from k8s-openapi. It covers the GA versions of
+//! the groups client-go's `kubernetes` clientset has (57 kinds in 18 groups), and
+//! CustomResourceDefinitions. Left out: kinds that cannot be listed or watched (`Binding`,
+//! `Eviction`, the reviews and `TokenRequest`, `Scale`), the deprecated `ComponentStatus`
+//! (listed, never watched), and `apiregistration.k8s.io` `APIService`, which is
+//! kube-aggregator's clientset's in Go, not client-go's; alpha and beta versions too.
 //!
 //! Each kind's Rust type is k8s-openapi's, by path ([`RootType::External`]): the
 //! generated clients name it through the facade's re-export of k8s-openapi.
@@ -64,7 +68,15 @@ enum Sub {
 use Scope::{Cluster, Namespaced};
 use Sub::{None as Plain, Status, StatusScale};
 
-/// (group, version, kind, scope, subresources).
+/// (group, version, kind, scope, subresources): every kind that client-go's `kubernetes`
+/// clientset serves at a GA version (`v1`, `v2`) and that can be listed and watched, plus
+/// `apiextensions.k8s.io/v1` CustomResourceDefinition (the apiextensions-apiserver's
+/// clientset has it in Go; operators install CRDs and set their conversion webhooks). The
+/// facts are the API server's: `codegen/tests/builtin_kinds.rs` checks every row against
+/// Kubernetes' OpenAPI document, and that nothing it serves is missing but the kinds it
+/// leaves out with their reasons. Subresources other than status and scale (`approval`,
+/// `finalize`, `ephemeralcontainers`, `resize`, `log`...) get no client methods.
+#[rustfmt::skip] // One row a line.
 const KINDS: &[(&str, &str, &str, Scope, Sub)] = &[
     ("", "v1", "ConfigMap", Namespaced, Plain),
     ("", "v1", "Endpoints", Namespaced, Plain),
@@ -81,74 +93,64 @@ const KINDS: &[(&str, &str, &str, Scope, Sub)] = &[
     ("", "v1", "Secret", Namespaced, Plain),
     ("", "v1", "Service", Namespaced, Status),
     ("", "v1", "ServiceAccount", Namespaced, Plain),
+    ("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration", Cluster, Plain),
+    ("admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicy", Cluster, Status),
+    ("admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBinding", Cluster, Plain),
+    ("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration", Cluster, Plain),
+    ("apiextensions.k8s.io", "v1", "CustomResourceDefinition", Cluster, Status),
     ("apps", "v1", "ControllerRevision", Namespaced, Plain),
     ("apps", "v1", "DaemonSet", Namespaced, Status),
     ("apps", "v1", "Deployment", Namespaced, StatusScale),
     ("apps", "v1", "ReplicaSet", Namespaced, StatusScale),
     ("apps", "v1", "StatefulSet", Namespaced, StatusScale),
-    (
-        "autoscaling",
-        "v2",
-        "HorizontalPodAutoscaler",
-        Namespaced,
-        Status,
-    ),
+    ("autoscaling", "v1", "HorizontalPodAutoscaler", Namespaced, Status),
+    ("autoscaling", "v2", "HorizontalPodAutoscaler", Namespaced, Status),
     ("batch", "v1", "CronJob", Namespaced, Status),
     ("batch", "v1", "Job", Namespaced, Status),
+    ("certificates.k8s.io", "v1", "CertificateSigningRequest", Cluster, Status),
     ("coordination.k8s.io", "v1", "Lease", Namespaced, Plain),
+    ("discovery.k8s.io", "v1", "EndpointSlice", Namespaced, Plain),
+    ("events.k8s.io", "v1", "Event", Namespaced, Plain),
+    ("flowcontrol.apiserver.k8s.io", "v1", "FlowSchema", Cluster, Status),
+    ("flowcontrol.apiserver.k8s.io", "v1", "PriorityLevelConfiguration", Cluster, Status),
     ("networking.k8s.io", "v1", "IPAddress", Cluster, Plain),
     ("networking.k8s.io", "v1", "Ingress", Namespaced, Status),
     ("networking.k8s.io", "v1", "IngressClass", Cluster, Plain),
-    (
-        "networking.k8s.io",
-        "v1",
-        "NetworkPolicy",
-        Namespaced,
-        Plain,
-    ),
+    ("networking.k8s.io", "v1", "NetworkPolicy", Namespaced, Plain),
     ("networking.k8s.io", "v1", "ServiceCIDR", Cluster, Status),
+    ("node.k8s.io", "v1", "RuntimeClass", Cluster, Plain),
     ("policy", "v1", "PodDisruptionBudget", Namespaced, Status),
-    (
-        "rbac.authorization.k8s.io",
-        "v1",
-        "ClusterRole",
-        Cluster,
-        Plain,
-    ),
-    (
-        "rbac.authorization.k8s.io",
-        "v1",
-        "ClusterRoleBinding",
-        Cluster,
-        Plain,
-    ),
+    ("rbac.authorization.k8s.io", "v1", "ClusterRole", Cluster, Plain),
+    ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", Cluster, Plain),
     ("rbac.authorization.k8s.io", "v1", "Role", Namespaced, Plain),
-    (
-        "rbac.authorization.k8s.io",
-        "v1",
-        "RoleBinding",
-        Namespaced,
-        Plain,
-    ),
+    ("rbac.authorization.k8s.io", "v1", "RoleBinding", Namespaced, Plain),
+    ("resource.k8s.io", "v1", "DeviceClass", Cluster, Plain),
+    ("resource.k8s.io", "v1", "ResourceClaim", Namespaced, Status),
+    ("resource.k8s.io", "v1", "ResourceClaimTemplate", Namespaced, Plain),
+    ("resource.k8s.io", "v1", "ResourceSlice", Cluster, Plain),
+    ("scheduling.k8s.io", "v1", "PriorityClass", Cluster, Plain),
     ("storage.k8s.io", "v1", "CSIDriver", Cluster, Plain),
     ("storage.k8s.io", "v1", "CSINode", Cluster, Plain),
-    (
-        "storage.k8s.io",
-        "v1",
-        "CSIStorageCapacity",
-        Namespaced,
-        Plain,
-    ),
+    ("storage.k8s.io", "v1", "CSIStorageCapacity", Namespaced, Plain),
     ("storage.k8s.io", "v1", "StorageClass", Cluster, Plain),
     ("storage.k8s.io", "v1", "VolumeAttachment", Cluster, Status),
-    (
-        "storage.k8s.io",
-        "v1",
-        "VolumeAttributesClass",
-        Cluster,
-        Plain,
-    ),
+    ("storage.k8s.io", "v1", "VolumeAttributesClass", Cluster, Plain),
 ];
+
+/// The k8s-openapi module of a built-in group's version, which mirrors the Go package:
+/// `k8s_openapi::api::apps::v1` (`k8s.io/api/apps/v1`), and for `apiextensions.k8s.io` the
+/// apiextensions-apiserver's package.
+fn k8s_openapi_module(group: &str, version: &str) -> String {
+    match group {
+        "apiextensions.k8s.io" => {
+            format!("k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::{version}")
+        }
+        _ => format!(
+            "k8s_openapi::api::{}::{version}",
+            naming::group_short(group)
+        ),
+    }
+}
 
 /// Adds the built-in kinds of the selected versions to `model` (their types are
 /// k8s-openapi's), then validates it. The table is the input; the kinds get no fields
@@ -170,10 +172,7 @@ pub fn load(model: &mut Model, options: &Options) -> Result<()> {
             categories: Vec::new(),
             list_kind: format!("{kind}List"),
         };
-        let path = format!(
-            "k8s_openapi::api::{}::{version}::{kind}",
-            naming::group_short(group)
-        );
+        let path = format!("{}::{kind}", k8s_openapi_module(group, version));
         let entry = Kind {
             name: kind.to_owned(),
             names,
@@ -235,6 +234,32 @@ mod tests {
     }
 
     #[test]
+    fn types_are_k8s_openapi_paths_of_their_group() {
+        let model = model();
+        let path = |group: &str, version: &str, kind: &str| match &model.groups[group].versions
+            [version]
+            .kinds[kind]
+            .root
+        {
+            RootType::External(t) => t.path.clone(),
+            other => panic!("{kind}: {other:?}"),
+        };
+        assert_eq!(path("", "v1", "Event"), "k8s_openapi::api::core::v1::Event");
+        assert_eq!(
+            path("events.k8s.io", "v1", "Event"),
+            "k8s_openapi::api::events::v1::Event"
+        );
+        assert_eq!(
+            path("flowcontrol.apiserver.k8s.io", "v1", "FlowSchema"),
+            "k8s_openapi::api::flowcontrol::v1::FlowSchema"
+        );
+        assert_eq!(
+            path("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
+            "k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition"
+        );
+    }
+
+    #[test]
     fn every_requested_group_is_present() {
         let model = model();
         let groups: Vec<&str> = model.groups.keys().map(String::as_str).collect();
@@ -242,13 +267,22 @@ mod tests {
             groups,
             [
                 "",
+                "admissionregistration.k8s.io",
+                "apiextensions.k8s.io",
                 "apps",
                 "autoscaling",
                 "batch",
+                "certificates.k8s.io",
                 "coordination.k8s.io",
+                "discovery.k8s.io",
+                "events.k8s.io",
+                "flowcontrol.apiserver.k8s.io",
                 "networking.k8s.io",
+                "node.k8s.io",
                 "policy",
                 "rbac.authorization.k8s.io",
+                "resource.k8s.io",
+                "scheduling.k8s.io",
                 "storage.k8s.io"
             ]
         );

@@ -384,3 +384,88 @@ async fn generated_kubernetes_clientset_and_informers() {
     factory.factory().shutdown().await;
     server.shutdown().await;
 }
+
+/// `core/v1` and `events.k8s.io/v1` both have a kind `Event`: each group's generated client,
+/// informer and lister reads and writes its own type.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generated_kubernetes_clients_keep_the_two_event_kinds_apart() {
+    use k8s_openapi::api::core::v1::{Event as CoreEvent, ObjectReference};
+    use k8s_openapi::api::events::v1::Event;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+    use kubegen::kubernetes::clientset::Clientset as Kubernetes;
+    use kubegen::kubernetes::informers::InformerFactory as KubernetesInformers;
+
+    let server = ApiServer::start().await.unwrap();
+    let cs = Kubernetes::new(server.client());
+    let regarding = ObjectReference {
+        api_version: Some("v1".to_owned()),
+        kind: Some("ConfigMap".to_owned()),
+        name: Some("settings".to_owned()),
+        namespace: Some("default".to_owned()),
+        ..ObjectReference::default()
+    };
+    let event = Event {
+        metadata: meta("through-events-k8s-io", &[]),
+        event_time: Some(MicroTime(k8s_openapi::jiff::Timestamp::now())),
+        action: Some("Sync".to_owned()),
+        reason: Some("Synced".to_owned()),
+        note: Some("written through events.k8s.io/v1".to_owned()),
+        regarding: Some(regarding.clone()),
+        reporting_controller: Some("example.com/e2e".to_owned()),
+        reporting_instance: Some("e2e-0".to_owned()),
+        type_: Some("Normal".to_owned()),
+        ..Event::default()
+    };
+    let core = CoreEvent {
+        metadata: meta("through-core", &[]),
+        involved_object: regarding,
+        message: Some("written through core/v1".to_owned()),
+        reason: Some("Synced".to_owned()),
+        type_: Some("Normal".to_owned()),
+        ..CoreEvent::default()
+    };
+    let events = cs.events_v1().events("default");
+    let core_events = cs.core_v1().events("default");
+    events.create(&event).await.unwrap();
+    core_events.create(&core).await.unwrap();
+    let read = events.get("through-events-k8s-io").await.unwrap();
+    assert_eq!(
+        (read.note, read.reporting_controller),
+        (event.note.clone(), event.reporting_controller.clone())
+    );
+    assert_eq!(
+        core_events.get("through-core").await.unwrap().message,
+        core.message
+    );
+
+    let factory = KubernetesInformers::new(gentype::InformerFactory::new(
+        SharedInformerFactory::new(server.client()),
+    ));
+    let events = factory.events().v1().events().lister();
+    let core_events = factory.core().v1().events().lister();
+    factory.factory().start();
+    assert!(
+        factory
+            .factory()
+            .wait_for_cache_sync(SYNC)
+            .await
+            .values()
+            .all(|s| *s)
+    );
+    assert_eq!(
+        events
+            .namespace("default")
+            .get("through-events-k8s-io")
+            .and_then(|e| e.note.clone()),
+        event.note
+    );
+    assert_eq!(
+        core_events
+            .namespace("default")
+            .get("through-core")
+            .and_then(|e| e.message.clone()),
+        core.message
+    );
+    factory.factory().shutdown().await;
+    server.shutdown().await;
+}
