@@ -97,7 +97,7 @@ fn served(swagger: &Value) -> (BTreeMap<(String, String, String), Served>, BTree
 
 fn table() -> Model {
     let mut model = Model::default();
-    builtin::load(&mut model, &[], &builtin::Options::default()).unwrap();
+    builtin::load(&mut model, &builtin::Options::default()).unwrap();
     model
 }
 
