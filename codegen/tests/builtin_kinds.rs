@@ -283,6 +283,7 @@ fn kinds_of_one_name_in_two_groups_or_versions_get_their_own_modules_and_accesso
         types: None,
         clients: Some(ClientOptions::default()),
         apply: None,
+        conversions: None,
     };
     let inputs = [Input::Kubernetes(&[], builtin::Options::default())];
     let files = generate(&inputs, &outputs).unwrap().clients;
