@@ -56,19 +56,21 @@
 //!
 //! # What it serves
 //!
-//! | group                  | version | kind                     | plural                    | namespaced | subresources  | short names |
-//! |------------------------|---------|--------------------------|---------------------------|------------|---------------|-------------|
-//! | core                   | v1      | Namespace                | namespaces                | no         | status        | ns          |
-//! | core                   | v1      | Pod                      | pods                      | yes        | status        | po          |
-//! | core                   | v1      | Secret                   | secrets                   | yes        |               |             |
-//! | core                   | v1      | ConfigMap                | configmaps                | yes        |               | cm          |
-//! | core                   | v1      | Service                  | services                  | yes        | status        | svc         |
-//! | core                   | v1      | Event                    | events                    | yes        |               | ev          |
-//! | events.k8s.io          | v1      | Event                    | events                    | yes        |               | ev          |
-//! | apps                   | v1      | Deployment               | deployments               | yes        | status, scale | deploy      |
-//! | apps                   | v1      | ReplicaSet               | replicasets               | yes        | status, scale | rs          |
-//! | coordination.k8s.io    | v1      | Lease                    | leases                    | yes        |               |             |
-//! | apiextensions.k8s.io   | v1      | CustomResourceDefinition | customresourcedefinitions | no         | status        | crd, crds   |
+//! | group                        | version | kind                           | plural                          | namespaced | subresources  | short names |
+//! |------------------------------|---------|--------------------------------|---------------------------------|------------|---------------|-------------|
+//! | core                         | v1      | Namespace                      | namespaces                      | no         | status        | ns          |
+//! | core                         | v1      | Pod                            | pods                            | yes        | status        | po          |
+//! | core                         | v1      | Secret                         | secrets                         | yes        |               |             |
+//! | core                         | v1      | ConfigMap                      | configmaps                      | yes        |               | cm          |
+//! | core                         | v1      | Service                        | services                        | yes        | status        | svc         |
+//! | core                         | v1      | Event                          | events                          | yes        |               | ev          |
+//! | events.k8s.io                | v1      | Event                          | events                          | yes        |               | ev          |
+//! | apps                         | v1      | Deployment                     | deployments                     | yes        | status, scale | deploy      |
+//! | apps                         | v1      | ReplicaSet                     | replicasets                     | yes        | status, scale | rs          |
+//! | coordination.k8s.io          | v1      | Lease                          | leases                          | yes        |               |             |
+//! | admissionregistration.k8s.io | v1      | ValidatingWebhookConfiguration | validatingwebhookconfigurations | no         |               |             |
+//! | admissionregistration.k8s.io | v1      | MutatingWebhookConfiguration   | mutatingwebhookconfigurations   | no         |               |             |
+//! | apiextensions.k8s.io         | v1      | CustomResourceDefinition       | customresourcedefinitions       | no         | status        | crd, crds   |
 //!
 //! The table lives in `store/registry.rs`; adding a type is one line there. Namespaces
 //! `default`, `kube-system`, `kube-public` and `kube-node-lease` exist at start.
@@ -96,7 +98,8 @@
 //! - **Writes**: uid, creationTimestamp, generateName, `generation` where the kind's
 //!   registry strategy sets it (1 on create; bumped when `spec` changes for pods,
 //!   replicasets and CRDs, `spec` or annotations for deployments, anything but metadata
-//!   for custom resources, status excluded with a status subresource; never set for
+//!   for custom resources and webhook configurations, status excluded with a status
+//!   subresource; never set for
 //!   configmaps, secrets, namespaces, services, events and leases), finalizers and
 //!   deletionTimestamp (a delete with finalizers marks the
 //!   object and returns it; removing the last finalizer deletes it; finalizer names must
