@@ -88,8 +88,8 @@
 //!
 //! | layer             | directory  | what it holds                                                                                                                  | may import                          |
 //! |-------------------|------------|--------------------------------------------------------------------------------------------------------------------------------|-------------------------------------|
-//! | HTTP              | `http/`    | routing, content negotiation, the JSON, protobuf and Table encodings, discovery, OpenAPI, the [`ApiServer`] and [`Faults`] handles | `http`, `verbs`, `store`, `builtin` |
-//! | verbs             | `verbs/`   | what each verb and subresource does: validation, defaulting, CRD schemas, patches (merge, JSON, strategic, apply), field ownership (managedFields), deletion cascades | `verbs`, `store`, `builtin`         |
+//! | HTTP              | `http/`    | routing, content negotiation, the JSON, protobuf and Table encodings, discovery, OpenAPI, admission webhook calls (HTTPS), the [`ApiServer`] and [`Faults`] handles | `http`, `verbs`, `store`, `builtin` |
+//! | verbs             | `verbs/`   | what each verb and subresource does: validation, defaulting, CRD schemas, patches (merge, JSON, strategic, apply), field ownership (managedFields), deletion cascades, which admission webhooks match and what they answered | `verbs`, `store`, `builtin`         |
 //! | storage and watch | `store/`   | objects by revision, the type registry, resourceVersions and history, watch delivery, selectors, fault rules, `Status` errors | `store`, `builtin`                  |
 //! | Kubernetes facts  | `builtin/` | tables generated from Kubernetes' OpenAPI (patch strategies, protobuf fields, definitions), typed decoding of built-in kinds  | `builtin`                           |
 //!
@@ -115,6 +115,31 @@
 //!   served like `Background`. `dryRun=All` computes and validates a write and returns
 //!   its result without storing it (no new resourceVersion, no event). `managedFields`
 //!   are maintained on every write (see *Field ownership*).
+//! - **Admission webhooks**: stored `ValidatingWebhookConfiguration`s and
+//!   `MutatingWebhookConfiguration`s are called on create, update (PUT, of the main
+//!   resource or `status`) and delete of every other resource, built-in or custom, as
+//!   kube-apiserver calls them: the write is computed (defaulted, validated) first,
+//!   then the mutating webhooks are called (configurations in name order, webhooks in
+//!   order; `reinvocationPolicy: IfNeeded` ones once more when a later webhook changed
+//!   the object) and their `JSONPatch`es applied, the result is checked again, the
+//!   validating webhooks are called, and only then is it stored (409 Conflict if the
+//!   object changed meanwhile). Matching: `rules` (operations, groups, versions,
+//!   resources with `*`, `*/*`, `pods/status`, scope), `namespaceSelector` (the
+//!   Namespace's labels; a Namespace's own), `objectSelector` (new or old object). The
+//!   call POSTs an `admission.k8s.io/v1` AdmissionReview to `clientConfig.url` over
+//!   HTTPS trusting only `clientConfig.caBundle`, within `timeoutSeconds` (default 10,
+//!   1 to 30). A denial is the webhook's `status` (code default 403, message
+//!   `admission webhook "<name>" denied the request: <reason>`); a failed call
+//!   (unreachable, timed out, TLS refused, non-2xx, no valid review, wrong uid) is 500
+//!   `failed calling webhook "<name>": <why>` under `failurePolicy: Fail` (the default)
+//!   and skipped under `Ignore`; dry-run requests reaching a webhook whose
+//!   `sideEffects` is not `None`/`NoneOnDryRun` are 400. Warnings become `Warning`
+//!   headers. Configurations naming a `clientConfig.service` are refused (422: the
+//!   testkit needs `url`, having no cluster to resolve a service in). Not served:
+//!   admission of PATCH, `/scale` and deletecollection requests, `matchPolicy:
+//!   Equivalent` (only the addressed group/version is matched), `matchConditions`,
+//!   and webhooks of the webhook configurations themselves (never called, as on a real
+//!   server).
 //! - **Decoding**: built-in objects are decoded through their k8s-openapi types on every
 //!   write (create, update, patch result), so a value of the wrong type is a 400
 //!   BadRequest (422 Invalid for a patch result, as on a real server) and fields the type

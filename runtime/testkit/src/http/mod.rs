@@ -4,6 +4,7 @@
 //! calls of [`verbs`](crate::verbs) and renders their results; it imports from the
 //! layers below only.
 
+pub(crate) mod admission;
 pub(crate) mod discovery;
 pub(crate) mod metav1;
 pub(crate) mod negotiation;
@@ -12,3 +13,4 @@ pub(crate) mod protobuf;
 pub(crate) mod routes;
 pub(crate) mod server;
 pub(crate) mod table;
+pub(crate) mod webhook;

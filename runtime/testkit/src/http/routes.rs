@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::Value;
 
+use crate::http::admission;
 use crate::http::discovery;
 use crate::http::negotiation::{Encoded, Negotiated, Offer};
 use crate::http::openapi;
@@ -393,18 +394,19 @@ async fn resource(
         Verb::Create => {
             let record = Record::Update(writer(query, headers, None, "CreateOptions")?);
             let object = decode_object(headers, &body, !rt.custom)?;
-            let created = objects::create(&mut shared.write(dry_run), &place, object, &record)?;
-            Ok(encoded(
+            let created = admission::create(shared, &place, object, &record, dry_run).await?;
+            let response = encoded(
                 StatusCode::CREATED,
-                negotiated.object(&created, &rt)?,
-            ))
+                negotiated.object(&created.object, &rt)?,
+            );
+            Ok(with_warnings(response, &created.warnings))
         }
         Verb::Update => {
             let subresource = request.subresource.as_deref();
             let record = Record::Update(writer(query, headers, subresource, "UpdateOptions")?);
             let object = decode_object(headers, &body, !rt.custom)?;
-            let mut cluster = shared.write(dry_run);
             if scale {
+                let mut cluster = shared.write(dry_run);
                 let old = place::existing(&cluster, &place, name)?;
                 check_scale_rv(&place, name, &old, &object)?;
                 let new = scale::apply_scale(&rt, &old, &object)?;
@@ -412,8 +414,10 @@ async fn resource(
                     objects::write(&mut cluster, &place, name, old, new, Part::Main, &record)?;
                 return Ok(ok(&scale::to_scale(&rt, &stored)?));
             }
-            let updated = objects::update(&mut cluster, &place, name, object, part, &record)?;
-            Ok(encoded(StatusCode::OK, negotiated.object(&updated, &rt)?))
+            let updated =
+                admission::update(shared, &place, name, object, part, &record, dry_run).await?;
+            let response = encoded(StatusCode::OK, negotiated.object(&updated.object, &rt)?);
+            Ok(with_warnings(response, &updated.warnings))
         }
         Verb::Patch => {
             let target = PatchTarget {
@@ -434,9 +438,10 @@ async fn resource(
         Verb::Delete => {
             let options =
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
-            let mut cluster = shared.write(dry_run || options.dry_run);
-            let deleted = deletion::delete(&mut cluster, &place, name, &options)?;
-            Ok(encoded(StatusCode::OK, negotiated.object(&deleted, &rt)?))
+            let dry_run = dry_run || options.dry_run;
+            let deleted = admission::delete(shared, &place, name, &options, dry_run).await?;
+            let response = encoded(StatusCode::OK, negotiated.object(&deleted.object, &rt)?);
+            Ok(with_warnings(response, &deleted.warnings))
         }
         Verb::DeleteCollection => {
             let options =
@@ -455,6 +460,17 @@ async fn resource(
             Ok(encoded(StatusCode::OK, negotiated.list(&page, &rt)?))
         }
     }
+}
+
+/// Adds the admission webhooks' warnings as `Warning: 299 - "..."` headers.
+fn with_warnings(mut response: Response, warnings: &[String]) -> Response {
+    for warning in warnings {
+        let text = warning.replace(['"', '\\'], "'");
+        if let Ok(value) = header::HeaderValue::from_str(&format!("299 - \"{text}\"")) {
+            response.headers_mut().append(header::WARNING, value);
+        }
+    }
+    response
 }
 
 /// The field manager of a write request (`?fieldManager`, else from the User-Agent).
