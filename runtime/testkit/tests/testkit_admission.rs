@@ -19,7 +19,7 @@ use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
-use kube::api::{Api, DeleteParams, ObjectMeta, PostParams};
+use kube::api::{Api, DeleteParams, ObjectMeta, Patch, PatchParams, PostParams};
 use kubegen_testkit::ApiServer;
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair, SanType};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -871,5 +871,86 @@ async fn configurations_naming_a_service_are_refused() {
     );
     assert_eq!(code, 422);
     assert!(message.contains("it needs clientConfig.url"), "{message}");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn patches_and_applies_are_admitted_as_the_writes_they_are() {
+    let server = ApiServer::start().await.expect("server");
+    let client = server.client();
+    let hook = WebhookServer::start(|request| {
+        if request.pointer("/object/data/k") == Some(&json!("bad")) {
+            Reply::Review(json!({"allowed": false, "status": {"message": "bad value"}}))
+        } else {
+            allow()
+        }
+    })
+    .await;
+    validating(
+        &client,
+        "patches",
+        vec![webhook(
+            "patch.testkit.io",
+            &hook,
+            rule(&["CREATE", "UPDATE"], "", &["configmaps"]),
+            json!({}),
+        )],
+    )
+    .await;
+    let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    configmaps
+        .create(&PostParams::default(), &configmap("c", &[]))
+        .await
+        .expect("created");
+    let merge = |value: &str| Patch::Merge(json!({"data": {"k": value}}));
+    let (code, message) = api_error(
+        configmaps
+            .patch("c", &PatchParams::default(), &merge("bad"))
+            .await,
+    );
+    assert_eq!(code, 403);
+    assert!(
+        message.ends_with("denied the request: bad value"),
+        "{message}"
+    );
+    let stored = configmaps.get("c").await.expect("get");
+    assert_eq!(stored.data.expect("data")["k"], "v");
+    configmaps
+        .patch("c", &PatchParams::default(), &merge("good"))
+        .await
+        .expect("patched");
+    let last = hook.requests().pop().expect("a request");
+    assert_eq!(last["operation"], "UPDATE");
+    assert_eq!(last["oldObject"]["data"]["k"], "v");
+    assert_eq!(last["object"]["data"]["k"], "good");
+
+    let apply = |value: &str| {
+        Patch::Apply(json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "applied"}, "data": {"k": value},
+        }))
+    };
+    let params = PatchParams::apply("admission-test");
+    let applied = configmaps
+        .patch("applied", &params, &apply("v"))
+        .await
+        .expect("applied");
+    assert_eq!(
+        hook.requests().pop().expect("a request")["operation"],
+        "CREATE"
+    );
+    let managers: Vec<_> = applied
+        .metadata
+        .managed_fields
+        .unwrap_or_default()
+        .into_iter()
+        .map(|entry| (entry.manager, entry.operation))
+        .collect();
+    assert_eq!(
+        managers,
+        [(Some("admission-test".to_owned()), Some("Apply".to_owned()))]
+    );
+    let (code, _) = api_error(configmaps.patch("applied", &params, &apply("bad")).await);
+    assert_eq!(code, 403);
     server.shutdown().await;
 }

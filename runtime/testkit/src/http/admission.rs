@@ -181,6 +181,11 @@ impl Chain {
     }
 }
 
+/// Whether any webhook configuration could be called for a write to `place`.
+pub(crate) fn registered(shared: &Shared, place: &Place<'_>) -> bool {
+    !Chain::load(shared, place).is_empty()
+}
+
 /// An object to store again: without the resourceVersion a create must not carry.
 fn without_resource_version(mut object: Value) -> Value {
     if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {

@@ -425,7 +425,6 @@ async fn resource(
                 name,
                 part,
                 scale,
-                negotiated,
                 writer: writer(
                     query,
                     headers,
@@ -433,7 +432,40 @@ async fn resource(
                     "PatchOptions",
                 )?,
             };
-            patch_object(shared, headers, query, &target, &body)
+            // `dryRun` was validated above: only "All" gets here.
+            if scale || !admission::registered(shared, &place) {
+                return Ok(
+                    match patch_object(shared, headers, query, &target, &body, dry_run)? {
+                        Patched::Created { object, .. } => {
+                            encoded(StatusCode::CREATED, negotiated.object(&object, &rt)?)
+                        }
+                        Patched::Updated { object, .. } => {
+                            encoded(StatusCode::OK, negotiated.object(&object, &rt)?)
+                        }
+                        Patched::Scale(scale) => ok(&scale),
+                    },
+                );
+            }
+            // Computed as a dry run, then admitted and stored as the create or update it is.
+            let (code, admitted) = match patch_object(shared, headers, query, &target, &body, true)?
+            {
+                Patched::Created { object, record } => {
+                    let object = (*object).clone();
+                    let admitted =
+                        admission::create(shared, &place, object, &record, dry_run).await?;
+                    (StatusCode::CREATED, admitted)
+                }
+                Patched::Updated { object, record } => {
+                    let object = (*object).clone();
+                    let admitted =
+                        admission::update(shared, &place, name, object, part, &record, dry_run)
+                            .await?;
+                    (StatusCode::OK, admitted)
+                }
+                Patched::Scale(scale) => return Ok(ok(&scale)),
+            };
+            let response = encoded(code, negotiated.object(&admitted.object, &rt)?);
+            Ok(with_warnings(response, &admitted.warnings))
         }
         Verb::Delete => {
             let options =
@@ -508,14 +540,24 @@ fn check_scale_rv(place: &Place<'_>, name: &str, old: &Value, scale: &Value) -> 
     }
 }
 
-/// The object a PATCH is for, and how to answer it.
+/// The object a PATCH is for.
 struct PatchTarget<'a> {
     place: &'a Place<'a>,
     name: &'a str,
     part: Part,
     scale: bool,
-    negotiated: Negotiated,
     writer: Writer,
+}
+
+/// What a PATCH wrote (or, as a dry run, would write).
+enum Patched {
+    /// An apply created the object.
+    Created { object: Arc<Value>, record: Record },
+    /// The object was patched; `object` is the result, carrying the resourceVersion it
+    /// was computed from until stored.
+    Updated { object: Arc<Value>, record: Record },
+    /// A `/scale` patch, answered with the Scale.
+    Scale(Value),
 }
 
 fn patch_object(
@@ -524,13 +566,13 @@ fn patch_object(
     query: &Query,
     target: &PatchTarget<'_>,
     body: &[u8],
-) -> ApiResult<Response> {
+    dry_run: bool,
+) -> ApiResult<Patched> {
     let PatchTarget {
         place,
         name,
         part,
         scale,
-        negotiated,
         ref writer,
     } = *target;
     let rt: &ResourceType = place.rt;
@@ -576,8 +618,6 @@ fn patch_object(
         }
     }
     let force = query.get("force").is_some_and(|f| f == "true");
-    // `dryRun` was validated by the caller: only "All" gets here.
-    let dry_run = query.get("dryRun").is_some_and(|v| v == "All");
     let mut cluster = shared.write(dry_run);
     let old = match place::existing(&cluster, place, name) {
         Ok(old) => old,
@@ -587,11 +627,10 @@ fn patch_object(
             let (object, entries) =
                 managed_fields::apply(rt, Part::Main, None, &config, writer, force)?;
             let record = Record::Applied(entries);
-            let created = objects::create(&mut cluster, place, object, &record)?;
-            return Ok(encoded(
-                StatusCode::CREATED,
-                negotiated.object(&created, rt)?,
-            ));
+            let created = objects::create(&mut cluster, place, object.clone(), &record)?;
+            // What admission stores again: the configuration as given, not the result.
+            let object = if dry_run { Arc::new(object) } else { created };
+            return Ok(Patched::Created { object, record });
         }
         Err(not_found) => return Err(not_found),
     };
@@ -602,7 +641,7 @@ fn patch_object(
         let new = scale::apply_scale(rt, &old, &target)?;
         let record = Record::Update(writer.clone());
         let stored = objects::write(&mut cluster, place, name, old, new, Part::Main, &record)?;
-        return Ok(ok(&scale::to_scale(rt, &stored)?));
+        return Ok(Patched::Scale(scale::to_scale(rt, &stored)?));
     }
     let mut target = place::render(&old, rt);
     let record = if kind == PatchKind::Apply {
@@ -646,8 +685,17 @@ fn patch_object(
         ApiError::invalid(&rt.group, &rt.kind, name, vec![cause])
     })?;
     let new = objects::merge_into(rt, &old, target, part);
+    let old_rv = old.pointer("/metadata/resourceVersion").cloned();
     let stored = objects::write(&mut cluster, place, name, old, new, part, &record)?;
-    Ok(encoded(StatusCode::OK, negotiated.object(&stored, rt)?))
+    let object = if dry_run {
+        // Stored again through admission: only if the object is still the one patched.
+        let mut object = (*stored).clone();
+        object["metadata"]["resourceVersion"] = old_rv.unwrap_or(Value::Null);
+        Arc::new(object)
+    } else {
+        stored
+    };
+    Ok(Patched::Updated { object, record })
 }
 
 #[cfg(test)]
