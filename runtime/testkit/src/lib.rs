@@ -118,7 +118,8 @@
 //! - **Admission webhooks**: stored `ValidatingWebhookConfiguration`s and
 //!   `MutatingWebhookConfiguration`s are called on create, update and delete of every
 //!   other resource, built-in or custom (PUT and PATCH of the main resource or `status`;
-//!   an apply that creates is a CREATE), as kube-apiserver calls them: the write is computed (defaulted, validated) first,
+//!   an apply that creates is a CREATE; a deletecollection admits each object as a
+//!   DELETE and stops at the first denial), as kube-apiserver calls them: the write is computed (defaulted, validated) first,
 //!   then the mutating webhooks are called (configurations in name order, webhooks in
 //!   order; `reinvocationPolicy: IfNeeded` ones once more when a later webhook changed
 //!   the object) and their `JSONPatch`es applied, the result is checked again, the
@@ -136,7 +137,7 @@
 //!   `sideEffects` is not `None`/`NoneOnDryRun` are 400. Warnings become `Warning`
 //!   headers. Configurations naming a `clientConfig.service` are refused (422: the
 //!   testkit needs `url`, having no cluster to resolve a service in). Not served:
-//!   admission of `/scale` and deletecollection requests, `matchPolicy:
+//!   admission of `/scale` requests, `matchPolicy:
 //!   Equivalent` (only the addressed group/version is matched), `matchConditions`,
 //!   and webhooks of the webhook configurations themselves (never called, as on a real
 //!   server).

@@ -954,3 +954,74 @@ async fn patches_and_applies_are_admitted_as_the_writes_they_are() {
     assert_eq!(code, 403);
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_delete_collection_admits_every_object_as_a_delete() {
+    let server = ApiServer::start().await.expect("server");
+    let client = server.client();
+    let hook = WebhookServer::start(|request| {
+        if request.pointer("/oldObject/metadata/name") == Some(&json!("z-protected")) {
+            Reply::Review(json!({"allowed": false, "status": {"message": "protected"}}))
+        } else {
+            allow()
+        }
+    })
+    .await;
+    validating(
+        &client,
+        "collection",
+        vec![webhook(
+            "collection.testkit.io",
+            &hook,
+            rule(&["DELETE"], "", &["configmaps"]),
+            json!({}),
+        )],
+    )
+    .await;
+    let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    for name in ["a", "b", "z-protected"] {
+        configmaps
+            .create(&PostParams::default(), &configmap(name, &[("set", "one")]))
+            .await
+            .expect("created");
+    }
+    let lp = kube::api::ListParams::default().labels("set=one");
+    let (code, message) = api_error(
+        configmaps
+            .delete_collection(&DeleteParams::default(), &lp)
+            .await,
+    );
+    assert_eq!(code, 403);
+    assert!(
+        message.ends_with("denied the request: protected"),
+        "{message}"
+    );
+    let left: Vec<_> = configmaps
+        .list(&lp)
+        .await
+        .expect("list")
+        .items
+        .into_iter()
+        .filter_map(|cm| cm.metadata.name)
+        .collect();
+    assert_eq!(left, ["z-protected"]);
+    let operations: Vec<_> = hook
+        .requests()
+        .iter()
+        .map(|r| {
+            (
+                r["operation"].clone(),
+                r["oldObject"]["metadata"]["name"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        operations,
+        [
+            (json!("DELETE"), json!("a")),
+            (json!("DELETE"), json!("b")),
+            (json!("DELETE"), json!("z-protected")),
+        ]
+    );
+    server.shutdown().await;
+}

@@ -342,3 +342,50 @@ pub(crate) async fn delete(
         warnings,
     })
 }
+
+/// DELETE of a collection through admission: each object matching `matching` is
+/// admitted and deleted as its own DELETE, as kube-apiserver does; the first denial or
+/// failure ends the request (objects deleted before it stay deleted). Returns the
+/// deleted objects and the warnings.
+pub(crate) async fn delete_collection(
+    shared: &Arc<Shared>,
+    place: &Place<'_>,
+    matching: impl Fn(&Value) -> bool,
+    options: &DeleteOptions,
+    dry_run: bool,
+) -> ApiResult<(Vec<Arc<Value>>, Vec<String>)> {
+    if !registered(shared, place) {
+        let mut cluster = shared.write(dry_run);
+        let deleted =
+            deletion::delete_collection(&mut cluster, place.rt, matching, options.propagation)?;
+        return Ok((deleted, Vec::new()));
+    }
+    let targets: Vec<(String, String)> = shared
+        .lock()
+        .current(&place.rt.storage_key())
+        .values()
+        .filter(|object| matching(object))
+        .map(|object| {
+            let text = |field| meta_str(object, field).unwrap_or_default().to_owned();
+            (text("namespace"), text("name"))
+        })
+        .collect();
+    let mut deleted = Vec::new();
+    let mut warnings = Vec::new();
+    for (namespace, name) in targets {
+        let place = Place {
+            rt: place.rt,
+            namespace: &namespace,
+        };
+        match delete(shared, &place, &name, options, dry_run).await {
+            Ok(admitted) => {
+                deleted.push(admitted.object);
+                warnings.extend(admitted.warnings);
+            }
+            // Gone meanwhile (a cascade, another client): nothing to delete.
+            Err(error) if error.code == 404 => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok((deleted, warnings))
+}

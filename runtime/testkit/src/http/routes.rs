@@ -19,7 +19,7 @@ use crate::store::registry::ResourceType;
 use crate::store::shared::Shared;
 use crate::store::status::{ApiError, ApiResult, Cause};
 use crate::verbs::collection::{self, Query, WatchDefaults};
-use crate::verbs::deletion::{self, DeleteOptions};
+use crate::verbs::deletion::DeleteOptions;
 use crate::verbs::managed_fields::{self, Record, Writer};
 use crate::verbs::objects;
 use crate::verbs::patch::{self, PatchKind};
@@ -479,17 +479,15 @@ async fn resource(
             let options =
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let filter = collection::filter(&rt, request.namespace.as_deref(), query)?;
-            let mut cluster = shared.write(dry_run || options.dry_run);
-            let deleted = deletion::delete_collection(
-                &mut cluster,
-                &rt,
-                |o| filter.matches(o),
-                options.propagation,
-            )?;
-            let metadata = serde_json::json!({"resourceVersion": cluster.current_rv().to_string()});
-            drop(cluster);
+            let dry_run = dry_run || options.dry_run;
+            let matching = |o: &Value| filter.matches(o);
+            let (deleted, warnings) =
+                admission::delete_collection(shared, &place, matching, &options, dry_run).await?;
+            let rv = shared.lock().current_rv().to_string();
+            let metadata = serde_json::json!({"resourceVersion": rv});
             let page = Page::new(&rt, metadata, deleted);
-            Ok(encoded(StatusCode::OK, negotiated.list(&page, &rt)?))
+            let response = encoded(StatusCode::OK, negotiated.list(&page, &rt)?);
+            Ok(with_warnings(response, &warnings))
         }
     }
 }
