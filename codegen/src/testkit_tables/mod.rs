@@ -116,6 +116,16 @@ pub const SERVED: &[ServedKind] = &[
     kind("", "v1", "Pod"),
     kind("", "v1", "Secret"),
     kind("", "v1", "Service"),
+    kind(
+        "admissionregistration.k8s.io",
+        "v1",
+        "MutatingWebhookConfiguration",
+    ),
+    kind(
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingWebhookConfiguration",
+    ),
     kind("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
     kind("apps", "v1", "Deployment"),
     kind("apps", "v1", "ReplicaSet"),

@@ -56,19 +56,21 @@
 //!
 //! # What it serves
 //!
-//! | group                  | version | kind                     | plural                    | namespaced | subresources  | short names |
-//! |------------------------|---------|--------------------------|---------------------------|------------|---------------|-------------|
-//! | core                   | v1      | Namespace                | namespaces                | no         | status        | ns          |
-//! | core                   | v1      | Pod                      | pods                      | yes        | status        | po          |
-//! | core                   | v1      | Secret                   | secrets                   | yes        |               |             |
-//! | core                   | v1      | ConfigMap                | configmaps                | yes        |               | cm          |
-//! | core                   | v1      | Service                  | services                  | yes        | status        | svc         |
-//! | core                   | v1      | Event                    | events                    | yes        |               | ev          |
-//! | events.k8s.io          | v1      | Event                    | events                    | yes        |               | ev          |
-//! | apps                   | v1      | Deployment               | deployments               | yes        | status, scale | deploy      |
-//! | apps                   | v1      | ReplicaSet               | replicasets               | yes        | status, scale | rs          |
-//! | coordination.k8s.io    | v1      | Lease                    | leases                    | yes        |               |             |
-//! | apiextensions.k8s.io   | v1      | CustomResourceDefinition | customresourcedefinitions | no         | status        | crd, crds   |
+//! | group                        | version | kind                           | plural                          | namespaced | subresources  | short names |
+//! |------------------------------|---------|--------------------------------|---------------------------------|------------|---------------|-------------|
+//! | core                         | v1      | Namespace                      | namespaces                      | no         | status        | ns          |
+//! | core                         | v1      | Pod                            | pods                            | yes        | status        | po          |
+//! | core                         | v1      | Secret                         | secrets                         | yes        |               |             |
+//! | core                         | v1      | ConfigMap                      | configmaps                      | yes        |               | cm          |
+//! | core                         | v1      | Service                        | services                        | yes        | status        | svc         |
+//! | core                         | v1      | Event                          | events                          | yes        |               | ev          |
+//! | events.k8s.io                | v1      | Event                          | events                          | yes        |               | ev          |
+//! | apps                         | v1      | Deployment                     | deployments                     | yes        | status, scale | deploy      |
+//! | apps                         | v1      | ReplicaSet                     | replicasets                     | yes        | status, scale | rs          |
+//! | coordination.k8s.io          | v1      | Lease                          | leases                          | yes        |               |             |
+//! | admissionregistration.k8s.io | v1      | ValidatingWebhookConfiguration | validatingwebhookconfigurations | no         |               |             |
+//! | admissionregistration.k8s.io | v1      | MutatingWebhookConfiguration   | mutatingwebhookconfigurations   | no         |               |             |
+//! | apiextensions.k8s.io         | v1      | CustomResourceDefinition       | customresourcedefinitions       | no         | status        | crd, crds   |
 //!
 //! The table lives in `store/registry.rs`; adding a type is one line there. Namespaces
 //! `default`, `kube-system`, `kube-public` and `kube-node-lease` exist at start.
@@ -86,8 +88,8 @@
 //!
 //! | layer             | directory  | what it holds                                                                                                                  | may import                          |
 //! |-------------------|------------|--------------------------------------------------------------------------------------------------------------------------------|-------------------------------------|
-//! | HTTP              | `http/`    | routing, content negotiation, the JSON, protobuf and Table encodings, discovery, OpenAPI, the [`ApiServer`] and [`Faults`] handles | `http`, `verbs`, `store`, `builtin` |
-//! | verbs             | `verbs/`   | what each verb and subresource does: validation, defaulting, CRD schemas, patches (merge, JSON, strategic, apply), field ownership (managedFields), deletion cascades | `verbs`, `store`, `builtin`         |
+//! | HTTP              | `http/`    | routing, content negotiation, the JSON, protobuf and Table encodings, discovery, OpenAPI, admission webhook calls (HTTPS), the [`ApiServer`] and [`Faults`] handles | `http`, `verbs`, `store`, `builtin` |
+//! | verbs             | `verbs/`   | what each verb and subresource does: validation, defaulting, CRD schemas, patches (merge, JSON, strategic, apply), field ownership (managedFields), deletion cascades, which admission webhooks match and what they answered | `verbs`, `store`, `builtin`         |
 //! | storage and watch | `store/`   | objects by revision, the type registry, resourceVersions and history, watch delivery, selectors, fault rules, `Status` errors | `store`, `builtin`                  |
 //! | Kubernetes facts  | `builtin/` | tables generated from Kubernetes' OpenAPI (patch strategies, protobuf fields, definitions), typed decoding of built-in kinds  | `builtin`                           |
 //!
@@ -96,7 +98,8 @@
 //! - **Writes**: uid, creationTimestamp, generateName, `generation` where the kind's
 //!   registry strategy sets it (1 on create; bumped when `spec` changes for pods,
 //!   replicasets and CRDs, `spec` or annotations for deployments, anything but metadata
-//!   for custom resources, status excluded with a status subresource; never set for
+//!   for custom resources and webhook configurations, status excluded with a status
+//!   subresource; never set for
 //!   configmaps, secrets, namespaces, services, events and leases), finalizers and
 //!   deletionTimestamp (a delete with finalizers marks the
 //!   object and returns it; removing the last finalizer deletes it; finalizer names must
@@ -112,6 +115,32 @@
 //!   served like `Background`. `dryRun=All` computes and validates a write and returns
 //!   its result without storing it (no new resourceVersion, no event). `managedFields`
 //!   are maintained on every write (see *Field ownership*).
+//! - **Admission webhooks**: stored `ValidatingWebhookConfiguration`s and
+//!   `MutatingWebhookConfiguration`s are called on create, update and delete of every
+//!   other resource, built-in or custom (PUT and PATCH of the main resource or `status`;
+//!   an apply that creates is a CREATE; a deletecollection admits each object as a
+//!   DELETE and stops at the first denial), as kube-apiserver calls them: the write is computed (defaulted, validated) first,
+//!   then the mutating webhooks are called (configurations in name order, webhooks in
+//!   order; `reinvocationPolicy: IfNeeded` ones once more when a later webhook changed
+//!   the object) and their `JSONPatch`es applied, the result is checked again, the
+//!   validating webhooks are called, and only then is it stored (409 Conflict if the
+//!   object changed meanwhile). Matching: `rules` (operations, groups, versions,
+//!   resources with `*`, `*/*`, `pods/status`, scope), `namespaceSelector` (the
+//!   Namespace's labels; a Namespace's own), `objectSelector` (new or old object). The
+//!   call POSTs an `admission.k8s.io/v1` AdmissionReview to `clientConfig.url` over
+//!   HTTPS trusting only `clientConfig.caBundle`, within `timeoutSeconds` (default 10,
+//!   1 to 30). A denial is the webhook's `status` (code default 403, message
+//!   `admission webhook "<name>" denied the request: <reason>`); a failed call
+//!   (unreachable, timed out, TLS refused, non-2xx, no valid review, wrong uid) is 500
+//!   `failed calling webhook "<name>": <why>` under `failurePolicy: Fail` (the default)
+//!   and skipped under `Ignore`; dry-run requests reaching a webhook whose
+//!   `sideEffects` is not `None`/`NoneOnDryRun` are 400. Warnings become `Warning`
+//!   headers. Configurations naming a `clientConfig.service` are refused (422: the
+//!   testkit needs `url`, having no cluster to resolve a service in). Not served:
+//!   admission of `/scale` requests, `matchPolicy:
+//!   Equivalent` (only the addressed group/version is matched), `matchConditions`,
+//!   and webhooks of the webhook configurations themselves (never called, as on a real
+//!   server).
 //! - **Decoding**: built-in objects are decoded through their k8s-openapi types on every
 //!   write (create, update, patch result), so a value of the wrong type is a 400
 //!   BadRequest (422 Invalid for a patch result, as on a real server) and fields the type

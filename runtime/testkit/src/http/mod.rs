@@ -4,6 +4,7 @@
 //! calls of [`verbs`](crate::verbs) and renders their results; it imports from the
 //! layers below only.
 
+pub(crate) mod admission;
 #[cfg(feature = "certs")]
 pub mod certs;
 pub(crate) mod discovery;
@@ -14,3 +15,4 @@ pub(crate) mod protobuf;
 pub(crate) mod routes;
 pub(crate) mod server;
 pub(crate) mod table;
+pub(crate) mod webhook;

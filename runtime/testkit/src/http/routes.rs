@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::Value;
 
+use crate::http::admission;
 use crate::http::discovery;
 use crate::http::negotiation::{Encoded, Negotiated, Offer};
 use crate::http::openapi;
@@ -18,7 +19,7 @@ use crate::store::registry::ResourceType;
 use crate::store::shared::Shared;
 use crate::store::status::{ApiError, ApiResult, Cause};
 use crate::verbs::collection::{self, Query, WatchDefaults};
-use crate::verbs::deletion::{self, DeleteOptions};
+use crate::verbs::deletion::DeleteOptions;
 use crate::verbs::managed_fields::{self, Record, Writer};
 use crate::verbs::objects;
 use crate::verbs::patch::{self, PatchKind};
@@ -393,18 +394,19 @@ async fn resource(
         Verb::Create => {
             let record = Record::Update(writer(query, headers, None, "CreateOptions")?);
             let object = decode_object(headers, &body, !rt.custom)?;
-            let created = objects::create(&mut shared.write(dry_run), &place, object, &record)?;
-            Ok(encoded(
+            let created = admission::create(shared, &place, object, &record, dry_run).await?;
+            let response = encoded(
                 StatusCode::CREATED,
-                negotiated.object(&created, &rt)?,
-            ))
+                negotiated.object(&created.object, &rt)?,
+            );
+            Ok(with_warnings(response, &created.warnings))
         }
         Verb::Update => {
             let subresource = request.subresource.as_deref();
             let record = Record::Update(writer(query, headers, subresource, "UpdateOptions")?);
             let object = decode_object(headers, &body, !rt.custom)?;
-            let mut cluster = shared.write(dry_run);
             if scale {
+                let mut cluster = shared.write(dry_run);
                 let old = place::existing(&cluster, &place, name)?;
                 check_scale_rv(&place, name, &old, &object)?;
                 let new = scale::apply_scale(&rt, &old, &object)?;
@@ -412,8 +414,10 @@ async fn resource(
                     objects::write(&mut cluster, &place, name, old, new, Part::Main, &record)?;
                 return Ok(ok(&scale::to_scale(&rt, &stored)?));
             }
-            let updated = objects::update(&mut cluster, &place, name, object, part, &record)?;
-            Ok(encoded(StatusCode::OK, negotiated.object(&updated, &rt)?))
+            let updated =
+                admission::update(shared, &place, name, object, part, &record, dry_run).await?;
+            let response = encoded(StatusCode::OK, negotiated.object(&updated.object, &rt)?);
+            Ok(with_warnings(response, &updated.warnings))
         }
         Verb::Patch => {
             let target = PatchTarget {
@@ -421,7 +425,6 @@ async fn resource(
                 name,
                 part,
                 scale,
-                negotiated,
                 writer: writer(
                     query,
                     headers,
@@ -429,32 +432,75 @@ async fn resource(
                     "PatchOptions",
                 )?,
             };
-            patch_object(shared, headers, query, &target, &body)
+            // `dryRun` was validated above: only "All" gets here.
+            if scale || !admission::registered(shared, &place) {
+                return Ok(
+                    match patch_object(shared, headers, query, &target, &body, dry_run)? {
+                        Patched::Created { object, .. } => {
+                            encoded(StatusCode::CREATED, negotiated.object(&object, &rt)?)
+                        }
+                        Patched::Updated { object, .. } => {
+                            encoded(StatusCode::OK, negotiated.object(&object, &rt)?)
+                        }
+                        Patched::Scale(scale) => ok(&scale),
+                    },
+                );
+            }
+            // Computed as a dry run, then admitted and stored as the create or update it is.
+            let (code, admitted) = match patch_object(shared, headers, query, &target, &body, true)?
+            {
+                Patched::Created { object, record } => {
+                    let object = (*object).clone();
+                    let admitted =
+                        admission::create(shared, &place, object, &record, dry_run).await?;
+                    (StatusCode::CREATED, admitted)
+                }
+                Patched::Updated { object, record } => {
+                    let object = (*object).clone();
+                    let admitted =
+                        admission::update(shared, &place, name, object, part, &record, dry_run)
+                            .await?;
+                    (StatusCode::OK, admitted)
+                }
+                Patched::Scale(scale) => return Ok(ok(&scale)),
+            };
+            let response = encoded(code, negotiated.object(&admitted.object, &rt)?);
+            Ok(with_warnings(response, &admitted.warnings))
         }
         Verb::Delete => {
             let options =
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
-            let mut cluster = shared.write(dry_run || options.dry_run);
-            let deleted = deletion::delete(&mut cluster, &place, name, &options)?;
-            Ok(encoded(StatusCode::OK, negotiated.object(&deleted, &rt)?))
+            let dry_run = dry_run || options.dry_run;
+            let deleted = admission::delete(shared, &place, name, &options, dry_run).await?;
+            let response = encoded(StatusCode::OK, negotiated.object(&deleted.object, &rt)?);
+            Ok(with_warnings(response, &deleted.warnings))
         }
         Verb::DeleteCollection => {
             let options =
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let filter = collection::filter(&rt, request.namespace.as_deref(), query)?;
-            let mut cluster = shared.write(dry_run || options.dry_run);
-            let deleted = deletion::delete_collection(
-                &mut cluster,
-                &rt,
-                |o| filter.matches(o),
-                options.propagation,
-            )?;
-            let metadata = serde_json::json!({"resourceVersion": cluster.current_rv().to_string()});
-            drop(cluster);
+            let dry_run = dry_run || options.dry_run;
+            let matching = |o: &Value| filter.matches(o);
+            let (deleted, warnings) =
+                admission::delete_collection(shared, &place, matching, &options, dry_run).await?;
+            let rv = shared.lock().current_rv().to_string();
+            let metadata = serde_json::json!({"resourceVersion": rv});
             let page = Page::new(&rt, metadata, deleted);
-            Ok(encoded(StatusCode::OK, negotiated.list(&page, &rt)?))
+            let response = encoded(StatusCode::OK, negotiated.list(&page, &rt)?);
+            Ok(with_warnings(response, &warnings))
         }
     }
+}
+
+/// Adds the admission webhooks' warnings as `Warning: 299 - "..."` headers.
+fn with_warnings(mut response: Response, warnings: &[String]) -> Response {
+    for warning in warnings {
+        let text = warning.replace(['"', '\\'], "'");
+        if let Ok(value) = header::HeaderValue::from_str(&format!("299 - \"{text}\"")) {
+            response.headers_mut().append(header::WARNING, value);
+        }
+    }
+    response
 }
 
 /// The field manager of a write request (`?fieldManager`, else from the User-Agent).
@@ -492,14 +538,24 @@ fn check_scale_rv(place: &Place<'_>, name: &str, old: &Value, scale: &Value) -> 
     }
 }
 
-/// The object a PATCH is for, and how to answer it.
+/// The object a PATCH is for.
 struct PatchTarget<'a> {
     place: &'a Place<'a>,
     name: &'a str,
     part: Part,
     scale: bool,
-    negotiated: Negotiated,
     writer: Writer,
+}
+
+/// What a PATCH wrote (or, as a dry run, would write).
+enum Patched {
+    /// An apply created the object.
+    Created { object: Arc<Value>, record: Record },
+    /// The object was patched; `object` is the result, carrying the resourceVersion it
+    /// was computed from until stored.
+    Updated { object: Arc<Value>, record: Record },
+    /// A `/scale` patch, answered with the Scale.
+    Scale(Value),
 }
 
 fn patch_object(
@@ -508,13 +564,13 @@ fn patch_object(
     query: &Query,
     target: &PatchTarget<'_>,
     body: &[u8],
-) -> ApiResult<Response> {
+    dry_run: bool,
+) -> ApiResult<Patched> {
     let PatchTarget {
         place,
         name,
         part,
         scale,
-        negotiated,
         ref writer,
     } = *target;
     let rt: &ResourceType = place.rt;
@@ -560,8 +616,6 @@ fn patch_object(
         }
     }
     let force = query.get("force").is_some_and(|f| f == "true");
-    // `dryRun` was validated by the caller: only "All" gets here.
-    let dry_run = query.get("dryRun").is_some_and(|v| v == "All");
     let mut cluster = shared.write(dry_run);
     let old = match place::existing(&cluster, place, name) {
         Ok(old) => old,
@@ -571,11 +625,10 @@ fn patch_object(
             let (object, entries) =
                 managed_fields::apply(rt, Part::Main, None, &config, writer, force)?;
             let record = Record::Applied(entries);
-            let created = objects::create(&mut cluster, place, object, &record)?;
-            return Ok(encoded(
-                StatusCode::CREATED,
-                negotiated.object(&created, rt)?,
-            ));
+            let created = objects::create(&mut cluster, place, object.clone(), &record)?;
+            // What admission stores again: the configuration as given, not the result.
+            let object = if dry_run { Arc::new(object) } else { created };
+            return Ok(Patched::Created { object, record });
         }
         Err(not_found) => return Err(not_found),
     };
@@ -586,7 +639,7 @@ fn patch_object(
         let new = scale::apply_scale(rt, &old, &target)?;
         let record = Record::Update(writer.clone());
         let stored = objects::write(&mut cluster, place, name, old, new, Part::Main, &record)?;
-        return Ok(ok(&scale::to_scale(rt, &stored)?));
+        return Ok(Patched::Scale(scale::to_scale(rt, &stored)?));
     }
     let mut target = place::render(&old, rt);
     let record = if kind == PatchKind::Apply {
@@ -630,8 +683,17 @@ fn patch_object(
         ApiError::invalid(&rt.group, &rt.kind, name, vec![cause])
     })?;
     let new = objects::merge_into(rt, &old, target, part);
+    let old_rv = old.pointer("/metadata/resourceVersion").cloned();
     let stored = objects::write(&mut cluster, place, name, old, new, part, &record)?;
-    Ok(encoded(StatusCode::OK, negotiated.object(&stored, rt)?))
+    let object = if dry_run {
+        // Stored again through admission: only if the object is still the one patched.
+        let mut object = (*stored).clone();
+        object["metadata"]["resourceVersion"] = old_rv.unwrap_or(Value::Null);
+        Arc::new(object)
+    } else {
+        stored
+    };
+    Ok(Patched::Updated { object, record })
 }
 
 #[cfg(test)]

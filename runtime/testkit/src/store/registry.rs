@@ -54,6 +54,7 @@ pub(crate) struct PrinterColumn {
 /// | Pod (since Kubernetes 1.33, KEP-5067)               | [`Spec`]              | `pkg/registry/core/pod/strategy.go` (`updatePodGeneration`)        |
 /// | CustomResourceDefinition                            | [`Spec`]              | `apiextensions-apiserver/pkg/registry/customresourcedefinition/`   |
 /// | custom resources                                    | [`AllButMetadata`]    | `apiextensions-apiserver/pkg/registry/customresource/strategy.go`  |
+/// | Validating/MutatingWebhookConfiguration (no status) | [`AllButMetadata`]    | `pkg/registry/admissionregistration/*webhookconfiguration/strategy.go` (bumped when `webhooks` change) |
 /// | ConfigMap, Secret, Namespace, Service, Event, Lease | [`Unset`]             | their `strategy.go`: no `Generation` at all                        |
 ///
 /// Marking an object with finalizers as deleted bumps a set generation too
@@ -180,6 +181,8 @@ const BUILT_INS: &[BuiltIn] = &[
     BuiltIn { group: "apps",                version: "v1", kind: "Deployment", plural: "deployments", namespaced: true,  status: true,  scale: true,  short_names: &["deploy"], categories: &["all"], fields: &[], generation: Generation::SpecOrAnnotations },
     BuiltIn { group: "apps",                version: "v1", kind: "ReplicaSet", plural: "replicasets", namespaced: true,  status: true,  scale: true,  short_names: &["rs"],     categories: &["all"], fields: &["status.replicas"], generation: Generation::Spec },
     BuiltIn { group: "coordination.k8s.io", version: "v1", kind: "Lease",      plural: "leases",      namespaced: true,  status: false, scale: false, short_names: &[],         categories: &[],      fields: &[], generation: Generation::Unset },
+    BuiltIn { group: "admissionregistration.k8s.io", version: "v1", kind: "ValidatingWebhookConfiguration", plural: "validatingwebhookconfigurations", namespaced: false, status: false, scale: false, short_names: &[], categories: &["api-extensions"], fields: &[], generation: Generation::AllButMetadata },
+    BuiltIn { group: "admissionregistration.k8s.io", version: "v1", kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", namespaced: false, status: false, scale: false, short_names: &[], categories: &["api-extensions"], fields: &[], generation: Generation::AllButMetadata },
     BuiltIn { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: false, status: true, scale: false, short_names: &["crd", "crds"], categories: &["api-extensions"], fields: &[], generation: Generation::Spec },
 ];
 

@@ -3,6 +3,7 @@
 //! defaulting and cascades. It knows nothing of HTTP and imports from
 //! [`store`](crate::store) (and the generated [`builtin`](crate::builtin) facts) only.
 
+pub(crate) mod admission;
 pub(crate) mod collection;
 pub(crate) mod crd;
 pub(crate) mod deletion;

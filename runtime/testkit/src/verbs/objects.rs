@@ -10,6 +10,7 @@ use crate::store::meta::{self, meta_str};
 use crate::store::registry::ResourceType;
 use crate::store::status::{ApiError, ApiResult, Cause, Subject};
 use crate::store::storage::Cluster;
+use crate::verbs::admission;
 use crate::verbs::crd;
 use crate::verbs::deletion;
 use crate::verbs::generation;
@@ -204,6 +205,16 @@ fn validate(place: &Place<'_>, name: &str, object: &mut Value) -> ApiResult<()> 
     Ok(())
 }
 
+/// Webhook configurations the testkit can call (see [`admission::check_configuration`]).
+fn check_webhooks(place: &Place<'_>, name: &str, object: &Value) -> ApiResult<()> {
+    let causes = admission::check_configuration(place.rt, object);
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(place.invalid(name, causes))
+    }
+}
+
 fn check_namespace(cluster: &Cluster, place: &Place<'_>) -> ApiResult<()> {
     if !place.rt.namespaced {
         return Ok(());
@@ -311,6 +322,7 @@ pub(crate) fn create(
     let mut object = typed(rt, object).map_err(|e| ApiError::bad_request(e.to_string()))?;
     validate_metadata(place, &name, &object)?;
     validate(place, &name, &mut object)?;
+    check_webhooks(place, &name, &object)?;
     let new_types = if crd::is_crd(rt) {
         Some(crd::prepare(&mut object, None)?)
     } else {
@@ -441,6 +453,7 @@ pub(crate) fn write(
     validate_metadata(place, name, &new)?;
     check_no_new_finalizers(place, name, &old, &new)?;
     validate(place, name, &mut new)?;
+    check_webhooks(place, name, &new)?;
     let new_types = if crd::is_crd(rt) {
         Some(crd::prepare(&mut new, Some(&old))?)
     } else {

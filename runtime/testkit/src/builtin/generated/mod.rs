@@ -12,6 +12,18 @@ pub(crate) static KINDS: &[(&str, &str, &str, &str)] = &[
     ("", "v1", "Secret", "io.k8s.api.core.v1.Secret"),
     ("", "v1", "Service", "io.k8s.api.core.v1.Service"),
     (
+        "admissionregistration.k8s.io",
+        "v1",
+        "MutatingWebhookConfiguration",
+        "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingWebhookConfiguration",
+        "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
+    ),
+    (
         "apiextensions.k8s.io",
         "v1",
         "CustomResourceDefinition",
@@ -25,6 +37,88 @@ pub(crate) static KINDS: &[(&str, &str, &str, &str)] = &[
 /// The definitions strategic merge patch must know, sorted by name: their fields
 /// with a patch strategy or merge key, and those leading to such definitions.
 pub(crate) static TYPES: &[TypeFields] = &[
+    TypeFields {
+        name: "io.k8s.api.admissionregistration.v1.MutatingWebhook",
+        fields: &[
+            Field {
+                name: "matchConditions",
+                ty: None,
+                strategy: Some(Strategy::Merge),
+                merge_key: Some("name"),
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
+        fields: &[
+            Field {
+                name: "metadata",
+                ty: Some("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                strategy: None,
+                merge_key: None,
+            },
+            Field {
+                name: "webhooks",
+                ty: Some("io.k8s.api.admissionregistration.v1.MutatingWebhook"),
+                strategy: Some(Strategy::Merge),
+                merge_key: Some("name"),
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList",
+        fields: &[
+            Field {
+                name: "items",
+                ty: Some(
+                    "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
+                ),
+                strategy: None,
+                merge_key: None,
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.admissionregistration.v1.ValidatingWebhook",
+        fields: &[
+            Field {
+                name: "matchConditions",
+                ty: None,
+                strategy: Some(Strategy::Merge),
+                merge_key: Some("name"),
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
+        fields: &[
+            Field {
+                name: "metadata",
+                ty: Some("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                strategy: None,
+                merge_key: None,
+            },
+            Field {
+                name: "webhooks",
+                ty: Some("io.k8s.api.admissionregistration.v1.ValidatingWebhook"),
+                strategy: Some(Strategy::Merge),
+                merge_key: Some("name"),
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList",
+        fields: &[
+            Field {
+                name: "items",
+                ty: Some(
+                    "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
+                ),
+                strategy: None,
+                merge_key: None,
+            },
+        ],
+    },
     TypeFields {
         name: "io.k8s.api.apps.v1.Deployment",
         fields: &[
@@ -774,6 +868,367 @@ pub(crate) const DEFINITIONS: &str = include_str!("definitions.json");
 /// The protobuf messages of those definitions (from k8s-pb), sorted by name, with
 /// each field's number, JSON name and encoding.
 pub(crate) static MESSAGES: &[Message] = &[
+    Message {
+        name: "io.k8s.api.admissionregistration.v1.MatchCondition",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "expression",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.admissionregistration.v1.MutatingWebhook",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "clientConfig",
+                wire: Wire::Message(
+                    "io.k8s.api.admissionregistration.v1.WebhookClientConfig",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "rules",
+                wire: Wire::Message(
+                    "io.k8s.api.admissionregistration.v1.RuleWithOperations",
+                ),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "failurePolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "namespaceSelector",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "sideEffects",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "timeoutSeconds",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "admissionReviewVersions",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "matchPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "reinvocationPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "objectSelector",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 12u32,
+                json: "matchConditions",
+                wire: Wire::Message(
+                    "io.k8s.api.admissionregistration.v1.MatchCondition",
+                ),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "webhooks",
+                wire: Wire::Message(
+                    "io.k8s.api.admissionregistration.v1.MutatingWebhook",
+                ),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.admissionregistration.v1.MutatingWebhookConfigurationList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message(
+                    "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
+                ),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.admissionregistration.v1.Rule",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "apiGroups",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "apiVersions",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "resources",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "scope",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.admissionregistration.v1.RuleWithOperations",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "operations",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "",
+                wire: Wire::Message("io.k8s.api.admissionregistration.v1.Rule"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.admissionregistration.v1.ServiceReference",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "namespace",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "path",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "port",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.admissionregistration.v1.ValidatingWebhook",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "clientConfig",
+                wire: Wire::Message(
+                    "io.k8s.api.admissionregistration.v1.WebhookClientConfig",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "rules",
+                wire: Wire::Message(
+                    "io.k8s.api.admissionregistration.v1.RuleWithOperations",
+                ),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "failurePolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "namespaceSelector",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "sideEffects",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "timeoutSeconds",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "admissionReviewVersions",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 9u32,
+                json: "matchPolicy",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 10u32,
+                json: "objectSelector",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 11u32,
+                json: "matchConditions",
+                wire: Wire::Message(
+                    "io.k8s.api.admissionregistration.v1.MatchCondition",
+                ),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "webhooks",
+                wire: Wire::Message(
+                    "io.k8s.api.admissionregistration.v1.ValidatingWebhook",
+                ),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfigurationList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message(
+                    "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
+                ),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.admissionregistration.v1.WebhookClientConfig",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "service",
+                wire: Wire::Message(
+                    "io.k8s.api.admissionregistration.v1.ServiceReference",
+                ),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "caBundle",
+                wire: Wire::Bytes,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "url",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
     Message {
         name: "io.k8s.api.apps.v1.Deployment",
         fields: &[

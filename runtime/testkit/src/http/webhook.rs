@@ -1,0 +1,115 @@
+//! The HTTPS client that calls admission webhooks: one POST of a JSON body to
+//! `clientConfig.url`, over rustls trusting only the webhook's `caBundle`, within its
+//! timeout. Every failure is a reason string, for the failure policy to judge.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::{Request, Uri, header};
+use hyper_util::rt::TokioIo;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+/// The largest answer read (kube-apiserver reads webhook responses of any size; a test
+/// webhook never needs this much).
+const MAX_RESPONSE: usize = 3 * 1024 * 1024;
+
+/// POSTs `body` to `url` and returns the response body; `Err` says why the call failed,
+/// in the words kube-apiserver uses where it has them.
+pub(crate) async fn post(
+    url: &str,
+    ca_bundle: &[u8],
+    timeout: Duration,
+    body: Vec<u8>,
+) -> Result<Vec<u8>, String> {
+    let call = call(url, ca_bundle, body);
+    match tokio::time::timeout(timeout, call).await {
+        Ok(result) => result.map_err(|why| format!("failed to call webhook: Post {url:?}: {why}")),
+        Err(_) => Err(format!(
+            "failed to call webhook: Post {url:?}: context deadline exceeded (timeout {}s)",
+            timeout.as_secs()
+        )),
+    }
+}
+
+/// The TLS client configuration trusting exactly the certificates of `ca_bundle` (PEM).
+fn tls_config(ca_bundle: &[u8]) -> Result<rustls::ClientConfig, String> {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(ca_bundle) {
+        let cert = cert.map_err(|e| format!("invalid caBundle: {e}"))?;
+        roots
+            .add(cert)
+            .map_err(|e| format!("invalid caBundle: {e}"))?;
+    }
+    if roots.is_empty() {
+        return Err(
+            "no certificate in caBundle (the testkit trusts only a webhook's caBundle)".to_owned(),
+        );
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    Ok(rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}
+
+async fn call(url: &str, ca_bundle: &[u8], body: Vec<u8>) -> Result<Vec<u8>, String> {
+    let uri: Uri = url.parse().map_err(|e| format!("invalid URL: {e}"))?;
+    if uri.scheme_str() != Some("https") {
+        return Err("unsupported URL scheme: only https is allowed".to_owned());
+    }
+    let host = uri.host().ok_or("the URL has no host")?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let port = uri.port_u16().unwrap_or(443);
+    let config = tls_config(ca_bundle)?;
+    let server_name = ServerName::try_from(host.to_owned()).map_err(|e| e.to_string())?;
+    let tcp = TcpStream::connect((host, port))
+        .await
+        .map_err(|e| format!("dial tcp {host}:{port}: {e}"))?;
+    let tls = TlsConnector::from(Arc::new(config))
+        .connect(server_name, tcp)
+        .await
+        .map_err(|e| format!("tls: {e}"))?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
+        .await
+        .map_err(|e| e.to_string())?;
+    let driver = tokio::spawn(connection);
+    let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
+    let authority = uri
+        .authority()
+        .map(|a| a.as_str().to_owned())
+        .unwrap_or_default();
+    let request = Request::post(path)
+        .header(header::HOST, authority)
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::ACCEPT, "application/json")
+        .body(Full::new(Bytes::from(body)))
+        .map_err(|e| e.to_string())?;
+    let result = async {
+        let response = sender
+            .send_request(request)
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status();
+        let bytes = Limited::new(response.into_body(), MAX_RESPONSE)
+            .collect()
+            .await
+            .map_err(|e| format!("reading the response: {e}"))?
+            .to_bytes();
+        if !status.is_success() {
+            return Err(format!(
+                "the server responded with {status}: {}",
+                String::from_utf8_lossy(&bytes)
+            ));
+        }
+        Ok(bytes.to_vec())
+    }
+    .await;
+    driver.abort();
+    result
+}
