@@ -6,10 +6,14 @@
 #![cfg(all(feature = "metrics", feature = "embedded"))]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is the failure report.
 
+#[path = "operator/http.rs"]
+mod probe_http;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use probe_http::get;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, ObjectMeta, PostParams};
@@ -20,7 +24,6 @@ use kubegen::runtime::informer::SharedInformer;
 use kubegen::runtime::key::ObjectKey;
 use kubegen::runtime::leaderelection::LeaderElectionConfig;
 use kubegen::testkit::{ApiServer, Failure, Matcher, Verb};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Counts its reconciles.
 #[derive(Clone, Default)]
@@ -45,17 +48,6 @@ impl Reconciler for Stuck {
         let _ = self.0.reconcile(key).await;
         std::future::pending().await
     }
-}
-
-/// A GET over a plain HTTP/1.1 connection: the status line and the body.
-async fn get(address: std::net::SocketAddr, path: &str) -> (String, String) {
-    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    (head.lines().next().unwrap().to_owned(), body.to_owned())
 }
 
 /// Polls `check` every 20 ms until it holds (a minute is the failure guard).

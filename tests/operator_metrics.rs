@@ -5,12 +5,15 @@
 #![cfg(feature = "metrics")]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests: a panic is the failure report.
 
+#[path = "operator/http.rs"]
+mod probe_http;
+
 use std::time::Duration;
 
+use probe_http::get;
 use kubegen::operator::Metrics;
 use kubegen::runtime::controller::{Action, Controller, ControllerConfig, Reconciler};
 use kubegen::runtime::key::ObjectKey;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 struct Done;
 
@@ -20,17 +23,6 @@ impl Reconciler for Done {
     async fn reconcile(&self, _: &ObjectKey) -> Result<Action, Self::Error> {
         Ok(Action::Done)
     }
-}
-
-/// A GET over a plain HTTP/1.1 connection: the status line and the body.
-async fn get(address: std::net::SocketAddr, path: &str) -> (String, String) {
-    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    (head.lines().next().unwrap().to_owned(), body.to_owned())
 }
 
 #[tokio::test]
