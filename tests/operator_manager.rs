@@ -13,7 +13,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use probe_http::get;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, ObjectMeta, PostParams};
@@ -24,6 +23,7 @@ use kubegen::runtime::informer::SharedInformer;
 use kubegen::runtime::key::ObjectKey;
 use kubegen::runtime::leaderelection::LeaderElectionConfig;
 use kubegen::testkit::{ApiServer, Failure, Matcher, Verb};
+use probe_http::get;
 
 /// Counts its reconciles.
 #[derive(Clone, Default)]

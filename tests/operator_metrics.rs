@@ -10,10 +10,10 @@ mod probe_http;
 
 use std::time::Duration;
 
-use probe_http::get;
 use kubegen::operator::Metrics;
 use kubegen::runtime::controller::{Action, Controller, ControllerConfig, Reconciler};
 use kubegen::runtime::key::ObjectKey;
+use probe_http::get;
 
 struct Done;
 
