@@ -377,11 +377,7 @@ impl Controller {
                 }
                 // A cache whose informer never started (dropped unstarted, so the wait
                 // ended at once) is reported as such, whichever branch noticed first.
-                let unstarted: Vec<&dyn HasSynced> = caches
-                    .iter()
-                    .filter(|c| c.started_receiver().is_some_and(|started| !*started.borrow()))
-                    .map(|c| c.as_ref())
-                    .collect();
+                let unstarted = unstarted(&caches);
                 if !unstarted.is_empty() {
                     return Err(Error::InformersNotStarted {
                         controller: shared.name.clone(),
@@ -413,29 +409,34 @@ impl Controller {
 /// those that were not (or were dropped unstarted). Never returns if all of them were
 /// started (or are not informers).
 async fn not_started_within(timeout: Duration, caches: &[Arc<dyn HasSynced>]) -> Vec<String> {
-    let pending: Vec<(&dyn HasSynced, watch::Receiver<bool>)> = caches
-        .iter()
-        .filter_map(|c| Some((c.as_ref(), c.started_receiver()?)))
-        .filter(|(_, started)| !*started.borrow())
-        .collect();
+    let pending = unstarted(caches);
     if !pending.is_empty() {
-        let all = futures::future::join_all(pending.iter().map(|(_, started)| {
-            let mut started = started.clone();
+        let all = futures::future::join_all(pending.iter().filter_map(|cache| {
+            let mut started = cache.started_receiver()?;
             // An error: the informer is gone and will never start.
-            async move { started.wait_for(|s| *s).await.is_ok() }
+            Some(async move { started.wait_for(|s| *s).await.is_ok() })
         }));
         let all_started = tokio::time::timeout(timeout, all)
             .await
             .is_ok_and(|results| results.into_iter().all(|ok| ok));
         if !all_started {
-            let unstarted = pending
-                .iter()
-                .filter(|(_, started)| !*started.borrow())
-                .map(|(cache, _)| *cache);
-            return informer_names(unstarted);
+            return informer_names(unstarted(caches).into_iter());
         }
     }
     std::future::pending().await
+}
+
+/// The caches whose informers are not started (caches that are not informers have no
+/// start to wait for and are left out).
+fn unstarted(caches: &[Arc<dyn HasSynced>]) -> Vec<&dyn HasSynced> {
+    caches
+        .iter()
+        .filter(|c| {
+            c.started_receiver()
+                .is_some_and(|started| !*started.borrow())
+        })
+        .map(|c| c.as_ref())
+        .collect()
 }
 
 /// The distinct informer names of `caches` (a handler registration and its informer
