@@ -142,6 +142,12 @@ impl Verdict {
 /// }
 /// ```
 pub trait Validator<K: Resource>: Send + Sync + 'static {
+    /// The operations the API server sends to this validator, as written in its
+    /// configuration ([`WebhookServer::configurations`](super::WebhookServer::configurations)):
+    /// create and update unless the validator says otherwise (add
+    /// [`Operation::Delete`] when it implements `validate_delete`).
+    const OPERATIONS: &'static [Operation] = &[Operation::Create, Operation::Update];
+
     /// Validates `object` about to be created.
     fn validate_create(
         &self,
@@ -231,6 +237,11 @@ impl<K> From<K> for Mutated<K> {
 /// }
 /// ```
 pub trait Mutator<K: Resource>: Send + Sync + 'static {
+    /// The operations the API server sends to this mutator, as written in its
+    /// configuration ([`WebhookServer::configurations`](super::WebhookServer::configurations)):
+    /// create and update unless the mutator says otherwise.
+    const OPERATIONS: &'static [Operation] = &[Operation::Create, Operation::Update];
+
     /// Returns `object` as it should be stored, or a verdict without a patch.
     fn mutate(
         &self,

@@ -16,6 +16,10 @@
 //!   object at a time to the desired `apiVersion`.
 //! - [`CertWatcher`]: the certificate and key behind the server, read from PEM files and
 //!   swapped when they change on disk, for new connections only.
+//! - [`WebhookServer::configurations`] and [`convert_with_webhook`]: the
+//!   Validating/MutatingWebhookConfiguration and the CRD `spec.conversion` that point
+//!   the API server at the served webhooks ([`WebhookClient`]: a Service or a URL, a CA
+//!   bundle or cert-manager's CA injection), built from what was registered.
 //!
 //! The review types on the wire are kube's (`kube::core::admission`,
 //! `kube::core::conversion`), but for the admission response, whose JSON patch goes out
@@ -49,6 +53,7 @@ mod admission;
 mod certs;
 mod conversion;
 mod http;
+mod manifests;
 mod server;
 
 use std::path::PathBuf;
@@ -57,6 +62,9 @@ pub use admission::{Mutated, Mutator, Validator, Verdict};
 pub use certs::CertWatcher;
 pub use conversion::Converter;
 pub use kube::core::admission::{AdmissionRequest, Operation};
+pub use manifests::{
+    CERT_MANAGER_INJECT_CA_FROM, WebhookClient, WebhookConfigurations, convert_with_webhook,
+};
 pub use server::{WebhookServer, WebhookServerConfig};
 
 /// `Result` with this module's [`Error`].

@@ -25,6 +25,7 @@ use super::admission::{MutatingEndpoint, ValidatingEndpoint};
 use super::certs::CertWatcher;
 use super::conversion::{ConversionEndpoint, Converter};
 use super::http::{self, Endpoint};
+use super::manifests::AdmissionTarget;
 use super::{Error, Mutator, Result, Validator};
 use crate::metrics::NoopMetrics;
 use crate::metrics::webhook::WebhookMetricsProvider;
@@ -149,20 +150,34 @@ impl WebhookServerConfig {
 #[derive(Debug)]
 pub struct WebhookServer {
     config: WebhookServerConfig,
-    endpoints: BTreeMap<String, Registered>,
+    pub(super) endpoints: BTreeMap<String, Registered>,
     /// The first path registered twice, or invalid, reported by `serve`.
     refused: Option<Error>,
 }
 
-/// An endpoint, with what kind of webhook it is for logs.
-struct Registered {
+/// An endpoint, with the kind of webhook it is.
+pub(super) struct Registered {
     endpoint: Arc<dyn Endpoint>,
-    what: &'static str,
+    pub(super) hook: Hook,
+}
+
+/// What a registered path serves: the kind and operations an admission webhook admits,
+/// for its configuration ([`WebhookServer::configurations`]).
+#[derive(Debug)]
+pub(super) enum Hook {
+    Validating(AdmissionTarget),
+    Mutating(AdmissionTarget),
+    Conversion,
 }
 
 impl std::fmt::Debug for Registered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.what)
+        let what = match self.hook {
+            Hook::Validating(_) => "validating",
+            Hook::Mutating(_) => "mutating",
+            Hook::Conversion => "conversion",
+        };
+        f.write_str(what)
     }
 }
 
@@ -190,7 +205,7 @@ impl WebhookServer {
     {
         self.register(
             path,
-            "validating",
+            Hook::Validating(AdmissionTarget::of::<K>(V::OPERATIONS)),
             Arc::new(ValidatingEndpoint::<K, V>::new(validator)),
         )
     }
@@ -209,7 +224,7 @@ impl WebhookServer {
     {
         self.register(
             path,
-            "mutating",
+            Hook::Mutating(AdmissionTarget::of::<K>(M::OPERATIONS)),
             Arc::new(MutatingEndpoint::<K, M>::new(mutator)),
         )
     }
@@ -219,12 +234,12 @@ impl WebhookServer {
     pub fn conversion<C: Converter>(self, path: &str, converter: C) -> Self {
         self.register(
             path,
-            "conversion",
+            Hook::Conversion,
             Arc::new(ConversionEndpoint::new(converter)),
         )
     }
 
-    fn register(mut self, path: &str, what: &'static str, endpoint: Arc<dyn Endpoint>) -> Self {
+    fn register(mut self, path: &str, hook: Hook, endpoint: Arc<dyn Endpoint>) -> Self {
         let valid = path.starts_with('/') && !path.contains([':', '*', '{', '}']);
         let refusal = match () {
             () if !valid => Some(Error::InvalidPath(path.to_owned())),
@@ -239,7 +254,7 @@ impl WebhookServer {
             }
             None => {
                 self.endpoints
-                    .insert(path.to_owned(), Registered { endpoint, what });
+                    .insert(path.to_owned(), Registered { endpoint, hook });
             }
         }
         self
