@@ -21,11 +21,11 @@ fn manifests(dir: &str) -> BTreeMap<String, CustomResourceDefinition> {
     let mut model = Model::default();
     let options = rust::Options::default().schemas(true);
     rust::load(&mut model, &sources, &options).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    model
-        .resources()
-        .map(|resource| {
-            let value = emit::crd::definition(&resource).unwrap();
-            let crd: CustomResourceDefinition = serde_json::from_value(value).unwrap();
+    emit::crd::manifests(&model, &emit::crd::ManifestOptions::default())
+        .unwrap()
+        .into_iter()
+        .map(|file| {
+            let crd: CustomResourceDefinition = serde_saphyr::from_str(&file.contents).unwrap();
             (crd.metadata.name.clone().unwrap(), crd)
         })
         .collect()

@@ -47,7 +47,7 @@ fn manifests(dir: &Path) -> Vec<GeneratedFile> {
         &rust::Options::default().schemas(true),
     )
     .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    emit::crd::manifests(&model).unwrap()
+    emit::crd::manifests(&model, &emit::crd::ManifestOptions::default()).unwrap()
 }
 
 fn golden_dir(fixture: &Path) -> PathBuf {
@@ -298,4 +298,120 @@ spec:
         error,
         "bad.yaml:17:13: `x-kubernetes-list-type` must be `atomic`, `set` or `map`"
     );
+}
+
+/// A kind with several versions is one CRD, newest version first, the version marked
+/// `#[resource(storage)]` stored; `--conversion-webhook` makes it convert through a
+/// Service, with cert-manager's CA injection; `--versions storage` keeps one version.
+#[test]
+fn a_kind_with_several_versions_is_one_crd_converted_by_the_webhook_named() {
+    let dir = scratch("versions");
+    let out = dir.join("crd");
+    let out_s = out.display().to_string();
+    let fixture = fixture("gadgets").display().to_string();
+    let written = kubegen(&[
+        "crd",
+        "--rust",
+        &fixture,
+        "--out",
+        &out_s,
+        "--conversion-webhook",
+        "gadget-system/gadget-webhook:9443",
+        "--cert-manager",
+        "gadget-system/serving-cert",
+    ]);
+    assert!(written.status.success(), "{}", stderr(&written));
+    let text = std::fs::read_to_string(out.join("gadgets.example.com_gadgets.yaml")).unwrap();
+    let crd: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+    let versions: Vec<(&str, bool)> = crd["spec"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (v["name"].as_str().unwrap(), v["storage"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(versions, [("v1", true), ("v1alpha1", false)]);
+    assert_eq!(
+        crd["spec"]["conversion"],
+        serde_json::json!({
+            "strategy": "Webhook",
+            "webhook": {
+                "conversionReviewVersions": ["v1"],
+                "clientConfig": {"service": {"namespace": "gadget-system", "name": "gadget-webhook", "path": "/convert", "port": 9443}}
+            }
+        })
+    );
+    assert_eq!(
+        crd["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+        "gadget-system/serving-cert"
+    );
+
+    let storage_only = kubegen(&[
+        "crd",
+        "--rust",
+        &fixture,
+        "--out",
+        &out_s,
+        "--versions",
+        "storage",
+    ]);
+    assert!(storage_only.status.success(), "{}", stderr(&storage_only));
+    let text = std::fs::read_to_string(out.join("gadgets.example.com_gadgets.yaml")).unwrap();
+    let crd: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
+    assert_eq!(crd["spec"]["versions"].as_array().unwrap().len(), 1);
+    assert_eq!(crd["spec"]["versions"][0]["name"], "v1");
+    assert!(crd["spec"].get("conversion").is_none());
+
+    let bad = kubegen(&[
+        "crd",
+        "--rust",
+        &fixture,
+        "--out",
+        &out_s,
+        "--conversion-webhook",
+        "gadget-webhook",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("expected NAMESPACE/SERVICE[:PORT][/PATH]"),
+        "{}",
+        stderr(&bad)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two versions of a kind and no `#[resource(storage)]`, or two of them: refused at the
+/// struct, nothing written.
+#[test]
+fn several_versions_need_exactly_one_storage_mark() {
+    let dir = scratch("storage");
+    let version = |v: &str, storage: &str| {
+        format!(
+            "#[derive(Resource)]\n#[resource(group = \"example.com\", version = \"{v}\"{storage})]\npub struct Foo {{ pub metadata: ObjectMeta }}\n"
+        )
+    };
+    for (storage, expected) in [
+        (
+            "",
+            "src/v1.rs:3:12: kind `Foo` of group `example.com` has versions v1, v1alpha1: exactly one must be the storage version, marked #[resource(storage)] (found 0)",
+        ),
+        (
+            ", storage",
+            "src/v1alpha1.rs:3:12: kind `Foo` of group `example.com` has versions v1, v1alpha1: exactly one must be the storage version, marked #[resource(storage)] (found 2)",
+        ),
+    ] {
+        let src = dir.join("src");
+        let _ = std::fs::remove_dir_all(&src);
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("v1.rs"), version("v1", storage)).unwrap();
+        std::fs::write(src.join("v1alpha1.rs"), version("v1alpha1", storage)).unwrap();
+        let output = kubegen_in(&dir, &["crd", "--rust", "src", "--out", "crd"]);
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(
+            stderr(&output).starts_with(expected),
+            "got: {}",
+            stderr(&output)
+        );
+        assert!(!dir.join("crd").exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -55,6 +55,8 @@ pub fn derive_deep_copy(input: TokenStream) -> TokenStream {
 ///     kind = "Foo", plural = "foos", singular = "foo",          // default: from the type name
 ///     namespaced | cluster,                                       // default: namespaced
 ///     status,                                                     // the status subresource
+///     storage,                                                    // the storage version of a
+///                                                                 // kind with several versions
 ///     scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas",
 ///           label_selector_path = ".status.selector"),
 ///     shortname = "fo", category = "all",                         // repeatable
@@ -83,6 +85,9 @@ pub fn derive_deep_copy(input: TokenStream) -> TokenStream {
 /// the root type nor add a TypeMeta field; field names are camelCased, or renamed with
 /// `#[resource(rename = "...")]`), and `crd()` / `try_crd()` returning the
 /// CustomResourceDefinition with a structural schema built from the fields' `JsonSchema`.
+/// A kind with several versions is one struct per version (in modules `v1alpha1`, `v1`),
+/// exactly one marked `storage`; `kubegen::crd::merge` makes their `crd()`s the one
+/// definition, as `kubegen crd` writes it.
 ///
 /// Field types' own schemas come from their `JsonSchema` impls, so rules and extensions of
 /// nested fields are schemars attributes:

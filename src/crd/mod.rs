@@ -3,7 +3,8 @@
 //! The derive emits `Foo::crd()`, which calls these helpers: [`RootSchema`] builds the
 //! OpenAPI v3 schema of the root object from each field's [`JsonSchema`] (schemars 1 with
 //! its OpenAPI 3 settings, subschemas inlined) and makes it structural with
-//! [`make_structural`]; [`Definition`] wraps it in the `CustomResourceDefinition`.
+//! [`make_structural`]; [`Definition`] wraps it in the `CustomResourceDefinition`;
+//! [`merge`] makes the `crd()`s of a kind's versions one definition.
 //! They are public so hand-written types can do the same.
 //!
 //! ```
@@ -58,6 +59,100 @@ pub enum Error {
         /// The conversion error.
         source: serde_json::Error,
     },
+    /// The CRDs given to [`merge`] are not versions of one kind.
+    #[error("failed to merge the versions of {name}: {reason}")]
+    Merge {
+        /// `plural.group` of the first CRD.
+        name: String,
+        /// What disagrees.
+        reason: String,
+    },
+}
+
+/// The one CustomResourceDefinition of a kind with several versions, from the `crd()` of
+/// each (`[v1::Icecream::crd()?, v1alpha1::Icecream::crd()?]`): their versions in the order
+/// given (list them newest first, as `kubegen crd` writes them), `storage_version` the
+/// only one stored. The CRDs must agree on everything but their versions: group, names
+/// and scope.
+///
+/// ```
+/// use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+/// use kubegen::crd::{Definition, RootSchema, Scope, merge};
+///
+/// struct Foo { metadata: ObjectMeta }
+/// let foo = |version| Definition {
+///     group: "example.com", version, kind: "Foo", plural: "foos", singular: "foo",
+///     list_kind: "FooList", short_names: &[], categories: &[], scope: Scope::Namespaced,
+///     status: false, scale: None, printer_columns: &[], selectable_fields: &[],
+/// }
+/// .build(RootSchema::<Foo>::new(None).build()?);
+/// let crd = merge([foo("v1")?, foo("v1alpha1")?], "v1")?;
+/// let versions: Vec<_> = crd.spec.versions.iter().map(|v| (v.name.as_str(), v.storage)).collect();
+/// assert_eq!(versions, [("v1", true), ("v1alpha1", false)]);
+/// # Ok::<(), kubegen::crd::Error>(())
+/// ```
+pub fn merge(
+    crds: impl IntoIterator<Item = CustomResourceDefinition>,
+    storage_version: &str,
+) -> Result<CustomResourceDefinition, Error> {
+    let mut crds = crds.into_iter();
+    let Some(mut merged) = crds.next() else {
+        return Err(Error::Merge {
+            name: String::new(),
+            reason: "no CustomResourceDefinition given".into(),
+        });
+    };
+    let name = merged.metadata.name.clone().unwrap_or_default();
+    let refuse = |reason: String| Error::Merge {
+        name: name.clone(),
+        reason,
+    };
+    for crd in crds {
+        let (a, b) = (&merged.spec, &crd.spec);
+        if crd.metadata.name != merged.metadata.name || a.group != b.group {
+            return Err(refuse(format!(
+                "{} is another kind",
+                crd.metadata
+                    .name
+                    .as_deref()
+                    .unwrap_or("a CRD without a name")
+            )));
+        }
+        if a.names != b.names || a.scope != b.scope {
+            return Err(refuse(
+                "the versions disagree on names or scope: every version of a kind must have \
+                 the same kind, plural, singular, short names, categories and scope"
+                    .into(),
+            ));
+        }
+        for version in crd.spec.versions {
+            if merged.spec.versions.iter().any(|v| v.name == version.name) {
+                return Err(refuse(format!("version {} is given twice", version.name)));
+            }
+            merged.spec.versions.push(version);
+        }
+    }
+    if !merged
+        .spec
+        .versions
+        .iter()
+        .any(|v| v.name == storage_version)
+    {
+        let names: Vec<&str> = merged
+            .spec
+            .versions
+            .iter()
+            .map(|v| v.name.as_str())
+            .collect();
+        return Err(refuse(format!(
+            "the storage version {storage_version} is not among its versions ({})",
+            names.join(", ")
+        )));
+    }
+    for version in &mut merged.spec.versions {
+        version.storage = version.name == storage_version;
+    }
+    Ok(merged)
 }
 
 /// Whether objects live in namespaces.

@@ -15,6 +15,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 use kubegen_codegen::emit::apply::ApplyOptions;
 use kubegen_codegen::emit::clients::ClientOptions;
 use kubegen_codegen::emit::conversion::ConversionOptions;
+use kubegen_codegen::emit::crd::{ConversionWebhook, ManifestOptions};
 use kubegen_codegen::emit::{self, GeneratedFile};
 use kubegen_codegen::frontend::{self, Input, Source, Versions, builtin, crd, openapi, rust};
 use kubegen_codegen::model::{ClientVerb, ClientVerbs};
@@ -180,7 +181,9 @@ its file:line:column (exit status 2, nothing written).
 
 Examples:
   cargo kubegen crd --rust src/apis --out config/crd
-  cargo kubegen crd --rust src/apis --out config/crd --verify   # in CI: fail if stale";
+  cargo kubegen crd --rust src/apis --out config/crd --verify   # in CI: fail if stale
+  cargo kubegen crd --rust src/apis --out config/crd \
+      --conversion-webhook icecream-system/icecream-webhook --cert-manager icecream-system/serving-cert";
 
 #[derive(Args)]
 struct CrdArgs {
@@ -193,6 +196,14 @@ struct CrdArgs {
     /// Which versions of each kind: `served`, `storage`, or a comma-separated list.
     #[arg(long, value_name = "served|storage|V1,V2", default_value = "served", value_parser = parse_versions)]
     versions: Versions,
+    /// Kinds with several versions convert through this webhook Service
+    /// (`spec.conversion.strategy: Webhook`): port 443 and path /convert unless given.
+    #[arg(long, value_name = "NAMESPACE/SERVICE[:PORT][/PATH]", value_parser = parse_conversion_webhook)]
+    conversion_webhook: Option<ConversionWebhook>,
+    /// With --conversion-webhook: the cert-manager Certificate whose CA cert-manager
+    /// injects into the CRDs (annotation cert-manager.io/inject-ca-from).
+    #[arg(long, value_name = "NAMESPACE/CERTIFICATE", requires = "conversion_webhook", value_parser = parse_namespaced_name)]
+    cert_manager: Option<String>,
     /// Do not write: compare --out with what would be written, print a diff and exit with
     /// status 1 if stale.
     #[arg(long)]
@@ -383,6 +394,45 @@ enum Style {
 
 fn parse_versions(text: &str) -> Result<Versions, String> {
     text.parse()
+}
+
+/// `NAMESPACE/SERVICE[:PORT][/PATH]`: a conversion webhook's Service.
+fn parse_conversion_webhook(text: &str) -> Result<ConversionWebhook, String> {
+    let expected = || {
+        format!(
+            "expected NAMESPACE/SERVICE[:PORT][/PATH] (e.g. icecream-system/icecream-webhook:9443/convert), got {text:?}"
+        )
+    };
+    let (namespace, rest) = text.split_once('/').ok_or_else(expected)?;
+    let (service_port, path) = match rest.find('/') {
+        Some(slash) => (&rest[..slash], &rest[slash..]),
+        None => (rest, "/convert"),
+    };
+    let (service, port) = match service_port.split_once(':') {
+        Some((service, port)) => (service, port.parse::<u16>().map_err(|_| expected())?),
+        None => (service_port, 443),
+    };
+    if namespace.is_empty() || service.is_empty() || port == 0 {
+        return Err(expected());
+    }
+    let mut webhook = ConversionWebhook::service(namespace, service);
+    webhook.port = port;
+    webhook.path = path.to_owned();
+    Ok(webhook)
+}
+
+/// `NAMESPACE/NAME`.
+fn parse_namespaced_name(text: &str) -> Result<String, String> {
+    match text.split_once('/') {
+        Some((namespace, name))
+            if !namespace.is_empty() && !name.is_empty() && !name.contains('/') =>
+        {
+            Ok(text.to_owned())
+        }
+        _ => Err(format!(
+            "expected NAMESPACE/NAME (e.g. icecream-system/serving-cert), got {text:?}"
+        )),
+    }
 }
 
 /// `KIND=VERSION`: a kind (or `KIND.GROUP`) and the version its conversions go through.
@@ -642,7 +692,14 @@ fn manifests(args: &CrdArgs) -> ExitCode {
         Ok(warnings) => warnings.iter().for_each(|warning| eprintln!("{warning}")),
         Err(e) => return fail(EXIT_INPUT, &e),
     }
-    let files = match emit::crd::manifests(&model) {
+    let conversion = args
+        .conversion_webhook
+        .clone()
+        .map(|webhook| ConversionWebhook {
+            cert_manager: args.cert_manager.clone(),
+            ..webhook
+        });
+    let files = match emit::crd::manifests(&model, &ManifestOptions { conversion }) {
         Ok(files) => files,
         Err(e) => return fail(EXIT_INPUT, &e),
     };

@@ -2,8 +2,9 @@
 //! schema of the kind's model types (what `kubegen crd` writes).
 //!
 //! The manifest has exactly the shape `Foo::crd()` builds at run time (names, scope,
-//! subresources, printer columns, selectable fields, one served and stored version), so a
-//! test can compare the two; `emit/schema/` (shared with the annotated emitter) says how
+//! subresources, printer columns, selectable fields, one served and stored version), or,
+//! for a kind with several versions, `kubegen::crd::merge` of theirs, so a test can
+//! compare the two; `emit/schema/` (shared with the annotated emitter) says how
 //! model types become schema nodes.
 //!
 //! ```
@@ -23,7 +24,7 @@
 //! "#);
 //! let mut model = Model::default();
 //! rust::load(&mut model, &[source], &rust::Options::default().schemas(true))?;
-//! let files = emit::crd::manifests(&model)?;
+//! let files = emit::crd::manifests(&model, &emit::crd::ManifestOptions::default())?;
 //! assert_eq!(files[0].path, "example.com_foos.yaml");
 //! assert!(files[0].contents.contains("deploymentName:\n"));
 //! assert!(files[0].contents.contains("minLength: 1\n"));
@@ -32,10 +33,13 @@
 
 use serde_json::{Map, Value, json};
 
+use std::collections::BTreeMap;
+
 use super::common::Error;
 use super::generated::GeneratedFile;
 use super::schema;
 use crate::model::{Model, Resource, Scope};
+use crate::naming::kubernetes;
 
 /// The header on top of every generated YAML file (as [`HEADER`](super::HEADER), behind
 /// `#`).
@@ -46,23 +50,40 @@ pub const YAML_HEADER: &str = concat!(
 );
 
 /// One manifest per kind of `model` whose root type is in the model, named
-/// `<group>_<plural>.yaml` (controller-gen's layout), in kind order.
-pub fn manifests(model: &Model) -> Result<Vec<GeneratedFile>, Error> {
-    let mut files: Vec<GeneratedFile> = Vec::new();
+/// `<group>_<plural>.yaml` (controller-gen's layout), in kind order. A kind with several
+/// versions is one CRD listing them in Kubernetes' version priority (`v1` before
+/// `v1beta1` before `v1alpha1`), the front-end's storage version stored; their names,
+/// scope and short names must agree.
+///
+/// With [`ManifestOptions::conversion`], each CRD of several versions converts through
+/// that webhook (`spec.conversion`), with cert-manager's CA injection annotation when a
+/// Certificate is named.
+pub fn manifests(model: &Model, options: &ManifestOptions) -> Result<Vec<GeneratedFile>, Error> {
+    let mut crds: BTreeMap<String, Value> = BTreeMap::new();
     for resource in model.resources() {
         let path = format!(
             "{}_{}.yaml",
             resource.group.name, resource.kind.names.plural
         );
-        if files.iter().any(|f| f.path == path) {
-            return Err(Error::Manifest {
-                name: format!("{}.{}", resource.kind.names.plural, resource.group.name),
-                reason: "the kind has several versions; `kubegen crd` writes kinds with one \
-                         version (as `crd()` builds them)"
-                    .into(),
-            });
-        }
         let crd = definition(&resource)?;
+        match crds.get_mut(&path) {
+            None => {
+                crds.insert(path, crd);
+            }
+            Some(merged) => add_version(merged, crd)?,
+        }
+    }
+    let mut files = Vec::with_capacity(crds.len());
+    for (path, mut crd) in crds {
+        if let Some(Value::Array(versions)) = crd.pointer_mut("/spec/versions") {
+            versions.sort_by(|a, b| {
+                let name = |v: &Value| v["name"].as_str().unwrap_or_default().to_owned();
+                kubernetes::compare_versions(&name(a), &name(b))
+            });
+            if let (Some(webhook), true) = (&options.conversion, versions.len() > 1) {
+                webhook.set_on(&mut crd);
+            }
+        }
         let yaml = serde_saphyr::to_string(&crd).map_err(|e| Error::Manifest {
             name: path.clone(),
             reason: e.to_string(),
@@ -72,8 +93,97 @@ pub fn manifests(model: &Model) -> Result<Vec<GeneratedFile>, Error> {
             contents: format!("{YAML_HEADER}{yaml}"),
         });
     }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
+}
+
+/// What `kubegen crd` adds to the manifests beyond the kinds.
+#[derive(Clone, Debug, Default)]
+pub struct ManifestOptions {
+    /// The conversion webhook of every kind with several versions.
+    pub conversion: Option<ConversionWebhook>,
+}
+
+/// A CRD conversion webhook served in the cluster: `spec.conversion.webhook.clientConfig`
+/// names a Service.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversionWebhook {
+    /// The Service's namespace.
+    pub namespace: String,
+    /// The Service's name.
+    pub service: String,
+    /// The Service's port.
+    pub port: u16,
+    /// The path the webhook server serves conversions at.
+    pub path: String,
+    /// The cert-manager Certificate (`<namespace>/<name>`) whose CA cert-manager's CA
+    /// injector writes into the CRD's `caBundle`
+    /// (annotation `cert-manager.io/inject-ca-from`).
+    pub cert_manager: Option<String>,
+}
+
+impl ConversionWebhook {
+    /// The Service `namespace/service` on port 443 at path `/convert` (controller-runtime's
+    /// path), without cert-manager.
+    pub fn service(namespace: impl Into<String>, service: impl Into<String>) -> Self {
+        Self {
+            namespace: namespace.into(),
+            service: service.into(),
+            port: 443,
+            path: "/convert".to_owned(),
+            cert_manager: None,
+        }
+    }
+
+    fn set_on(&self, crd: &mut Value) {
+        crd["spec"]["conversion"] = json!({
+            "strategy": "Webhook",
+            "webhook": {
+                "conversionReviewVersions": ["v1"],
+                "clientConfig": {
+                    "service": {
+                        "namespace": self.namespace,
+                        "name": self.service,
+                        "path": self.path,
+                        "port": self.port,
+                    },
+                },
+            },
+        });
+        if let Some(certificate) = &self.cert_manager {
+            crd["metadata"]["annotations"] =
+                json!({ "cert-manager.io/inject-ca-from": certificate });
+        }
+    }
+}
+
+/// Adds the one version of `crd` to `merged`, another version of the same kind, after
+/// checking that everything but the versions agrees.
+fn add_version(merged: &mut Value, crd: Value) -> Result<(), Error> {
+    let name = crd["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let differs = |pointer: &str| merged.pointer(pointer) != crd.pointer(pointer);
+    if let Some(field) = ["/spec/names", "/spec/scope"]
+        .into_iter()
+        .find(|p| differs(p))
+    {
+        return Err(Error::Manifest {
+            name,
+            reason: format!(
+                "its versions disagree on {}: every version of a kind must have the same \
+                 kind, plural, singular, short names, categories and scope",
+                field.trim_start_matches("/spec/")
+            ),
+        });
+    }
+    let Some(Value::Array(versions)) = merged.pointer_mut("/spec/versions") else {
+        return Ok(());
+    };
+    if let Some(Value::Array(more)) = crd.pointer("/spec/versions") {
+        versions.extend(more.iter().cloned());
+    }
+    Ok(())
 }
 
 /// The `CustomResourceDefinition` of one kind, as JSON.

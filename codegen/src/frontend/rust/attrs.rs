@@ -25,6 +25,7 @@ const KEYS: &[&str] = &[
     "namespaced",
     "cluster",
     "status",
+    "storage",
     "scale",
     "shortname",
     "category",
@@ -87,6 +88,8 @@ pub(crate) struct ResourceAttrs {
     pub(crate) singular: Option<Spanned<String>>,
     pub(crate) scope: Option<Spanned<Scope>>,
     pub(crate) status: Option<Span>,
+    /// `storage`: the storage version of a kind with several versions.
+    pub(crate) storage: Option<Span>,
     pub(crate) scale: Option<Scale>,
     pub(crate) short_names: Vec<String>,
     pub(crate) categories: Vec<String>,
@@ -318,6 +321,7 @@ fn container_key(meta: &ParseNestedMeta<'_>, out: &mut ResourceAttrs, errors: &m
             }
         }
         "status" => out.status = Some(flag(meta, "status", errors)),
+        "storage" => out.storage = Some(flag(meta, "storage", errors)),
         "readonly" => out.readonly = Some(flag(meta, "readonly", errors)),
         "no_status_verbs" => out.no_status_verbs = Some(flag(meta, "no_status_verbs", errors)),
         "verbs" => {

@@ -1,5 +1,6 @@
 //! `kubegen generate --rust <dir>`: find `#[derive(Resource)]` structs in source files.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use syn::{DeriveInput, Item};
@@ -177,9 +178,16 @@ fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<Vec<
     }
     let reader = Reader { options, index };
     let mut warnings = Vec::new();
+    let mut versions = Vec::new();
     for ((source, file), mut module) in sources.iter().zip(&files).zip(modules) {
-        reader.visit(&file.items, &mut module, source, model, &mut warnings)?;
+        let mut read = Read {
+            model: &mut *model,
+            warnings: &mut warnings,
+            versions: &mut versions,
+        };
+        reader.visit(&file.items, &mut module, source, &mut read)?;
     }
+    storage_versions(model, &versions, &options.versions)?;
     model.validate()?;
     // A type several kinds use is read once for each.
     warnings.sort();
@@ -243,19 +251,18 @@ impl Reader<'_> {
         items: &[Item],
         module: &mut Vec<String>,
         source: &Source,
-        model: &mut Model,
-        warnings: &mut Vec<Warning>,
+        read: &mut Read<'_>,
     ) -> Result<()> {
         for item in items {
             match item {
                 Item::Struct(s) if derives_resource(&s.attrs) => {
                     let input = DeriveInput::from(s.clone());
-                    self.add(&input, module, source, model, warnings)?;
+                    self.add(&input, module, source, read)?;
                 }
                 Item::Mod(m) => {
                     if let Some((_, items)) = &m.content {
                         module.push(m.ident.to_string());
-                        self.visit(items, module, source, model, warnings)?;
+                        self.visit(items, module, source, read)?;
                         module.pop();
                     }
                 }
@@ -270,11 +277,17 @@ impl Reader<'_> {
         input: &DeriveInput,
         module: &[String],
         source: &Source,
-        model: &mut Model,
-        warnings: &mut Vec<Warning>,
+        read: &mut Read<'_>,
     ) -> Result<()> {
+        let Read {
+            model,
+            warnings,
+            versions,
+        } = read;
         let mut derived = derive(input, Some(&source.name)).map_err(|e| invalid(source, &e))?;
-        if !self.options.versions.selects(&derived.version, true, true) {
+        // `--versions storage` is applied once every version of the kind is known.
+        let named = matches!(self.options.versions, Versions::Named(_));
+        if named && !self.options.versions.selects(&derived.version, true, true) {
             return Ok(());
         }
         if let RootType::HandWritten(hand) = &mut derived.kind.root {
@@ -303,9 +316,89 @@ impl Reader<'_> {
                 kind: derived.kind.name.clone(),
             });
         }
+        versions.push(KindVersion {
+            group: derived.group.clone(),
+            kind: derived.kind.name.clone(),
+            version: derived.version.clone(),
+            storage_marked: derived.storage_marked,
+            at: location(&source.name, input.ident.span()),
+        });
         derived.add_to(model);
         Ok(())
     }
+}
+
+/// What reading the sources adds to: the model, the warnings, and each kind version read.
+struct Read<'a> {
+    model: &'a mut Model,
+    warnings: &'a mut Vec<Warning>,
+    versions: &'a mut Vec<KindVersion>,
+}
+
+/// One version of a hand-written kind, and whether it says it is the storage version.
+struct KindVersion {
+    group: String,
+    kind: String,
+    version: String,
+    storage_marked: bool,
+    at: Location,
+}
+
+/// Settles which version of each kind is stored: the only one, or among several the one
+/// marked `#[resource(storage)]` (exactly one must be); then, for `--versions storage`,
+/// drops the others.
+fn storage_versions(model: &mut Model, read: &[KindVersion], versions: &Versions) -> Result<()> {
+    let mut kinds: BTreeMap<(&str, &str), Vec<&KindVersion>> = BTreeMap::new();
+    for version in read {
+        kinds
+            .entry((version.group.as_str(), version.kind.as_str()))
+            .or_default()
+            .push(version);
+    }
+    for ((group, kind), read) in kinds {
+        let marked: Vec<&&KindVersion> = read.iter().filter(|v| v.storage_marked).collect();
+        let stored = match (read.as_slice(), marked.as_slice()) {
+            ([only], _) => only.version.as_str(),
+            (_, [one]) => one.version.as_str(),
+            (_, _) => {
+                let names: Vec<&str> = read.iter().map(|v| v.version.as_str()).collect();
+                let at = marked.get(1).map_or(&read[0].at, |v| &v.at).clone();
+                let message = format!(
+                    "kind `{kind}` of group `{group}` has versions {}: exactly one must be \
+                     the storage version, marked #[resource(storage)] (found {})",
+                    names.join(", "),
+                    marked.len()
+                );
+                return Err(Error::Input { at, message });
+            }
+        };
+        for version in &read {
+            let is_stored = version.version == stored;
+            let keep = !matches!(versions, Versions::Storage) || is_stored;
+            let Some(group) = model.groups.get_mut(group) else {
+                continue;
+            };
+            if let Some(found) = group.versions.get_mut(&version.version) {
+                match keep {
+                    true => {
+                        if let Some(k) = found.kinds.get_mut(kind) {
+                            k.storage = is_stored;
+                        }
+                    }
+                    false => {
+                        found.kinds.remove(kind);
+                    }
+                }
+            }
+        }
+    }
+    model.groups.retain(|_, group| {
+        group
+            .versions
+            .retain(|_, version| !version.kinds.is_empty());
+        !group.versions.is_empty()
+    });
+    Ok(())
 }
 
 /// Whether `#[derive(...)]` lists `Resource` (by any path: `kubegen::Resource`).

@@ -180,6 +180,8 @@ struct Derived {
     group: String,
     version: String,
     kind: Kind,
+    /// `#[resource(storage)]`: this version is the kind's storage version.
+    storage_marked: bool,
 }
 
 impl Derived {
@@ -294,6 +296,7 @@ fn build(
         group: value(&attrs.group)?,
         version: value(&attrs.version)?,
         kind,
+        storage_marked: attrs.storage.is_some(),
     })
 }
 
