@@ -1,7 +1,8 @@
 //! Real kubectl against the testkit API server: typed creates (protobuf bodies), client-side
 //! apply and `patch` (strategic merge), `edit`, `explain`, `get` tables and the refusals a
 //! real server gives, then the everyday commands (`create -f`, `get -o`, selectors,
-//! `label`, `annotate`, `scale`, `delete`, `get -w`, `wait`, custom resources). Each check asserts kubectl's exit
+//! `label`, `annotate`, `scale`, `delete`, `get -w`, `wait`, custom resources), and a
+//! validating webhook's denial as `kubectl apply` reports it. Each check asserts kubectl's exit
 //! status and the server state (read through a kube client) or kubectl's output columns.
 //! Without kubectl on PATH every test prints `skipped: kubectl not found` and passes.
 
@@ -537,4 +538,96 @@ async fn version_needs_no_network() {
     assert!(client.contains("Client Version"), "{client}");
     let both = kubectl.ok(&["version"]).await;
     assert!(both.contains("Server Version"), "{both}");
+}
+
+/// Passwords belong in Secrets.
+struct NoPasswords;
+
+impl kubegen_runtime::webhook::Validator<ConfigMap> for NoPasswords {
+    async fn validate_create(
+        &self,
+        object: &ConfigMap,
+        _: &kubegen_runtime::webhook::AdmissionRequest<ConfigMap>,
+    ) -> kubegen_runtime::webhook::Verdict {
+        use kubegen_runtime::webhook::Verdict;
+        match object
+            .data
+            .as_ref()
+            .is_some_and(|d| d.contains_key("password"))
+        {
+            true => Verdict::deny("passwords belong in Secrets"),
+            false => Verdict::allow(),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_denial_reaches_kubectl_apply_with_its_reason() {
+    use kubegen_runtime::webhook::{WebhookClient, WebhookServer, WebhookServerConfig};
+    let Some(kubectl) = Kubectl::start().await else {
+        return;
+    };
+    let certs = kubectl.dir().join("webhook-certs");
+    let ca = kubegen_testkit::certs::TestCa::new().expect("a CA");
+    let serving = ca
+        .serving_cert(&["127.0.0.1"])
+        .expect("a serving certificate");
+    serving
+        .write_to(&certs)
+        .expect("write the serving certificate");
+    let server = || {
+        WebhookServer::new(WebhookServerConfig::default().cert_dir(&certs))
+            .validating("/validate-configmaps", NoPasswords)
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let client = WebhookClient::url(format!(
+        "https://{}",
+        listener.local_addr().expect("address")
+    ))
+    .ca_bundle(ca.cert_pem().as_bytes().to_vec());
+    let configuration = server()
+        .configurations("no-passwords", &client)
+        .validating
+        .expect("one validating webhook");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(server().serve(listener, async {
+        let _ = stopped.await;
+    }));
+    let configurations = Api::all(kubectl.server().client());
+    configurations
+        .create(&Default::default(), &configuration)
+        .await
+        .expect("store the webhook configuration");
+
+    let refused = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: secretive\ndata:\n  password: hunter2\n";
+    let path = kubectl.file("secretive.yaml", refused);
+    let message = kubectl.fails(&["apply", "-f", &path]).await;
+    assert!(
+        message.contains(
+            r#"admission webhook "validate.configmaps.core" denied the request: passwords belong in Secrets"#
+        ),
+        "{message}"
+    );
+    let fine = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\ndata:\n  mode: fast\n";
+    let path = kubectl.file("plain.yaml", fine);
+    assert!(
+        kubectl
+            .ok(&["apply", "-f", &path])
+            .await
+            .contains("created")
+    );
+    assert!(
+        config_maps(&kubectl)
+            .get_opt("secretive")
+            .await
+            .expect("get")
+            .is_none()
+    );
+    let _ = stop.send(());
+    serving
+        .await
+        .expect("join")
+        .expect("the webhook server stops cleanly");
 }
