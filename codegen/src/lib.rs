@@ -40,8 +40,11 @@
 //! - [`fuzz`]: arbitrary bytes through each front-end and the whole pipeline, for the
 //!   fuzz targets in `fuzz/` and the stable test that replays their inputs.
 //!
-//! [`generate`] runs the whole pipeline in memory; the derives use the Rust front-end and
-//! the `resource` / `deepcopy` emitters directly. Features:
+//! [`Config`] is the front door: every input, output and option of a run, the rules of
+//! how they combine ([`Config::check`]), and the run ([`Config::generate`], `write`,
+//! `verify`); the CLI only fills one. [`generate`] is the pipeline it runs, in memory,
+//! on sources already read; the derives use the Rust front-end and the `resource` /
+//! `deepcopy` emitters directly (one struct inside rustc, no files). Features:
 //!
 //! - `generator`: everything above but what the derives need. Without it (the derive
 //!   crate's `default-features = false`) the library is the Rust front-end's reading of
@@ -71,7 +74,7 @@
 //!
 //! | layer | files | may use |
 //! |-------|-------|---------|
-//! | orchestration | `lib.rs`, `pipeline.rs`, `fuzz.rs`, `bin/` | everything |
+//! | orchestration | `lib.rs`, `config.rs`, `pipeline.rs`, `fuzz.rs`, `bin/` | everything |
 //! | output | `output.rs`, `diff.rs` | output, emit shared |
 //! | scaffold | `scaffold/` | naming |
 //! | testkit tables | `testkit_tables/` | emit shared |
@@ -112,8 +115,12 @@ pub mod testkit_tables;
 pub mod wellknown;
 
 #[cfg(feature = "generator")]
+pub mod config;
+#[cfg(feature = "generator")]
 mod pipeline;
 
+#[cfg(feature = "generator")]
+pub use config::Config;
 #[cfg(feature = "generator")]
 pub use pipeline::{
     Error, Generated, Outputs, SAMPLE_CRD, generate, generate_from_crds, generate_from_openapi,

@@ -6,21 +6,19 @@
 //! clientset, listers and informers). Combinations that cannot work are refused before
 //! anything is read, with the reason.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Component, Path, PathBuf};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use kubegen_codegen::emit::apply::ApplyOptions;
-use kubegen_codegen::emit::clients::ClientOptions;
-use kubegen_codegen::emit::conversion::ConversionOptions;
-use kubegen_codegen::emit::crd::{ConversionWebhook, ManifestOptions};
-use kubegen_codegen::emit::{self, GeneratedFile};
-use kubegen_codegen::frontend::{self, Input, Source, Versions, builtin, crd, openapi, rust};
-use kubegen_codegen::model::{ClientVerb, ClientVerbs};
+use kubegen_codegen::config::{Output, TypesStyle};
+use kubegen_codegen::emit;
+use kubegen_codegen::emit::crd::ConversionWebhook;
+use kubegen_codegen::frontend::{Source, Versions};
+use kubegen_codegen::model::ClientVerb;
 use kubegen_codegen::naming;
-use kubegen_codegen::{Outputs, SAMPLE_CRD, output};
+use kubegen_codegen::{Config, SAMPLE_CRD};
 
 mod scaffold;
 
@@ -467,184 +465,66 @@ fn parse_kind_verbs(text: &str) -> Result<(String, BTreeSet<ClientVerb>), String
 }
 
 impl GenerateArgs {
-    /// Whether an input whose kinds' types kubegen generates is given.
-    fn generates_types(&self) -> bool {
-        !self.crds.is_empty() || !self.openapi.is_empty()
-    }
-
-    /// Whether an input whose kinds' types exist already is given.
-    fn has_existing_types(&self) -> bool {
-        self.rust.is_some() || self.kubernetes
-    }
-
-    /// The client verb sets of --readonly-kind, --verbs and --no-status-verbs by kind, or
-    /// why they contradict each other (a kind given two sets).
-    fn kind_verbs(&self) -> Result<BTreeMap<String, ClientVerbs>, String> {
-        let mut sets = BTreeMap::new();
-        let readonly = self
-            .readonly_kind
+    /// The run these arguments ask for.
+    fn config(&self) -> Config {
+        let mut config = Config::new()
+            .versions(self.versions.clone())
+            .generate_referenced(self.generate_referenced)
+            .style(match self.style {
+                Style::Generated => TypesStyle::Generated,
+                Style::Derive => TypesStyle::Derive,
+            })
+            .types_module(self.types_module.clone())
+            .facade_path(self.facade_path.clone())
+            .k8s_openapi_path(self.k8s_openapi_path.clone());
+        config = self.crds.iter().fold(config, |c, path| c.crd(path));
+        config = self.openapi.iter().fold(config, |c, path| c.openapi(path));
+        if let Some(dir) = &self.rust {
+            config = config.rust(dir, self.rust_module.clone());
+        }
+        if self.kubernetes {
+            config = config.kubernetes();
+        }
+        config = self
+            .kubernetes_openapi
             .iter()
-            .map(|k| (k, ClientVerbs::read_only()));
-        let listed = self.verbs.iter().map(|(k, verbs)| {
-            let set = ClientVerbs {
-                verbs: verbs.clone(),
-                no_status: false,
-            };
-            (k, set)
-        });
-        for (kind, set) in readonly.chain(listed) {
-            if sets.insert(kind.clone(), set).is_some() {
-                return Err(format!(
-                    "kind `{kind}` is given two verb sets (--readonly-kind, --verbs): give one"
-                ));
-            }
+            .fold(config, |c, path| c.kubernetes_openapi(path));
+        if let Some(group) = &self.group {
+            config = config.openapi_group(group.clone());
         }
-        for kind in &self.no_status_verbs {
-            sets.entry(kind.clone())
-                .or_insert_with(ClientVerbs::default)
-                .no_status = true;
-        }
-        Ok(sets)
-    }
-
-    /// Why this combination of arguments cannot work, if it cannot.
-    fn refusal(&self) -> Option<(ErrorKind, String)> {
-        let missing = ErrorKind::MissingRequiredArgument;
-        let conflict = ErrorKind::ArgumentConflict;
-        if let Err(message) = self.kind_verbs() {
-            return Some((conflict, message));
-        }
-        if self.style == Style::Derive {
-            let others = [
-                ("--openapi", !self.openapi.is_empty()),
-                ("--rust", self.rust.is_some()),
-                ("--kubernetes", self.kubernetes),
-                ("--clients-out", self.clients_out.is_some()),
-                ("--apply-out", self.apply_out.is_some()),
-                ("--conversions-out", self.conversions_out.is_some()),
-            ];
-            if let Some((name, _)) = others.iter().find(|(_, given)| *given) {
-                return Some((
-                    conflict,
-                    format!(
-                        "--style derive writes the types of --crd kinds to --out as sources you \
-own (then `kubegen crd --rust` and `generate --rust` take over); it cannot be combined with {name}"
-                    ),
-                ));
-            }
-            if self.crds.is_empty() || self.out.is_none() {
-                return Some((
-                    missing,
-                    "--style derive needs --crd (the CRDs to migrate) and --out (where the \
-annotated sources go)"
-                        .into(),
-                ));
-            }
-        }
-        if !self.generates_types() && !self.has_existing_types() {
-            return Some((
-                missing,
-                "nothing to generate from: give --crd, --openapi, --rust or --kubernetes".into(),
-            ));
-        }
-        if self.out.is_none()
-            && self.clients_out.is_none()
-            && self.apply_out.is_none()
-            && self.conversions_out.is_none()
-        {
-            return Some((
-                missing,
-                "nowhere to write: give --out (types), --clients-out (clientset, listers, \
-informers), --apply-out (apply configurations) and/or --conversions-out (conversions)"
-                    .into(),
-            ));
-        }
-        if self.conversions_out.is_some() && (!self.generates_types() || self.out.is_none()) {
-            return Some((
-                missing,
-                "--conversions-out converts between the versions of the types kubegen generates \
-from --crd and --openapi into --out (mounted at --types-module): give them"
-                    .into(),
-            ));
-        }
-        if self.out.is_some() && !self.generates_types() {
-            return Some((
-                conflict,
-                "--out writes the types kubegen generates from --crd and --openapi; the kinds of \
---rust and --kubernetes have their types already (your structs, k8s-openapi's): write their \
-clients with --clients-out"
-                    .into(),
-            ));
-        }
-        if self.has_existing_types() && self.clients_out.is_none() && self.apply_out.is_none() {
-            return Some((
-                missing,
-                "--rust and --kubernetes kinds only get clients (their types exist already): \
-give --clients-out (and/or --apply-out)"
-                    .into(),
-            ));
-        }
-        let names_types = self.clients_out.is_some() || self.apply_out.is_some();
-        if self.generates_types() && names_types && self.out.is_none() {
-            return Some((
-                missing,
-                "clients of --crd and --openapi kinds name the types generated into --out \
-(mounted at --types-module), and so do their apply configurations: give --out too"
-                    .into(),
-            ));
+        if let Some(version) = &self.version {
+            config = config.openapi_version(version.clone());
         }
         let outputs = [
-            ("--out", &self.out),
-            ("--clients-out", &self.clients_out),
-            ("--apply-out", &self.apply_out),
-            ("--conversions-out", &self.conversions_out),
+            (
+                &self.out,
+                Config::types_out as fn(Config, PathBuf) -> Config,
+            ),
+            (&self.clients_out, Config::clients_out),
+            (&self.apply_out, Config::apply_out),
+            (&self.conversions_out, Config::conversions_out),
         ];
-        for (i, (a, first)) in outputs.iter().enumerate() {
-            for (b, second) in &outputs[i + 1..] {
-                let (Some(first), Some(second)) = (first, second) else {
-                    continue;
-                };
-                let (first, second) = (absolute(first), absolute(second));
-                if first.starts_with(&second) || second.starts_with(&first) {
-                    return Some((
-                        conflict,
-                        format!(
-                            "{a} and {b} must be separate directories, neither inside the \
-other: each is replaced as a whole"
-                        ),
-                    ));
-                }
+        for (dir, set) in outputs {
+            if let Some(dir) = dir {
+                config = set(config, dir.clone());
             }
         }
-        if self.versions == Versions::Storage && !self.openapi.is_empty() {
-            return Some((
-                conflict,
-                "--versions storage cannot select from --openapi: OpenAPI documents do not say \
-which version is the storage version (name the versions, or use `served`)"
-                    .into(),
-            ));
-        }
-        None
+        config = self
+            .readonly_kind
+            .iter()
+            .fold(config, |c, k| c.readonly_kind(k));
+        config = self
+            .verbs
+            .iter()
+            .fold(config, |c, (k, verbs)| c.kind_verbs(k, verbs.clone()));
+        config = self
+            .no_status_verbs
+            .iter()
+            .fold(config, |c, k| c.no_status_verbs(k));
+        self.conversion_hub
+            .iter()
+            .fold(config, |c, (kind, version)| c.conversion_hub(kind, version))
     }
-}
-
-/// `path` made absolute against the current directory, with `.` and `..` resolved
-/// lexically (the directories may not exist yet).
-fn absolute(path: &Path) -> PathBuf {
-    let joined = std::env::current_dir()
-        .map(|cwd| cwd.join(path))
-        .unwrap_or_else(|_| path.to_owned());
-    let mut out = PathBuf::new();
-    for component in joined.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// The command line without the `kubegen` word cargo inserts when it runs this binary as
@@ -660,179 +540,70 @@ fn command_line() -> Vec<std::ffi::OsString> {
 
 fn main() -> ExitCode {
     match Cli::parse_from(command_line()).command {
-        Command::Generate(args) => {
-            if let Some((kind, message)) = args.refusal() {
-                let mut command = Cli::command();
-                let command = command
-                    .find_subcommand_mut("generate")
-                    .cloned()
-                    .unwrap_or_else(Cli::command);
-                let mut command = command.bin_name("cargo kubegen generate");
-                command.error(kind, message).exit();
-            }
-            generate(&args)
-        }
-        Command::Crd(args) => manifests(&args),
+        Command::Generate(args) => run("generate", &args.config(), args.verify),
+        Command::Crd(args) => run("crd", &args.config(), args.verify),
         Command::Demo { out } => demo(out.as_deref()),
         Command::New(args) => scaffold::new(&args),
         Command::Add(args) => scaffold::add(&args),
     }
 }
 
-fn manifests(args: &CrdArgs) -> ExitCode {
-    let sources = match rust::read_dir(&args.rust) {
-        Ok(sources) => sources,
-        Err(e) => return fail(EXIT_INPUT, &e),
-    };
-    let options = rust::Options::default()
-        .versions(args.versions.clone())
-        .schemas(true);
-    let mut model = kubegen_codegen::model::Model::default();
-    match rust::load(&mut model, &sources, &options) {
-        Ok(warnings) => warnings.iter().for_each(|warning| eprintln!("{warning}")),
-        Err(e) => return fail(EXIT_INPUT, &e),
-    }
-    let conversion = args
-        .conversion_webhook
-        .clone()
-        .map(|webhook| ConversionWebhook {
-            cert_manager: args.cert_manager.clone(),
-            ..webhook
-        });
-    let files = match emit::crd::manifests(&model, &ManifestOptions { conversion }) {
-        Ok(files) => files,
-        Err(e) => return fail(EXIT_INPUT, &e),
-    };
-    if args.verify {
-        check(&args.out, &files)
-    } else {
-        write(&args.out, &files)
+impl CrdArgs {
+    /// The run these arguments ask for.
+    fn config(&self) -> Config {
+        let config = Config::new()
+            .rust(&self.rust, "crate::apis")
+            .versions(self.versions.clone())
+            .manifests_out(&self.out);
+        match &self.conversion_webhook {
+            Some(webhook) => config.conversion_webhook(ConversionWebhook {
+                cert_manager: self.cert_manager.clone(),
+                ..webhook.clone()
+            }),
+            None => config,
+        }
     }
 }
 
-fn generate(args: &GenerateArgs) -> ExitCode {
-    let read = || -> frontend::Result<_> {
-        let crds = frontend::read_sources(&args.crds)?;
-        let documents = frontend::read_sources(&args.openapi)?;
-        let structs = match &args.rust {
-            Some(dir) => rust::read_dir(dir)?,
-            None => Vec::new(),
+/// Runs `config` for the subcommand `name`: a refused configuration is a usage error
+/// (clap's message and exit status 2), then everything is generated before anything is
+/// written or compared.
+fn run(name: &str, config: &Config, verify: bool) -> ExitCode {
+    if let Err(refusal) = config.check() {
+        let kind = match refusal.missing {
+            true => ErrorKind::MissingRequiredArgument,
+            false => ErrorKind::ArgumentConflict,
         };
-        let kubernetes = frontend::read_sources(&args.kubernetes_openapi)?;
-        Ok((crds, documents, structs, kubernetes))
-    };
-    let (crds, documents, structs, kubernetes) = match read() {
-        Ok(sources) => sources,
-        Err(e) => return fail(EXIT_INPUT, &e),
-    };
-    let versions = &args.versions;
-    let mut inputs = Vec::new();
-    if !args.crds.is_empty() {
-        let options = crd::Options::default().versions(versions.clone());
-        inputs.push(Input::Crd(&crds, options));
+        let mut command = Cli::command();
+        let command = command
+            .find_subcommand_mut(name)
+            .cloned()
+            .unwrap_or_else(Cli::command);
+        let mut command = command.bin_name(format!("cargo kubegen {name}"));
+        command.error(kind, refusal.message).exit();
     }
-    if !args.openapi.is_empty() {
-        let options = openapi::Options {
-            group: args.group.clone(),
-            version: args.version.clone(),
-            generate_referenced: args.generate_referenced,
-            versions: versions.clone(),
-        };
-        inputs.push(Input::OpenApi(&documents, options));
-    }
-    if args.rust.is_some() {
-        let options = rust::Options::default()
-            .module(args.rust_module.clone())
-            .versions(versions.clone())
-            .apply_types(args.apply_out.is_some());
-        inputs.push(Input::Rust(&structs, options));
-    }
-    if args.kubernetes {
-        let options = builtin::Options::default().versions(versions.clone());
-        inputs.push(Input::Kubernetes(&kubernetes, options));
-    }
-    if args.style == Style::Derive {
-        return annotated(args, &inputs);
-    }
-    let outputs = Outputs {
-        types: args.out.as_ref().map(|_| emit::Options {
-            k8s_openapi: args.k8s_openapi_path.clone(),
-            ..emit::Options::default()
-        }),
-        clients: args.clients_out.as_ref().map(|_| ClientOptions {
-            facade: args.facade_path.clone(),
-            types_module: args.types_module.clone(),
-            // `refusal` has rejected contradictory sets before generation.
-            kind_verbs: args.kind_verbs().unwrap_or_default(),
-        }),
-        apply: args.apply_out.as_ref().map(|_| {
-            ApplyOptions::default()
-                .facade(args.facade_path.clone())
-                .types_module(args.types_module.clone())
-        }),
-        conversions: args.conversions_out.as_ref().map(|_| {
-            let paths = emit::Options {
-                k8s_openapi: args.k8s_openapi_path.clone(),
-                ..emit::Options::default()
-            };
-            let options = ConversionOptions::default()
-                .types_module(args.types_module.clone())
-                .crate_paths(paths);
-            args.conversion_hub
-                .iter()
-                .fold(options, |options, (kind, version)| {
-                    options.hub(kind, version)
-                })
-        }),
-    };
-    // Everything is generated before anything is written.
-    let generated = match kubegen_codegen::generate(&inputs, &outputs) {
-        Ok(generated) => generated,
+    let run = match config.generate() {
+        Ok(run) => run,
         Err(e) if e.is_input() => return fail(EXIT_INPUT, &e),
         Err(e) => return fail(EXIT_FAILED, &e),
     };
+    run.warnings
+        .iter()
+        .for_each(|warning| eprintln!("{warning}"));
     let mut status = ExitCode::SUCCESS;
-    let targets = [
-        (&args.out, &generated.types),
-        (&args.clients_out, &generated.clients),
-        (&args.apply_out, &generated.apply),
-        (&args.conversions_out, &generated.conversions),
-    ];
-    for (dir, files) in targets {
-        let Some(dir) = dir else { continue };
-        let result = if args.verify {
-            check(dir, files)
-        } else {
-            write(dir, files)
+    for output in &run.outputs {
+        let result = match verify {
+            true => check(output),
+            false => write(output),
         };
         if result != ExitCode::SUCCESS {
             status = result;
-            if !args.verify {
+            if !verify {
                 break;
             }
         }
     }
     status
-}
-
-/// `--style derive`: the annotated sources of the --crd kinds, written to --out.
-fn annotated(args: &GenerateArgs, inputs: &[Input<'_>]) -> ExitCode {
-    let Some(out) = &args.out else {
-        return ExitCode::from(EXIT_INPUT);
-    };
-    let model = match frontend::load(inputs) {
-        Ok(model) => model,
-        Err(e) => return fail(EXIT_INPUT, &e),
-    };
-    let files = match emit::annotated::generate(&model) {
-        Ok(files) => files,
-        Err(e) => return fail(EXIT_INPUT, &e),
-    };
-    if args.verify {
-        check(out, &files)
-    } else {
-        write(out, &files)
-    }
 }
 
 fn demo(out: Option<&Path>) -> ExitCode {
@@ -845,7 +616,10 @@ fn demo(out: Option<&Path>) -> ExitCode {
         Err(e) => return fail(EXIT_FAILED, &e),
     };
     match out {
-        Some(out) => write(out, &files),
+        Some(out) => write(&Output {
+            dir: out.to_owned(),
+            files,
+        }),
         None => {
             println!("# Input: the embedded samplecontroller.k8s.io Foo CRD\n");
             println!("{SAMPLE_CRD}");
@@ -857,13 +631,13 @@ fn demo(out: Option<&Path>) -> ExitCode {
     }
 }
 
-fn write(out: &Path, files: &[GeneratedFile]) -> ExitCode {
-    match output::write_all(out, files) {
+fn write(output: &Output) -> ExitCode {
+    match output.write() {
         Ok(()) => {
             eprintln!(
                 "kubegen: wrote {} to {}",
-                naming::counted(files.len(), "file"),
-                out.display()
+                naming::counted(output.files.len(), "file"),
+                output.dir.display()
             );
             ExitCode::SUCCESS
         }
@@ -871,17 +645,17 @@ fn write(out: &Path, files: &[GeneratedFile]) -> ExitCode {
     }
 }
 
-fn check(out: &Path, files: &[GeneratedFile]) -> ExitCode {
-    match output::verify(out, files) {
-        Ok(diff) if diff.is_empty() => {
-            eprintln!("kubegen: {} is up to date", out.display());
+fn check(output: &Output) -> ExitCode {
+    match output.verify() {
+        Ok(None) => {
+            eprintln!("kubegen: {} is up to date", output.dir.display());
             ExitCode::SUCCESS
         }
-        Ok(diff) => {
+        Ok(Some(diff)) => {
             print!("{diff}");
             eprintln!(
                 "kubegen: {} is stale; run the same command without --verify to update it",
-                out.display()
+                output.dir.display()
             );
             ExitCode::from(EXIT_FAILED)
         }

@@ -299,8 +299,8 @@ fn generate_in(root: &Path) -> Result<(), String> {
             let line = std::iter::once("cargo-kubegen").chain(args.iter().copied());
             let cli = Cli::try_parse_from(line).map_err(|e| e.to_string())?;
             let code = match cli.command {
-                Command::Generate(args) => crate::generate(&args),
-                Command::Crd(args) => crate::manifests(&args),
+                Command::Generate(args) => crate::run("generate", &args.config(), false),
+                Command::Crd(args) => crate::run("crd", &args.config(), false),
                 _ => ExitCode::FAILURE,
             };
             if code == ExitCode::SUCCESS {
