@@ -17,10 +17,10 @@ mod rng;
 mod schema;
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use kubegen_codegen::Config;
 use kubegen_codegen::frontend::{Input, Source, crd};
-use kubegen_codegen::{Outputs, emit};
 
 fn setting(name: &str, default: u64) -> u64 {
     println!("cargo:rerun-if-env-changed={name}");
@@ -55,16 +55,17 @@ fn main() {
         })
         .collect();
 
+    let run = Config::new()
+        .crd(&crds_dir)
+        .types_out(out.join("generated"))
+        .generate()
+        .unwrap_or_else(|e| {
+            panic!("kubegen refused random CRDs (KUBEGEN_SCHEMA_SEED={seed}): {e}")
+        });
+    run.write().expect("write the generated types into OUT_DIR");
+    // The model names each kind's module and type for the table below.
     let inputs = [Input::Crd(&sources, crd::Options::default())];
-    let outputs = Outputs {
-        types: Some(emit::Options::default()),
-        ..Outputs::default()
-    };
-    let generated = kubegen_codegen::generate(&inputs, &outputs).unwrap_or_else(|e| {
-        panic!("kubegen refused random CRDs (KUBEGEN_SCHEMA_SEED={seed}): {e}")
-    });
-    let model = kubegen_codegen::frontend::load(&inputs).expect("loaded once already");
-    write_tree(&out.join("generated"), &generated.types);
+    let model = kubegen_codegen::frontend::load(&inputs).expect("generated from once already");
 
     let mut table = String::new();
     writeln!(table, "/// The seed the schemas and instances came from.").ok();
@@ -117,15 +118,6 @@ fn main() {
     std::fs::write(out.join("table.rs"), table).expect("write table.rs");
     println!(
         "cargo:warning=schema-roundtrip: KUBEGEN_SCHEMA_SEED={seed}, {cases} CRDs, {} generated files",
-        generated.types.len()
+        run.outputs[0].files.len()
     );
-}
-
-fn write_tree(dir: &Path, files: &[emit::GeneratedFile]) {
-    let _ = std::fs::remove_dir_all(dir);
-    for file in files {
-        let path = dir.join(&file.path);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&path, &file.contents).expect("write generated file");
-    }
 }
