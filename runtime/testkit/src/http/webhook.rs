@@ -1,6 +1,7 @@
-//! The HTTPS client that calls admission webhooks: one POST of a JSON body to
-//! `clientConfig.url`, over rustls trusting only the webhook's `caBundle`, within its
-//! timeout. Every failure is a reason string, for the failure policy to judge.
+//! The HTTPS client that calls admission and CRD conversion webhooks: one POST of a JSON
+//! body to `clientConfig.url`, over rustls trusting only the webhook's `caBundle`, within
+//! its timeout. Every failure is a reason string, for the caller to judge (admission's
+//! failure policy) or report.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,7 +20,7 @@ use tokio_rustls::TlsConnector;
 const MAX_RESPONSE: usize = 3 * 1024 * 1024;
 
 /// POSTs `body` to `url` and returns the response body; `Err` says why the call failed,
-/// in the words kube-apiserver uses where it has them.
+/// in the words kube-apiserver uses where it has them (`Post "<url>": <why>`).
 pub(crate) async fn post(
     url: &str,
     ca_bundle: &[u8],
@@ -28,9 +29,9 @@ pub(crate) async fn post(
 ) -> Result<Vec<u8>, String> {
     let call = call(url, ca_bundle, body);
     match tokio::time::timeout(timeout, call).await {
-        Ok(result) => result.map_err(|why| format!("failed to call webhook: Post {url:?}: {why}")),
+        Ok(result) => result.map_err(|why| format!("Post {url:?}: {why}")),
         Err(_) => Err(format!(
-            "failed to call webhook: Post {url:?}: context deadline exceeded (timeout {}s)",
+            "Post {url:?}: context deadline exceeded (timeout {}s)",
             timeout.as_secs()
         )),
     }
