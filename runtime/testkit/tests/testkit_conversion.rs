@@ -508,9 +508,24 @@ async fn patches_apply_to_the_object_as_the_request_version_sees_it() {
         .await
         .expect("scale patch at v1alpha1");
     assert_eq!(scaled.spec.and_then(|s| s.replicas), Some(5));
+    let mut scale = alpha.get_scale("w").await.expect("scale at v1alpha1");
+    scale.spec = Some(k8s_openapi::api::autoscaling::v1::ScaleSpec { replicas: Some(4) });
+    let replaced = alpha
+        .replace_scale("w", &PostParams::default(), &scale)
+        .await
+        .expect("scale update at v1alpha1");
+    assert_eq!(replaced.spec.and_then(|s| s.replicas), Some(4));
+    let stale = alpha
+        .replace_scale("w", &PostParams::default(), &scale)
+        .await;
+    assert_eq!(
+        failure(stale).0,
+        409,
+        "the Scale named a resourceVersion since replaced"
+    );
     assert_eq!(
         spec(&v1.get("w").await.expect("get")),
-        &json!({"color": "teal", "replicas": 5})
+        &json!({"color": "teal", "replicas": 4})
     );
 
     server.shutdown().await;

@@ -15,9 +15,10 @@ use rustls::pki_types::{CertificateDer, ServerName};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
-/// The largest answer read (kube-apiserver reads webhook responses of any size; a test
-/// webhook never needs this much).
-const MAX_RESPONSE: usize = 3 * 1024 * 1024;
+/// The largest answer read (kube-apiserver reads webhook responses of any size): the
+/// runtime's webhook server's default request limit, as a conversion of a whole list
+/// answers with every object (10,000 small custom resources are about 5 MiB).
+const MAX_RESPONSE: usize = 64 * 1024 * 1024;
 
 /// POSTs `body` to `url` and returns the response body; `Err` says why the call failed,
 /// in the words kube-apiserver uses where it has them (`Post "<url>": <why>`).
@@ -31,8 +32,7 @@ pub(crate) async fn post(
     match tokio::time::timeout(timeout, call).await {
         Ok(result) => result.map_err(|why| format!("Post {url:?}: {why}")),
         Err(_) => Err(format!(
-            "Post {url:?}: context deadline exceeded (timeout {}s)",
-            timeout.as_secs()
+            "Post {url:?}: context deadline exceeded (timeout {timeout:?})"
         )),
     }
 }
