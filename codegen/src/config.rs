@@ -307,10 +307,15 @@ output (`kubegen crd`)",
 informers), --apply-out (apply configurations) and/or --conversions-out (conversions)",
             ));
         }
-        if self.conversions_out.is_some() && (!generates_types || self.types_out.is_none()) {
+        let converts_generated = generates_types && self.types_out.is_some();
+        let converts_rust = self.rust.is_some();
+        if self.conversions_out.is_some()
+            && (!(converts_generated || converts_rust)
+                || (generates_types && self.types_out.is_none()))
+        {
             return Err(Refusal::missing(
                 "--conversions-out converts between the versions of the types kubegen generates \
-from --crd and --openapi into --out (mounted at --types-module): give them",
+from --crd and --openapi into --out (mounted at --types-module), and of --rust structs: give them",
             ));
         }
         if self.types_out.is_some() && !generates_types {
@@ -320,10 +325,14 @@ from --crd and --openapi into --out (mounted at --types-module): give them",
 clients with --clients-out",
             ));
         }
-        if existing_types && self.clients_out.is_none() && self.apply_out.is_none() {
+        if existing_types
+            && self.clients_out.is_none()
+            && self.apply_out.is_none()
+            && self.conversions_out.is_none()
+        {
             return Err(Refusal::missing(
                 "--rust and --kubernetes kinds only get clients (their types exist already): \
-give --clients-out (and/or --apply-out)",
+give --clients-out (and/or --apply-out, and --conversions-out for --rust kinds)",
             ));
         }
         let names_types = self.clients_out.is_some() || self.apply_out.is_some();
@@ -504,6 +513,7 @@ annotated sources go)",
                 .module(self.rust_module.clone())
                 .versions(versions.clone())
                 .apply_types(self.apply_out.is_some())
+                .conversions(self.conversions_out.is_some())
                 .schemas(self.manifests_out.is_some());
             inputs.push(Input::Rust(structs, options));
         }

@@ -84,3 +84,38 @@ fn a_hub_the_kind_lacks_is_an_input_error() {
     );
     assert!(!dir.join("generated").exists() && !dir.join("conversions").exists());
 }
+
+#[test]
+fn hand_written_kinds_get_conversions_through_their_storage_version() {
+    let dir = support::scratch("cli_conversions", "rust");
+    let conversions = dir.join("conversions");
+    let conversions_s = conversions.display().to_string();
+    let apis = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/conversion-roundtrip/src/apis")
+        .display()
+        .to_string();
+    let args = [
+        "generate",
+        "--rust",
+        &apis,
+        "--rust-module",
+        "crate::apis",
+        "--conversions-out",
+        &conversions_s,
+    ];
+
+    // The hub is the version marked #[resource(storage)]: v1.
+    let named = kubegen(&args);
+    assert!(named.status.success(), "{}", stderr(&named));
+    let gizmo = conversions.join("derived_kubegen_io/gizmo");
+    let text = std::fs::read_to_string(gizmo.join("v1alpha1.rs")).unwrap();
+    assert!(
+        text.contains("from: crate::apis::v1alpha1::Gizmo,"),
+        "{text}"
+    );
+    let entry = std::fs::read_to_string(gizmo.join("mod.rs")).unwrap();
+    assert!(entry.contains("pub fn convert<C>("), "{entry}");
+    let verify = kubegen(&[&args[..], &["--conversion-hub", "Gizmo=v1", "--verify"]].concat());
+    // Naming the storage version changes nothing.
+    assert_eq!(verify.status.code(), Some(0), "{}", stderr(&verify));
+}

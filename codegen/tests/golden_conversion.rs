@@ -1,7 +1,9 @@
 //! Golden tests of the conversion emitter: each multi-version CRD fixture in
 //! `tests/fixtures/`, and the fixture of `tests/conversion-roundtrip` (a renamed, a split,
 //! an added, a removed and a newly required field, an enum with a value more), generates
-//! exactly the files under `tests/golden_conversion/<fixture>/`.
+//! exactly the files under `tests/golden_conversion/<fixture>/`; the hand-written kinds of
+//! `tests/conversion-roundtrip/src/apis/` (`generate --rust`), those under
+//! `tests/golden_conversion/derived/`.
 //!
 //! After an intended change to the generated code, re-bless them with:
 //!
@@ -18,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use kubegen_codegen::emit::GeneratedFile;
 use kubegen_codegen::emit::conversion::{ConversionOptions, generate_conversions};
-use kubegen_codegen::frontend::{Source, crd};
+use kubegen_codegen::frontend::{Source, crd, rust};
 use kubegen_codegen::model::Model;
 
 fn fixtures() -> Vec<PathBuf> {
@@ -67,8 +69,28 @@ fn conversions_match_goldens() {
         compared >= 2,
         "only {compared} fixtures have several versions"
     );
+    report.push_str(&derived());
     assert!(
         report.is_empty(),
         "generated conversions differ from the goldens (bless with KUBEGEN_BLESS=1):\n{report}"
     );
+}
+
+/// The report of the hand-written kinds' conversions against their goldens.
+fn derived() -> String {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let apis = manifest.join("../tests/conversion-roundtrip/src/apis");
+    let sources = rust::read_dir(&apis).unwrap();
+    let mut model = Model::default();
+    let options = rust::Options::default()
+        .module("crate::apis")
+        .conversions(true);
+    rust::load(&mut model, &sources, &options).unwrap();
+    let files = generate_conversions(&model, &ConversionOptions::default()).unwrap();
+    assert_eq!(files.len(), 4, "{files:?}");
+    support::golden_report(
+        &apis,
+        &manifest.join("tests/golden_conversion/derived"),
+        &files,
+    )
 }

@@ -1,7 +1,10 @@
 //! Runs kubegen-codegen over this crate's fixture CRD (`crds/`) and, when the shared
 //! corpus is there, the corpus CRDs in [`CORPUS_CRDS`], generating their types and
-//! conversions into `OUT_DIR`; `src/lib.rs` mounts them as `generated` and `conversions`
-//! (through `OUT_DIR/table.rs`).
+//! conversions into `OUT_DIR`, and over the hand-written kinds of `src/apis/` (as
+//! `generate --rust src/apis --rust-module crate::apis --conversions-out ...`; the hub is
+//! v1, marked `#[resource(storage)]`), generating their conversions; `src/lib.rs` mounts
+//! them as
+//! `generated`, `conversions` and `derived_conversions` (through `OUT_DIR/table.rs`).
 //!
 //! The corpus is `$KUBEGEN_CORPUS/crds` or `../../../shared/corpus/crds` relative to this
 //! crate. With it, the build sets `cfg(corpus)` and the corpus tests run; without it they
@@ -10,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use kubegen_codegen::emit::conversion::ConversionOptions;
-use kubegen_codegen::frontend::{Input, Source, crd};
+use kubegen_codegen::frontend::{Input, Source, crd, rust};
 use kubegen_codegen::{Outputs, emit};
 
 /// The corpus CRDs whose conversions are compiled, and HTTPRoute's tested: its versions
@@ -71,6 +74,23 @@ fn main() {
         .unwrap_or_else(|e| panic!("kubegen failed: {e}"));
     write(&out.join("generated"), &generated.types);
     write(&out.join("conversions"), &generated.conversions);
+
+    let apis = manifest.join("src/apis");
+    let structs = rust::read_dir(&apis).unwrap_or_else(|e| panic!("kubegen failed: {e}"));
+    for source in &structs {
+        println!("cargo:rerun-if-changed={}", source.name);
+    }
+    let options = rust::Options::default()
+        .module("crate::apis")
+        .conversions(true);
+    let inputs = [Input::Rust(&structs, options)];
+    let outputs = Outputs {
+        conversions: Some(ConversionOptions::default()),
+        ..Outputs::default()
+    };
+    let derived = kubegen_codegen::generate(&inputs, &outputs)
+        .unwrap_or_else(|e| panic!("kubegen failed: {e}"));
+    write(&out.join("derived_conversions"), &derived.conversions);
     let module = |name: &str| {
         let path = out.join(name).join("mod.rs");
         format!(
@@ -78,6 +98,6 @@ fn main() {
             path.display().to_string()
         )
     };
-    let table = module("generated") + &module("conversions");
+    let table = module("generated") + &module("conversions") + &module("derived_conversions");
     std::fs::write(out.join("table.rs"), table).expect("write table.rs");
 }

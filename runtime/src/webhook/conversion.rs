@@ -63,6 +63,51 @@ pub trait Converter: Send + Sync + 'static {
     fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, Self::Error>;
 }
 
+/// A plain function or closure is a [`Converter`]: `convert` calls it.
+///
+/// A function item works as it is; a closure passed straight to
+/// [`WebhookServer::conversion`](super::WebhookServer::conversion) needs its second
+/// parameter written `version: &str` (Rust infers a closure's signature from an `Fn` bound,
+/// not from this impl), or goes through [`converter_fn`], which gives it that signature.
+impl<F, E> Converter for F
+where
+    F: Fn(Value, &str) -> Result<Value, E> + Send + Sync + 'static,
+    E: Display,
+{
+    type Error = E;
+
+    fn convert(&self, object: Value, desired_api_version: &str) -> Result<Value, E> {
+        self(object, desired_api_version)
+    }
+}
+
+/// Returns the closure `f` as it is, its signature fixed as a [`Converter`]'s, so that
+/// `|object, version| ...` needs no type written:
+///
+/// ```
+/// use kubegen_runtime::webhook::{Converter, converter_fn};
+/// use serde_json::Value;
+///
+/// let suffix = String::from("/v1");
+/// let to_v1 = converter_fn(move |mut object, version| {
+///     if !version.ends_with(suffix.as_str()) {
+///         return Err(format!("cannot convert to {version}"));
+///     }
+///     object["apiVersion"] = version.into();
+///     Ok(object)
+/// });
+/// let object = serde_json::json!({"apiVersion": "example.com/v1alpha1"});
+/// assert_eq!(to_v1.convert(object, "example.com/v1").unwrap()["apiVersion"], "example.com/v1");
+/// assert!(to_v1.convert(Value::Null, "example.com/v2").is_err());
+/// ```
+pub fn converter_fn<F, E>(f: F) -> F
+where
+    F: Fn(Value, &str) -> Result<Value, E> + Send + Sync + 'static,
+    E: Display,
+{
+    f
+}
+
 /// A [`Converter`] behind a path.
 pub(super) struct ConversionEndpoint<C> {
     converter: Arc<C>,
@@ -363,6 +408,42 @@ mod tests {
             "{}",
             response.result.message
         );
+    }
+
+    /// `convert` of `Colours`, as a plain function.
+    fn colours(object: Value, desired: &str) -> Result<Value, String> {
+        Colours.convert(object, desired)
+    }
+
+    #[test]
+    fn functions_and_closures_are_converters() {
+        let object = json!({"apiVersion": "example.com/v1alpha1", "kind": "IceCream", "metadata": {"name": "c"}, "spec": {"colour": "red"}});
+        let expected = convert_one(&Colours, object.clone(), "example.com/v1").unwrap();
+        assert_eq!(
+            convert_one(&colours, object.clone(), "example.com/v1").unwrap(),
+            expected
+        );
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = Arc::clone(&calls);
+        let closure = converter_fn(move |object, version| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            colours(object, version)
+        });
+        assert_eq!(
+            convert_one(&closure, object.clone(), "example.com/v1").unwrap(),
+            expected
+        );
+        let annotated = |object, version: &str| Colours.convert(object, version);
+        assert_eq!(
+            convert_one(&annotated, object, "example.com/v1").unwrap(),
+            expected
+        );
+        let purple = json!({"apiVersion": "example.com/v1alpha1", "kind": "IceCream", "metadata": {"name": "p"}, "spec": {"colour": "purple"}});
+        assert_eq!(
+            convert_one(&closure, purple, "example.com/v1").unwrap_err(),
+            "failed to convert IceCream p from example.com/v1alpha1 to example.com/v1: purple has no v1 spelling"
+        );
+        assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 2);
     }
 
     #[test]

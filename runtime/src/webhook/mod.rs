@@ -13,7 +13,9 @@
 //! - [`Mutator`]: mutating admission of one kind; the handler returns the changed object
 //!   ([`Mutated`]) and the server answers with the JSON patch from the object it received.
 //! - [`Converter`]: `apiextensions.k8s.io/v1` ConversionReviews; the handler converts one
-//!   object at a time to the desired `apiVersion`.
+//!   object at a time to the desired `apiVersion`. A function or closure
+//!   `Fn(Value, &str) -> Result<Value, E>` is one ([`converter_fn`] fixes a closure's
+//!   signature), so a kind's generated `convert` serves as it is.
 //! - [`CertWatcher`]: the certificate and key behind the server, read from PEM files and
 //!   swapped when they change on disk, for new connections only.
 //! - [`WebhookServer::configurations`] and [`convert_with_webhook`]: the
@@ -60,7 +62,7 @@ use std::path::PathBuf;
 
 pub use admission::{Mutated, Mutator, Validator, Verdict};
 pub use certs::CertWatcher;
-pub use conversion::Converter;
+pub use conversion::{Converter, converter_fn};
 pub use kube::core::admission::{AdmissionRequest, Operation};
 pub use manifests::{
     CERT_MANAGER_INJECT_CA_FROM, WebhookClient, WebhookConfigurations, convert_with_webhook,

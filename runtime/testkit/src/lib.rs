@@ -88,8 +88,8 @@
 //!
 //! | layer             | directory  | what it holds                                                                                                                  | may import                          |
 //! |-------------------|------------|--------------------------------------------------------------------------------------------------------------------------------|-------------------------------------|
-//! | HTTP              | `http/`    | routing, content negotiation, the JSON, protobuf and Table encodings, discovery, OpenAPI, admission webhook calls (HTTPS), the [`ApiServer`] and [`Faults`] handles | `http`, `verbs`, `store`, `builtin` |
-//! | verbs             | `verbs/`   | what each verb and subresource does: validation, defaulting, CRD schemas, patches (merge, JSON, strategic, apply), field ownership (managedFields), deletion cascades, which admission webhooks match and what they answered | `verbs`, `store`, `builtin`         |
+//! | HTTP              | `http/`    | routing, content negotiation, the JSON, protobuf and Table encodings, discovery, OpenAPI, admission and CRD conversion webhook calls (HTTPS), the [`ApiServer`] and [`Faults`] handles | `http`, `verbs`, `store`, `builtin` |
+//! | verbs             | `verbs/`   | what each verb and subresource does: validation, defaulting, CRD schemas, patches (merge, JSON, strategic, apply), field ownership (managedFields), deletion cascades, which admission webhooks match and what they answered, the ConversionReview sent and what its answer means | `verbs`, `store`, `builtin`         |
 //! | storage and watch | `store/`   | objects by revision, the type registry, resourceVersions and history, watch delivery, selectors, fault rules, `Status` errors | `store`, `builtin`                  |
 //! | Kubernetes facts  | `builtin/` | tables generated from Kubernetes' OpenAPI (patch strategies, protobuf fields, definitions), typed decoding of built-in kinds  | `builtin`                           |
 //!
@@ -141,6 +141,33 @@
 //!   Equivalent` (only the addressed group/version is matched), `matchConditions`,
 //!   and webhooks of the webhook configurations themselves (never called, as on a real
 //!   server).
+//! - **CRD conversion**: a CRD with `spec.conversion.strategy: Webhook` has its objects
+//!   stored at its storage version; every request at another served version goes
+//!   through the webhook, as kube-apiserver's converter calls it: get, list (one
+//!   ConversionReview for all the items not yet at the version), watch (each event's
+//!   object, initial events included; bookmarks need none), the answers of create,
+//!   update, patch, apply, delete and deletecollection, and the `status` and `scale`
+//!   subresources. Request bodies are converted to the storage version before they are
+//!   defaulted, validated and stored; a patch is applied to the object converted to the
+//!   request's version (and computed again, up to five times, when the object changed
+//!   before the result was stored). Objects already at the wanted version are not sent.
+//!   The call POSTs an `apiextensions.k8s.io/v1` ConversionReview (a fresh uid,
+//!   `desiredAPIVersion`, `objects`) to `clientConfig.url` over HTTPS trusting only
+//!   `clientConfig.caBundle`, within [`ApiServerConfig::conversion_timeout`] (30 s by
+//!   default, as kube-apiserver). The answer must carry the same uid, `result.status:
+//!   Success` and one object per object sent, each at the desired version with the same
+//!   kind, name, namespace and uid; other metadata but valid labels and annotations is
+//!   restored from the object sent. Anything else fails the request with a 500 whose
+//!   message is kube-apiserver's (`conversion webhook for example.com/v1, Kind=Widget
+//!   failed: ...`, `... returned 2 objects, expected 1`, `... returned invalid object:
+//!   must have the same name: a != b`); a watch ends with an ERROR event carrying it.
+//!   A CRD naming `clientConfig.service` (422: the testkit needs `url`), an `http` URL,
+//!   `conversionReviewVersions` without `v1`, or an unserved storage version is
+//!   refused. Differences: field selectors, admission webhooks, defaulting, validation
+//!   and managedFields see the object at the storage version (a real server defaults
+//!   and admits at the request's version); `v1beta1` ConversionReviews are not sent.
+//!   With strategy `None` every version is the one stored object with its `apiVersion`
+//!   changed.
 //! - **Decoding**: built-in objects are decoded through their k8s-openapi types on every
 //!   write (create, update, patch result), so a value of the wrong type is a 400
 //!   BadRequest (422 Invalid for a patch result, as on a real server) and fields the type
@@ -252,8 +279,8 @@
 //! - **Simplifications**: CRD status (Established, NamesAccepted) is set in the same
 //!   write that creates the CRD; pods are deleted at once (no kubelet, no grace
 //!   period); core and `events.k8s.io` Events are separate stores; list items carry
-//!   `apiVersion`/`kind`; objects of every CRD version share one store and differ only in
-//!   `apiVersion` (conversion strategy `None`).
+//!   `apiVersion`/`kind`; objects of every CRD version share one store, and with
+//!   conversion strategy `None` differ only in `apiVersion` (see *CRD conversion*).
 //! - **Client**: [`ApiServer::client`] has kube's automatic retries of 429/503/504 turned
 //!   off so tests see every answer; [`ApiServer::kube_config`] gives kube's defaults.
 

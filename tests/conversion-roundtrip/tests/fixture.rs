@@ -190,6 +190,31 @@ fn a_malformed_annotation_is_an_error_not_a_panic() {
     assert!(error.message.contains("is not JSON"), "{error}");
 }
 
+#[test]
+fn convert_takes_whole_objects_between_any_two_versions() {
+    use kubegen_conversion_roundtrip::conversions::conversion_kubegen_io::gadget;
+    let object = serde_json::to_value(sample()).expect("serializes");
+    let hub = gadget::convert(&Gadgets, object.clone(), "conversion.kubegen.io/v1")
+        .expect("converts to v1");
+    let typed = v1alpha1::to_hub(sample(), &Gadgets).expect("converts");
+    assert_eq!(hub, serde_json::to_value(typed).expect("serializes"));
+    assert_eq!(
+        gadget::convert(&Gadgets, hub, "conversion.kubegen.io/v1alpha1"),
+        Ok(object.clone())
+    );
+    assert_eq!(
+        gadget::convert(&Gadgets, object.clone(), "conversion.kubegen.io/v1alpha1"),
+        Ok(object.clone())
+    );
+    let error = gadget::convert(&Gadgets, object, "conversion.kubegen.io/v9").expect_err("no v9");
+    assert!(
+        error
+            .message
+            .contains("Gadget has no version \"conversion.kubegen.io/v9\""),
+        "{error}"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 

@@ -93,10 +93,12 @@ which is emitted to the outputs:
 
   inputs                 kinds' Rust types                  outputs
   --crd, --openapi       generated into --out                --out (types), --clients-out
-  --rust                 your #[derive(Resource)] structs    --clients-out, --apply-out
+  --rust                 your #[derive(Resource)] structs    --clients-out, --apply-out,
+                                                             --conversions-out
   --kubernetes           k8s-openapi's                       --clients-out
 
-So --out needs --crd or --openapi; --rust and --kubernetes need --clients-out; clients of \
+So --out needs --crd or --openapi; --rust and --kubernetes need --clients-out (or another \
+output their row lists); clients of \
 --crd/--openapi kinds need --out too (they name the generated types, mounted at \
 --types-module). Any mix of inputs makes one clientset.
 
@@ -131,7 +133,13 @@ version, or --conversion-hub KIND=VERSION): to_hub, from_hub, round_trip_spoke, 
 and the trait ConvertKindVersion with a method per field the versions disagree on (renamed, \
 split, merged, retyped; enums with other values), which you implement; the generated code \
 calls them, so a missing one does not compile. Fields only one version has are carried in the \
-kubegen.io/conversion-data annotation, so a round trip gives the object back.
+kubegen.io/conversion-data annotation, so a round trip gives the object back. \
+<group>/<kind>/mod.rs has convert(&user, object, desired_api_version), JSON in and out through \
+the hub, for a conversion webhook: WebhookServer::new(config).conversion(\"/convert\", \
+converter_fn(move |object, version| convert(&MyConversions, object, version))). Kinds of --rust \
+(the same kind in two or more version modules) get them too, naming your structs under \
+--rust-module, which need Clone, PartialEq, Serialize and Deserialize; their hub is the version \
+marked #[resource(storage)], unless --conversion-hub names another.
 
 Each kind's client offers every verb by default. --readonly-kind Foo (get, list, watch), --verbs Foo=get,list,create and --no-status-verbs Foo (client-gen's +genclient:readonly, +genclient:onlyVerbs, +genclient:noStatus; #[resource(readonly)], #[resource(verbs(...))] and #[resource(no_status_verbs)] on --rust structs) narrow it: FooClient then has only those verbs (apply counts as patch), and calling another is a compile error.
 
@@ -163,6 +171,7 @@ Examples:
   cargo kubegen generate --crd deploy/crds/ --out src/generated --clients-out src/clients --readonly-kind Foo
   cargo kubegen generate --crd deploy/crds/ --out src/generated --conversions-out src/conversions
   cargo kubegen generate --crd deploy/crds/ --out src/generated --conversions-out src/conversions --conversion-hub Gateway=v1beta1
+  cargo kubegen generate --rust src/apis --rust-module crate::apis --conversions-out src/conversions
   cargo kubegen generate --crd deploy/crds/ --out src/generated --verify";
 
 const CRD_HELP: &str = "\
@@ -289,9 +298,10 @@ struct GenerateArgs {
     /// whose fields kubegen knows here (created if missing, replaced as a whole).
     #[arg(long, value_name = "DIR", help_heading = "Outputs")]
     apply_out: Option<PathBuf>,
-    /// Write the conversions of every --crd/--openapi kind with several versions here:
-    /// each version to and from a hub (the storage version, or --conversion-hub), with a
-    /// trait per version pair for the fields only you can convert (created if missing,
+    /// Write the conversions of every --crd/--openapi/--rust kind with several versions
+    /// here: each version to and from a hub (the storage version, or --conversion-hub),
+    /// with a trait per version pair for the fields only you can
+    /// convert, and a `convert` per kind for a conversion webhook (created if missing,
     /// replaced as a whole).
     #[arg(long, value_name = "DIR", help_heading = "Outputs")]
     conversions_out: Option<PathBuf>,

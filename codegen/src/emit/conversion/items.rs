@@ -1,6 +1,8 @@
 //! The file of one version pair: the user's trait, `to_hub` / `from_hub`, the round-trip
 //! checks, and a private function per type pair and direction.
 
+use std::collections::BTreeMap;
+
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -15,6 +17,11 @@ pub(crate) struct Pair<'a> {
     pub(crate) kind: &'a str,
     pub(crate) spoke: &'a Version,
     pub(crate) hub: &'a Version,
+    /// Where the spoke's types live by name, for a hand-written kind; `None`: in the types
+    /// tree.
+    pub(crate) spoke_paths: Option<&'a BTreeMap<String, String>>,
+    /// Where the hub's types live by name, likewise.
+    pub(crate) hub_paths: Option<&'a BTreeMap<String, String>>,
     pub(crate) plan: &'a Plan,
     pub(crate) paths: &'a Paths,
     /// Where the types tree is mounted (`crate::generated`).
@@ -27,16 +34,25 @@ fn root() -> TokenStream {
 }
 
 /// The imports of a pair's file: the root module (from `<group>/<kind>/<version>.rs`) and
-/// the two versions' types modules, as `spoke` and `hub`.
+/// the two versions' types modules in the types tree, as `spoke` and `hub` (hand-written
+/// types are named by their paths instead).
 fn imports(pair: &Pair<'_>) -> TokenStream {
     let types = pair.types;
     let group = ident(&pair.group.module);
-    let spoke = ident(&pair.spoke.module);
-    let hub = ident(&pair.hub.module);
+    let module = |version: &Version, paths: Option<&BTreeMap<String, String>>, alias: &str| {
+        let version = ident(&version.module);
+        let alias = ident(alias);
+        match paths {
+            Some(_) => TokenStream::new(),
+            None => quote! { use #types::#group::#version as #alias; },
+        }
+    };
+    let hub = module(pair.hub, pair.hub_paths, "hub");
+    let spoke = module(pair.spoke, pair.spoke_paths, "spoke");
     quote! {
         use super::super::super as support;
-        use #types::#group::#hub as hub;
-        use #types::#group::#spoke as spoke;
+        #hub
+        #spoke
     }
 }
 
@@ -49,15 +65,18 @@ impl Pair<'_> {
     }
 
     fn ty(&self, side: Side, ty: &TypeRef) -> Result<TokenStream, Error> {
-        let module = match side {
-            Side::Spoke => quote! { spoke },
-            Side::Hub => quote! { hub },
+        let (module, paths) = match side {
+            Side::Spoke => (quote! { spoke }, self.spoke_paths),
+            Side::Hub => (quote! { hub }, self.hub_paths),
         };
         rust_type(self.paths, ty, &|named| match named {
-            NamedType::Model(name) => {
-                let name = ident(name);
-                Ok(quote! { #module::#name })
-            }
+            NamedType::Model(name) => match paths.and_then(|p| p.get(name)) {
+                Some(path) => type_path(path, &self.paths.k8s_openapi),
+                None => {
+                    let name = ident(name);
+                    Ok(quote! { #module::#name })
+                }
+            },
             NamedType::External(external) => type_path(&external.path, &self.paths.k8s_openapi),
         })
     }

@@ -28,8 +28,33 @@
 //! Layout of the tree: `mod.rs` (the annotation key, `Error`, `Context` and the generic
 //! helpers the generated functions call), `<group>/mod.rs`, `<group>/<kind>/mod.rs`, and
 //! `<group>/<kind>/<spoke version>.rs` per pair: the trait, `to_hub`, `from_hub`,
-//! `round_trip_spoke`, `round_trip_hub`. Kinds come from the types kubegen generates
-//! (CRD and OpenAPI inputs); hand-written (`--rust`) and built-in kinds get none.
+//! `round_trip_spoke`, `round_trip_hub`.
+//!
+//! Each kind's `mod.rs` also holds its entry point for a conversion webhook,
+//! `convert(user: &C, object: serde_json::Value, desired_api_version: &str) ->
+//! Result<serde_json::Value, Error>`: the object is read as the version its `apiVersion`
+//! names, taken to the hub (`to_hub`) and out to the desired version (`from_hub`), and
+//! written with that `apiVersion` and `kind`; an object already at the desired version
+//! comes back unchanged, and a version the kind lacks is an error naming it. It is generic
+//! over one user's type `C` bounded by every pair's trait
+//! (`C: v1alpha1::ConvertFooV1alpha1 + v1beta1::ConvertFooV1beta1`), so one value answers
+//! for the whole CRD as one webhook path serves it; `&()` does when no pair has a method. With `kubegen-runtime`'s blanket
+//! `Converter` for functions, `converter_fn(move |o, v| foo::convert(&Mine, o, v))` is a
+//! webhook's converter.
+//!
+//! Kinds come from the types kubegen generates (CRD and OpenAPI inputs) and from
+//! hand-written `#[derive(Resource)]` structs (`--rust`: the same group and kind in two or
+//! more version modules), whose types the generated code names by their paths (the root
+//! at [`HandWritten::path`](crate::model::HandWritten::path), the types it uses where the
+//! Rust front-end found them, read with
+//! [`Options::conversions`](crate::frontend::rust::Options::conversions): each field with
+//! the Rust type it is declared with). A type both versions name by one path (a module they
+//! share) is moved as it is; a type the front-end keeps whole (it cannot read it) converts
+//! only when both versions name the same one, else through a user's method. Such structs
+//! need `Clone`, `PartialEq`, `Serialize` and `Deserialize`, as generated types have; their
+//! hub is the version marked `#[resource(storage)]` unless another is named
+//! ([`ConversionOptions::hub`], `--conversion-hub`). Built-in kinds (k8s-openapi's types)
+//! get none.
 //!
 //! ```
 //! use kubegen_codegen::emit::conversion::{generate_conversions, ConversionOptions};
@@ -53,10 +78,12 @@
 //! assert!(files[2].contents.contains("pub fn to_hub<"));
 //! ```
 
+mod entry;
 mod items;
 mod plan;
 mod support;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use quote::quote;
@@ -146,12 +173,55 @@ impl ConversionOptions {
     }
 }
 
-/// A kind with two or more versions whose types kubegen generates.
+/// One version of a multi-version kind, as the conversions see it.
+struct Member<'a> {
+    /// The model's version (its name and module).
+    version: &'a Version,
+    /// The kind in it.
+    kind: &'a Kind,
+    /// The types the planner reads: the version itself for a generated kind; for a
+    /// hand-written one, its root and the types the root uses ([`HandWritten::types`](crate::model::HandWritten::types)).
+    types: Cow<'a, Version>,
+    /// Where each type lives, by name, for a hand-written kind (the root at
+    /// [`HandWritten::path`](crate::model::HandWritten::path), the others in their [`TypeDef::module`](crate::model::TypeDef));
+    /// `None`: in the types tree, at `--types-module`.
+    paths: Option<BTreeMap<String, String>>,
+}
+
+impl<'a> Member<'a> {
+    fn new(version: &'a Version, kind: &'a Kind) -> Option<Self> {
+        let (types, paths) = match &kind.root {
+            RootType::Generated(_) => (Cow::Borrowed(version), None),
+            RootType::HandWritten(hand) => {
+                let mut view = Version::new(&version.name);
+                view.module = version.module.clone();
+                view.types.push(hand.def.clone());
+                view.types.extend(hand.types.iter().cloned());
+                let mut paths = BTreeMap::new();
+                paths.insert(hand.def.name.clone(), hand.path.clone());
+                for def in &hand.types {
+                    paths.insert(def.name.clone(), format!("{}::{}", def.module, def.name));
+                }
+                (Cow::Owned(view), Some(paths))
+            }
+            RootType::External(_) => return None,
+        };
+        Some(Self {
+            version,
+            kind,
+            types,
+            paths,
+        })
+    }
+}
+
+/// A kind with two or more versions whose types kubegen generates or reads from
+/// `#[derive(Resource)]` sources.
 struct Family<'a> {
     group: &'a Group,
     kind: &'a str,
-    /// `(version, its kind)`, in version order.
-    versions: Vec<(&'a Version, &'a Kind)>,
+    /// Its versions, in version order.
+    versions: Vec<Member<'a>>,
 }
 
 impl Family<'_> {
@@ -162,7 +232,7 @@ impl Family<'_> {
     fn at(&self) -> String {
         self.versions
             .iter()
-            .find_map(|(_, k)| k.origin.of(None))
+            .find_map(|m| m.kind.origin.of(None))
             .map(|l| format!("{l}: "))
             .unwrap_or_default()
     }
@@ -170,7 +240,7 @@ impl Family<'_> {
     fn names(&self) -> String {
         self.versions
             .iter()
-            .map(|(v, _)| v.name.as_str())
+            .map(|m| m.version.name.as_str())
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -179,14 +249,14 @@ impl Family<'_> {
 fn families(model: &Model) -> Vec<Family<'_>> {
     let mut out = Vec::new();
     for group in model.groups.values() {
-        let mut by_kind: BTreeMap<&str, Vec<(&Version, &Kind)>> = BTreeMap::new();
+        let mut by_kind: BTreeMap<&str, Vec<Member<'_>>> = BTreeMap::new();
         for version in group.versions.values() {
             if version.external_module.is_some() {
                 continue;
             }
             for kind in version.kinds.values() {
-                if matches!(kind.root, RootType::Generated(_)) {
-                    by_kind.entry(&kind.name).or_default().push((version, kind));
+                if let Some(member) = Member::new(version, kind) {
+                    by_kind.entry(&kind.name).or_default().push(member);
                 }
             }
         }
@@ -206,8 +276,8 @@ fn families(model: &Model) -> Vec<Family<'_>> {
 /// One version pair to emit.
 struct Job<'a> {
     family: &'a Family<'a>,
-    spoke: &'a Version,
-    hub: &'a Version,
+    spoke: &'a Member<'a>,
+    hub: &'a Member<'a>,
 }
 
 /// Generates the conversions of every kind with several versions, sorted by path; no
@@ -224,17 +294,17 @@ pub fn generate_conversions(
     let mut hubs = Vec::new();
     for family in &families {
         let hub = hub_of(family, options)?;
-        for (version, _) in &family.versions {
-            root_struct(family, version)?;
+        for member in &family.versions {
+            root_struct(family, member)?;
         }
         hubs.push(hub);
     }
     for (family, hub) in families.iter().zip(&hubs) {
-        for (version, _) in &family.versions {
-            if version.name != hub.name {
+        for member in &family.versions {
+            if member.version.name != hub.version.name {
                 jobs.push(Job {
                     family,
-                    spoke: version,
+                    spoke: member,
                     hub,
                 });
             }
@@ -279,27 +349,31 @@ pub fn generate_conversions(
         )?);
     }
     for (family, hub) in families.iter().zip(&hubs) {
-        let spokes: Vec<_> = family
+        let spokes: Vec<entry::Spoke<'_>> = family
             .versions
             .iter()
-            .filter(|(v, _)| v.name != hub.name)
-            .map(|(v, _)| ident(&v.module))
-            .collect();
-        let doc = format!(
-            " `{}` conversions: each version to and from the hub `{}`.",
-            family.kind,
-            naming::api_version(&family.group.name, &hub.name)
-        );
+            .filter(|m| m.version.name != hub.version.name)
+            .map(|m| -> Result<_, Error> {
+                Ok(entry::Spoke {
+                    version: m.version,
+                    root: root_struct(family, m)?,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let kind = entry::KindModule {
+            group: family.group,
+            kind: family.kind,
+            hub: hub.version,
+            spokes: &spokes,
+            paths: &paths,
+        };
         files.push(file(
             &format!(
                 "{}/{}/mod.rs",
                 family.group.module,
                 naming::kind_module(family.kind)
             ),
-            quote! {
-                #![doc = #doc]
-                #(pub mod #spokes;)*
-            },
+            entry::items(&kind),
         )?);
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -312,12 +386,23 @@ fn pair_file(job: &Job<'_>, options: &ConversionOptions) -> Result<GeneratedFile
     let family = job.family;
     let spoke_root = root_struct(family, job.spoke)?;
     let hub_root = root_struct(family, job.hub)?;
-    let plan = plan::plan(job.spoke, spoke_root, job.hub, hub_root);
+    // Two hand-written versions naming one type (a module both share) move it as it is.
+    let same = |spoke: &str, hub: &str| match (&job.spoke.paths, &job.hub.paths) {
+        (Some(s), Some(h)) => s.get(spoke).is_some_and(|p| h.get(hub) == Some(p)),
+        _ => false,
+    };
+    let plan = plan::plan(
+        (&job.spoke.types, spoke_root),
+        (&job.hub.types, hub_root),
+        &same,
+    );
     let pair = items::Pair {
         group: family.group,
         kind: family.kind,
-        spoke: job.spoke,
-        hub: job.hub,
+        spoke: job.spoke.version,
+        hub: job.hub.version,
+        spoke_paths: job.spoke.paths.as_ref(),
+        hub_paths: job.hub.paths.as_ref(),
         plan: &plan,
         paths,
         types,
@@ -328,61 +413,57 @@ fn pair_file(job: &Job<'_>, options: &ConversionOptions) -> Result<GeneratedFile
             "{}/{}/{}.rs",
             family.group.module,
             naming::kind_module(family.kind),
-            job.spoke.module
+            job.spoke.version.module
         ),
         tokens,
     )?)
 }
 
-/// The hub of `family`: the named one, else the storage version.
-fn hub_of<'a>(family: &Family<'a>, options: &ConversionOptions) -> Result<&'a Version, Error> {
+/// The hub of `family`: the named one, else the storage version (for hand-written kinds,
+/// the struct marked `#[resource(storage)]`).
+fn hub_of<'a>(
+    family: &'a Family<'a>,
+    options: &ConversionOptions,
+) -> Result<&'a Member<'a>, Error> {
     let named = options
         .hubs
         .get(&family.qualified())
         .or_else(|| options.hubs.get(family.kind));
-    let found = match named {
-        Some(name) => family.versions.iter().find(|(v, _)| &v.name == name),
-        None => family.versions.iter().find(|(_, k)| k.storage),
-    };
-    match (found, named) {
-        (Some((version, _)), _) => Ok(version),
-        (None, Some(name)) => Err(Error::Unpaired {
-            at: family.at(),
-            kind: family.qualified(),
-            reason: format!(
-                "the hub {name} is not among the versions read ({}); name one of them",
-                family.names()
-            ),
-        }),
-        (None, None) => Err(Error::Unpaired {
-            at: family.at(),
-            kind: family.qualified(),
-            reason: format!(
-                "no version read ({}) is the storage version, which is the hub by default; \
-                 read it too (--versions) or name a hub (--conversion-hub KIND=VERSION)",
-                family.names()
-            ),
-        }),
-    }
-}
-
-/// The root struct's name of `family` in `version`, which must be a struct with
-/// `metadata` (where the annotation goes).
-fn root_struct<'a>(family: &Family<'a>, version: &'a Version) -> Result<&'a str, Error> {
     let unpaired = |reason: String| Error::Unpaired {
         at: family.at(),
         kind: family.qualified(),
         reason,
     };
-    let Some((_, kind)) = family.versions.iter().find(|(v, _)| v.name == version.name) else {
-        return Err(unpaired(format!("no version {}", version.name)));
+    let found = match named {
+        Some(name) => family.versions.iter().find(|m| &m.version.name == name),
+        None => family.versions.iter().find(|m| m.kind.storage),
     };
-    let name = kind.root.name();
-    let Some(def) = version.type_named(name) else {
-        return Err(unpaired(format!(
-            "{} has no root type {name}",
-            version.name
-        )));
+    match (found, named) {
+        (Some(member), _) => Ok(member),
+        (None, Some(name)) => Err(unpaired(format!(
+            "the hub {name} is not among the versions read ({}); name one of them",
+            family.names()
+        ))),
+        (None, None) => Err(unpaired(format!(
+            "no version read ({}) is the storage version, which is the hub by default; \
+             read it too (--versions) or name a hub (--conversion-hub KIND=VERSION)",
+            family.names()
+        ))),
+    }
+}
+
+/// The root struct's name of `member`, which must be a struct with `metadata` (where the
+/// annotation goes).
+fn root_struct<'a>(family: &Family<'_>, member: &'a Member<'_>) -> Result<&'a str, Error> {
+    let unpaired = |reason: String| Error::Unpaired {
+        at: family.at(),
+        kind: family.qualified(),
+        reason,
+    };
+    let version = &member.version.name;
+    let name = member.kind.root.name();
+    let Some(def) = member.types.type_named(name) else {
+        return Err(unpaired(format!("{version} has no root type {name}")));
     };
     match &def.kind {
         TypeDefKind::Struct(s)
@@ -394,8 +475,7 @@ fn root_struct<'a>(family: &Family<'a>, version: &'a Version) -> Result<&'a str,
             Ok(&def.name)
         }
         _ => Err(unpaired(format!(
-            "the root type {name} of {} is not an object with metadata",
-            version.name
+            "the root type {name} of {version} is not an object with metadata"
         ))),
     }
 }
@@ -422,14 +502,14 @@ fn check_hubs(
                     .kinds()
                     .any(|(g, _, k)| k.name == *key || format!("{}.{}", k.name, g.name) == *key);
                 return Err(hub_error(if known {
-                    "the kind has one version read, or types kubegen does not generate \
-                     (--rust, --kubernetes): nothing to convert"
+                    "the kind has one version read, or k8s-openapi's types (--kubernetes): \
+                     nothing to convert"
                         .to_owned()
                 } else {
                     "no kind of that name was read".to_owned()
                 }));
             }
-            [family] if !family.versions.iter().any(|(v, _)| v.name == *version) => {
+            [family] if !family.versions.iter().any(|m| m.version.name == *version) => {
                 return Err(hub_error(format!(
                     "{} has no version {version} (read: {})",
                     family.qualified(),

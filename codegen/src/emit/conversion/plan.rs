@@ -245,8 +245,16 @@ pub(crate) struct Plan {
 /// Public names of a pair's file, which generated functions must not take.
 pub(crate) const RESERVED: &[&str] = &["to_hub", "from_hub", "round_trip_spoke", "round_trip_hub"];
 
-/// Builds the plan for `spoke_root` of `spoke` against `hub_root` of `hub`.
-pub(crate) fn plan(spoke: &Version, spoke_root: &str, hub: &Version, hub_root: &str) -> Plan {
+/// Whether a spoke type and a hub type (by name) are one Rust type, moved as it is.
+pub(crate) type SameType<'a> = &'a dyn Fn(&str, &str) -> bool;
+
+/// Builds the plan for the root struct `spoke_root` of `spoke`'s types against `hub_root`
+/// of `hub`'s; `same` says which named type pairs are one Rust type.
+pub(crate) fn plan(
+    (spoke, spoke_root): (&Version, &str),
+    (hub, hub_root): (&Version, &str),
+    same: SameType<'_>,
+) -> Plan {
     let mut fn_names = UniqueNames::snake();
     for name in RESERVED {
         fn_names.reserve(name);
@@ -254,6 +262,7 @@ pub(crate) fn plan(spoke: &Version, spoke_root: &str, hub: &Version, hub_root: &
     let mut planner = Planner {
         spoke,
         hub,
+        same,
         fn_names,
         method_names: UniqueNames::snake(),
         struct_index: BTreeMap::new(),
@@ -274,6 +283,7 @@ pub(crate) fn plan(spoke: &Version, spoke_root: &str, hub: &Version, hub_root: &
 struct Planner<'a> {
     spoke: &'a Version,
     hub: &'a Version,
+    same: SameType<'a>,
     fn_names: UniqueNames,
     method_names: UniqueNames,
     struct_index: BTreeMap<(String, String), usize>,
@@ -582,6 +592,9 @@ impl Planner<'_> {
     }
 
     fn named(&mut self, spoke: &str, hub: &str, path: &str) -> Option<Conv> {
+        if (self.same)(spoke, hub) {
+            return Some(Conv::Move);
+        }
         let (s, h): (&TypeDef, &TypeDef) =
             (self.spoke.type_named(spoke)?, self.hub.type_named(hub)?);
         match (&s.kind, &h.kind) {

@@ -183,3 +183,127 @@ fn a_single_version_gives_no_files() {
     let files = generate_conversions(&model(&text, only), &ConversionOptions::default()).unwrap();
     assert!(files.is_empty());
 }
+
+/// Two `#[derive(Resource)]` versions of `Widget` (`v1alpha1/widget.rs`, `v1/widget.rs`)
+/// with these spec fields, both using `common::Shared`, read for conversions under
+/// `crate::apis`.
+fn derived(old: &str, new: &str) -> Model {
+    let file = |version: &str, spec: &str| {
+        let storage = if version == "v1" { ", storage" } else { "" };
+        format!(
+            "use super::super::common::Shared;\n\
+             #[derive(Resource)]\n\
+             #[resource(group = \"example.com\", version = \"{version}\"{storage})]\n\
+             pub struct Widget {{ pub metadata: ObjectMeta, pub spec: WidgetSpec }}\n\
+             #[derive(Clone, Serialize, Deserialize)]\n\
+             #[serde(rename_all = \"camelCase\")]\n\
+             pub struct WidgetSpec {{ pub shared: Shared, {spec} }}\n\
+             pub struct Port {{ pub number: i32 }}\n"
+        )
+    };
+    let sources = [
+        Source::new("common.rs", "pub struct Shared { pub name: String }\n"),
+        Source::new("v1/widget.rs", file("v1", new)),
+        Source::new("v1alpha1/widget.rs", file("v1alpha1", old)),
+    ];
+    let mut model = Model::default();
+    let options = crate::frontend::rust::Options::default()
+        .module("crate::apis")
+        .conversions(true);
+    crate::frontend::rust::load(&mut model, &sources, &options).expect("loads");
+    model
+}
+
+#[test]
+fn hand_written_kinds_name_their_structs_by_path_and_move_shared_types() {
+    let model = derived(
+        "pub size: Option<i32>, pub ports: Vec<Box<Port>>, pub colour: String",
+        "pub size: Option<i32>, pub ports: Vec<Box<Port>>, pub color: String",
+    );
+    let files =
+        generate_conversions(&model, &ConversionOptions::default().hub("Widget", "v1")).unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "example_com/mod.rs",
+            "example_com/widget/mod.rs",
+            "example_com/widget/v1alpha1.rs",
+            "mod.rs"
+        ]
+    );
+    let text = pair(&files, "example_com/widget/v1alpha1.rs");
+    assert!(
+        text.contains("    from: crate::apis::v1alpha1::widget::Widget,\n    user: &C,\n) -> Result<crate::apis::v1::widget::Widget, support::Error> {"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "fn widget_spec_color_to_hub(&self, from: &crate::apis::v1alpha1::widget::WidgetSpec)"
+        ),
+        "{text}"
+    );
+    // No types tree to import; the shared type moves as it is.
+    assert!(!text.contains("as spoke;"), "{text}");
+    assert!(text.contains("shared: s_shared,"), "{text}");
+    assert!(!text.contains("fn shared_to_hub"), "{text}");
+    // `Option`, `Vec` and `Box` as the structs declare them.
+    assert!(text.contains("size: s_size,"), "{text}");
+    assert!(text.contains("support::boxed("), "{text}");
+}
+
+#[test]
+fn a_kind_gets_one_convert_over_every_version() {
+    let model = derived("pub a: String", "pub a: String");
+    let files =
+        generate_conversions(&model, &ConversionOptions::default().hub("Widget", "v1")).unwrap();
+    let text = pair(&files, "example_com/widget/mod.rs");
+    assert!(text.contains("pub mod v1alpha1;"), "{text}");
+    assert!(
+        text.contains(
+            "pub const VERSIONS: &[&str] = &[\"example.com/v1\", \"example.com/v1alpha1\"];"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("C: v1alpha1::ConvertWidgetV1alpha1,"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "\"example.com/v1alpha1\" => v1alpha1::to_hub(support::decode(object)?, user)?,"
+        ),
+        "{text}"
+    );
+    let root = pair(&files, "mod.rs");
+    for helper in [
+        "fn api_version_of(",
+        "fn decode<",
+        "fn encode<",
+        "fn unknown_version(",
+    ] {
+        assert!(root.contains(helper), "{helper}: {root}");
+    }
+
+    // A CRD kind gets one too, bounded by each spoke's trait.
+    let files = generate(&thing(SAME, SAME), &ConversionOptions::default()).unwrap();
+    let text = pair(&files, "example_com/thing/mod.rs");
+    assert!(
+        text.contains("C: v1alpha1::ConvertThingV1alpha1,"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_hand_written_kinds_hub_is_its_storage_version_unless_named() {
+    let model = derived("pub a: String", "pub a: String");
+    let files = generate_conversions(&model, &ConversionOptions::default()).unwrap();
+    assert!(
+        files
+            .iter()
+            .any(|f| f.path == "example_com/widget/v1alpha1.rs")
+    );
+    let named = ConversionOptions::default().hub("Widget", "v1alpha1");
+    let files = generate_conversions(&model, &named).unwrap();
+    assert!(files.iter().any(|f| f.path == "example_com/widget/v1.rs"));
+}

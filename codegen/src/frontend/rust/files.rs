@@ -34,6 +34,11 @@ pub struct Options {
     /// instead of failing (what `--apply-out` needs to mirror nested structs). Ignored when
     /// `schemas` is set, whose stricter reading wins.
     pub apply_types: bool,
+    /// Whether to read the types the roots' fields use for conversions: like
+    /// [`Options::apply_types`], with each nested field's Rust type as declared (what
+    /// `--conversions-out` needs to build the structs; the apply emitter reads the same
+    /// model). Ignored when `schemas` is set.
+    pub conversions: bool,
 }
 
 impl Default for Options {
@@ -43,6 +48,7 @@ impl Default for Options {
             versions: Versions::default(),
             schemas: false,
             apply_types: false,
+            conversions: false,
         }
     }
 }
@@ -64,6 +70,13 @@ impl Options {
     /// [`Options::apply_types`]).
     pub fn apply_types(mut self, apply_types: bool) -> Self {
         self.apply_types = apply_types;
+        self
+    }
+
+    /// Reads the types the roots' fields use for conversions (see
+    /// [`Options::conversions`]).
+    pub fn conversions(mut self, conversions: bool) -> Self {
+        self.conversions = conversions;
         self
     }
 
@@ -171,7 +184,7 @@ fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<Vec<
         })
         .collect();
     let mut index = schema::Index::default();
-    if options.schemas || options.apply_types {
+    if options.schemas || options.apply_types || options.conversions {
         for ((source, file), module) in sources.iter().zip(&files).zip(&modules) {
             index.add(&source.name, module.join("::"), &file.items);
         }
@@ -293,10 +306,15 @@ impl Reader<'_> {
         if let RootType::HandWritten(hand) = &mut derived.kind.root {
             hand.path = format!("{}::{}", module.join("::"), input.ident);
         }
-        let purpose = match (self.options.schemas, self.options.apply_types) {
-            (true, _) => Some(schema::Purpose::Schema),
-            (false, true) => Some(schema::Purpose::Apply),
-            (false, false) => None,
+        let options = self.options;
+        let purpose = if options.schemas {
+            Some(schema::Purpose::Schema)
+        } else if options.conversions {
+            Some(schema::Purpose::Conversion)
+        } else if options.apply_types {
+            Some(schema::Purpose::Apply)
+        } else {
+            None
         };
         if let Some(purpose) = purpose {
             let at = (source.name.as_str(), module.join("::"));

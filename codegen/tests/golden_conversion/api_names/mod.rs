@@ -192,6 +192,43 @@ pub fn boxed<A, B>(
 ) -> Result<Box<B>, Error> {
     f(cx, *value).map(Box::new)
 }
+/// The `apiVersion` of a whole object.
+pub fn api_version_of(object: &::serde_json::Value) -> Result<&str, Error> {
+    object.get("apiVersion").and_then(::serde_json::Value::as_str).ok_or_else(
+        || Error::new("the object has no apiVersion"),
+    )
+}
+/// Reads a whole object as `T`.
+pub fn decode<T: ::serde::de::DeserializeOwned>(object: ::serde_json::Value) -> Result<
+    T,
+    Error,
+> {
+    ::serde_json::from_value(object).map_err(
+        |e| Error::new(format!("failed to read the object: {e}")),
+    )
+}
+/// Writes `value` as a whole object of `api_version` and `kind`.
+pub fn encode<T: ::serde::Serialize>(value: &T, api_version: &str, kind: &str) -> Result<
+    ::serde_json::Value,
+    Error,
+> {
+    let mut object = ::serde_json::to_value(value).map_err(Error::new)?;
+    let Some(map) = object.as_object_mut() else {
+        return Err(Error::new("the object is not written as a JSON object"));
+    };
+    map.insert(
+        "apiVersion".to_owned(),
+        ::serde_json::Value::String(api_version.to_owned()),
+    );
+    map.insert("kind".to_owned(), ::serde_json::Value::String(kind.to_owned()));
+    Ok(object)
+}
+/// The error for an apiVersion that `kind` does not have (`known`: those it has).
+pub fn unknown_version(kind: &str, api_version: &str, known: &[&str]) -> Error {
+    Error::new(
+        format!("{kind} has no version {api_version:?} (it has {})", known.join(", ")),
+    )
+}
 /// `Ok` if `after` equals `before`, else an error naming the first place (a JSON
 /// pointer) where their JSON differs: what the round-trip checks return.
 pub fn compare<T: PartialEq + ::serde::Serialize>(before: &T, after: &T) -> Result<

@@ -163,7 +163,7 @@ impl Chain {
         let body = serde_json::to_vec(&review).map_err(|e| ApiError::internal(e.to_string()))?;
         let answer = match webhook::post(&hook.url, &hook.ca_bundle, hook.timeout, body).await {
             Ok(bytes) => admission::read_answer(hook, phase, &uid, &bytes),
-            Err(why) => Err(why),
+            Err(why) => Err(format!("failed to call webhook: {why}")),
         };
         let answer = match answer {
             Ok(answer) => answer,

@@ -7,10 +7,12 @@
 pub(crate) mod admission;
 #[cfg(feature = "certs")]
 pub mod certs;
+pub(crate) mod conversion;
 pub(crate) mod discovery;
 pub(crate) mod metav1;
 pub(crate) mod negotiation;
 pub(crate) mod openapi;
+pub(crate) mod patching;
 pub(crate) mod protobuf;
 pub(crate) mod routes;
 pub(crate) mod server;

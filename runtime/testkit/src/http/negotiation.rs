@@ -28,6 +28,7 @@ use axum::body::{Body, Bytes};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::http::conversion::Versions;
 use crate::http::metav1::{self, MetaVersion};
 use crate::http::protobuf;
 use crate::http::table::{self, TableOptions};
@@ -368,24 +369,43 @@ impl Negotiated {
     }
 
     /// The JSON body of a watch: one line per event, as negotiated, until the
-    /// subscription ends; and its Content-Type.
+    /// subscription ends; and its Content-Type. With a conversion webhook, each event's
+    /// object is converted to the watched version first (a failed conversion is the
+    /// stream's last event, an ERROR carrying the failure).
     pub(crate) fn watch(
         self,
         subscription: Subscription,
         rt: Arc<ResourceType>,
+        versions: Versions,
     ) -> (&'static str, Body) {
         debug_assert_eq!(
             self.encoding,
             Encoding::Json,
             "watches are offered in JSON only"
         );
-        let state = (subscription, rt, self.representation);
-        let lines =
-            futures::stream::unfold(state, |(mut subscription, rt, mut shape)| async move {
-                let item = subscription.next().await?;
+        let state = (subscription, rt, self.representation, versions);
+        let lines = futures::stream::unfold(
+            state,
+            |(mut subscription, rt, mut shape, versions)| async move {
+                let item = match subscription.next().await? {
+                    WatchItem::Event(kind, object) if versions.converts() => {
+                        match versions.to_served(object).await {
+                            Ok(object) => WatchItem::Event(kind, object),
+                            Err(error) => {
+                                subscription.finished = true;
+                                WatchItem::Error(error)
+                            }
+                        }
+                    }
+                    item => item,
+                };
                 let line = shape.watch_line(&item, &rt);
-                Some((Ok::<_, Infallible>(line), (subscription, rt, shape)))
-            });
+                Some((
+                    Ok::<_, Infallible>(line),
+                    (subscription, rt, shape, versions),
+                ))
+            },
+        );
         (JSON, Body::from_stream(lines))
     }
 }

@@ -10,22 +10,21 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use crate::http::admission;
+use crate::http::conversion::Versions;
 use crate::http::discovery;
 use crate::http::negotiation::{Encoded, Negotiated, Offer};
 use crate::http::openapi;
+use crate::http::patching::{self, ConvertedPatch, PatchTarget, Patched, patch_object};
 use crate::http::protobuf;
 use crate::store::page::Page;
-use crate::store::registry::ResourceType;
 use crate::store::shared::Shared;
 use crate::store::status::{ApiError, ApiResult, Cause};
 use crate::verbs::collection::{self, Query, WatchDefaults};
 use crate::verbs::deletion::DeleteOptions;
-use crate::verbs::managed_fields::{self, Record, Writer};
+use crate::verbs::managed_fields::{Record, Writer};
 use crate::verbs::objects;
-use crate::verbs::patch::{self, PatchKind};
 use crate::verbs::place::{self, Part, Place};
 use crate::verbs::scale;
-use crate::verbs::strategic;
 use kubegen_runtime::error::Verb;
 
 /// A parsed API path.
@@ -347,6 +346,13 @@ async fn resource(
 
     let namespace = request.namespace.as_deref().unwrap_or_default();
     let place = Place { rt: &rt, namespace };
+    let versions = Versions::of(shared, &rt)?;
+    // Writes go through the storage version's type (the requested one without a
+    // conversion webhook).
+    let stored_place = Place {
+        rt: versions.stored(),
+        namespace,
+    };
     let name = request.name.as_deref().unwrap_or_default();
     let scale = request.subresource.as_deref() == Some("scale");
     // Only one whole object of a built-in kind has a protobuf form here.
@@ -363,7 +369,11 @@ async fn resource(
     )?;
     match verb {
         Verb::List => {
-            let page = collection::list(&shared.lock(), &rt, request.namespace.as_deref(), query)?;
+            let mut page =
+                collection::list(&shared.lock(), &rt, request.namespace.as_deref(), query)?;
+            if versions.converts() {
+                page.items = versions.all_to_served(page.items).await?;
+            }
             // Serialized from the stored objects, outside the lock.
             Ok(encoded(StatusCode::OK, negotiated.list(&page, &rt)?))
         }
@@ -374,7 +384,7 @@ async fn resource(
             };
             let subscription =
                 collection::watch(shared, &rt, request.namespace.as_deref(), query, defaults)?;
-            let (content_type, body) = negotiated.watch(subscription, rt.clone());
+            let (content_type, body) = negotiated.watch(subscription, rt.clone(), versions);
             let mut response = Response::new(body);
             response.headers_mut().insert(
                 header::CONTENT_TYPE,
@@ -383,8 +393,8 @@ async fn resource(
             Ok(response)
         }
         Verb::Get => {
-            let cluster = shared.lock();
-            let object = place::existing(&cluster, &place, name)?;
+            let object = place::existing(&shared.lock(), &place, name)?;
+            let object = versions.to_served(object).await?;
             if scale {
                 Ok(ok(&scale::to_scale(&rt, &object)?))
             } else {
@@ -394,29 +404,38 @@ async fn resource(
         Verb::Create => {
             let record = Record::Update(writer(query, headers, None, "CreateOptions")?);
             let object = decode_object(headers, &body, !rt.custom)?;
-            let created = admission::create(shared, &place, object, &record, dry_run).await?;
-            let response = encoded(
-                StatusCode::CREATED,
-                negotiated.object(&created.object, &rt)?,
-            );
+            let object = versions.to_stored(object).await?;
+            let created =
+                admission::create(shared, &stored_place, object, &record, dry_run).await?;
+            let object = versions.to_served(created.object).await?;
+            let response = encoded(StatusCode::CREATED, negotiated.object(&object, &rt)?);
             Ok(with_warnings(response, &created.warnings))
         }
         Verb::Update => {
             let subresource = request.subresource.as_deref();
             let record = Record::Update(writer(query, headers, subresource, "UpdateOptions")?);
             let object = decode_object(headers, &body, !rt.custom)?;
+            if scale && versions.converts() {
+                let scaled =
+                    scale_converted(shared, &versions, &place, name, &object, &record, dry_run)
+                        .await?;
+                return Ok(ok(&scaled));
+            }
             if scale {
                 let mut cluster = shared.write(dry_run);
                 let old = place::existing(&cluster, &place, name)?;
-                check_scale_rv(&place, name, &old, &object)?;
+                scale::check_resource_version(&place, name, &old, &object)?;
                 let new = scale::apply_scale(&rt, &old, &object)?;
                 let stored =
                     objects::write(&mut cluster, &place, name, old, new, Part::Main, &record)?;
                 return Ok(ok(&scale::to_scale(&rt, &stored)?));
             }
+            let object = versions.to_stored(object).await?;
             let updated =
-                admission::update(shared, &place, name, object, part, &record, dry_run).await?;
-            let response = encoded(StatusCode::OK, negotiated.object(&updated.object, &rt)?);
+                admission::update(shared, &stored_place, name, object, part, &record, dry_run)
+                    .await?;
+            let object = versions.to_served(updated.object).await?;
+            let response = encoded(StatusCode::OK, negotiated.object(&object, &rt)?);
             Ok(with_warnings(response, &updated.warnings))
         }
         Verb::Patch => {
@@ -431,11 +450,28 @@ async fn resource(
                     request.subresource.as_deref(),
                     "PatchOptions",
                 )?,
+                content_type: content_type(headers),
             };
             // `dryRun` was validated above: only "All" gets here.
+            if versions.converts() {
+                let patched =
+                    patching::patch_converted(shared, &versions, query, &target, &body, dry_run)
+                        .await?;
+                return Ok(match patched {
+                    ConvertedPatch::Object { created, admitted } => {
+                        let code = match created {
+                            true => StatusCode::CREATED,
+                            false => StatusCode::OK,
+                        };
+                        let response = encoded(code, negotiated.object(&admitted.object, &rt)?);
+                        with_warnings(response, &admitted.warnings)
+                    }
+                    ConvertedPatch::Scale(scale) => ok(&scale),
+                });
+            }
             if scale || !admission::registered(shared, &place) {
                 return Ok(
-                    match patch_object(shared, headers, query, &target, &body, dry_run)? {
+                    match patch_object(shared, query, &target, &body, dry_run)? {
                         Patched::Created { object, .. } => {
                             encoded(StatusCode::CREATED, negotiated.object(&object, &rt)?)
                         }
@@ -447,8 +483,7 @@ async fn resource(
                 );
             }
             // Computed as a dry run, then admitted and stored as the create or update it is.
-            let (code, admitted) = match patch_object(shared, headers, query, &target, &body, true)?
-            {
+            let (code, admitted) = match patch_object(shared, query, &target, &body, true)? {
                 Patched::Created { object, record } => {
                     let object = (*object).clone();
                     let admitted =
@@ -472,7 +507,8 @@ async fn resource(
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let dry_run = dry_run || options.dry_run;
             let deleted = admission::delete(shared, &place, name, &options, dry_run).await?;
-            let response = encoded(StatusCode::OK, negotiated.object(&deleted.object, &rt)?);
+            let object = versions.to_served(deleted.object).await?;
+            let response = encoded(StatusCode::OK, negotiated.object(&object, &rt)?);
             Ok(with_warnings(response, &deleted.warnings))
         }
         Verb::DeleteCollection => {
@@ -483,6 +519,7 @@ async fn resource(
             let matching = |o: &Value| filter.matches(o);
             let (deleted, warnings) =
                 admission::delete_collection(shared, &place, matching, &options, dry_run).await?;
+            let deleted = versions.all_to_served(deleted).await?;
             let rv = shared.lock().current_rv().to_string();
             let metadata = serde_json::json!({"resourceVersion": rv});
             let page = Page::new(&rt, metadata, deleted);
@@ -490,6 +527,41 @@ async fn resource(
             Ok(with_warnings(response, &warnings))
         }
     }
+}
+
+/// PUT of `/scale` for a CRD converting through a webhook: the object converted to the
+/// request's version, scaled there, converted back and stored if it did not change
+/// meanwhile (409 Conflict otherwise); the Scale of the stored object at the request's
+/// version.
+async fn scale_converted(
+    shared: &Arc<Shared>,
+    versions: &Versions,
+    place: &Place<'_>,
+    name: &str,
+    wanted: &Value,
+    record: &Record,
+    dry_run: bool,
+) -> ApiResult<Value> {
+    let old = place::existing(&shared.lock(), place, name)?;
+    let seen = versions.to_served(Arc::clone(&old)).await?;
+    scale::check_resource_version(place, name, &old, wanted)?;
+    let new = scale::apply_scale(place.rt, &seen, wanted)?;
+    let mut new = versions.to_stored(new).await?;
+    new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
+    let stored_place = Place {
+        rt: versions.stored(),
+        namespace: place.namespace,
+    };
+    let stored = objects::update(
+        &mut shared.write(dry_run),
+        &stored_place,
+        name,
+        new,
+        Part::Main,
+        record,
+    )?;
+    let stored = versions.to_served(stored).await?;
+    scale::to_scale(place.rt, &stored)
 }
 
 /// Adds the admission webhooks' warnings as `Warning: 299 - "..."` headers.
@@ -518,182 +590,6 @@ fn writer(
         subresource,
         options_kind,
     )
-}
-
-fn check_scale_rv(place: &Place<'_>, name: &str, old: &Value, scale: &Value) -> ApiResult<()> {
-    let wanted = scale
-        .pointer("/metadata/resourceVersion")
-        .and_then(Value::as_str)
-        .filter(|rv| !rv.is_empty());
-    match wanted {
-        Some(rv)
-            if Some(rv)
-                != old
-                    .pointer("/metadata/resourceVersion")
-                    .and_then(Value::as_str) =>
-        {
-            Err(ApiError::stale(place.subject(name)))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// The object a PATCH is for.
-struct PatchTarget<'a> {
-    place: &'a Place<'a>,
-    name: &'a str,
-    part: Part,
-    scale: bool,
-    writer: Writer,
-}
-
-/// What a PATCH wrote (or, as a dry run, would write).
-enum Patched {
-    /// An apply created the object.
-    Created { object: Arc<Value>, record: Record },
-    /// The object was patched; `object` is the result, carrying the resourceVersion it
-    /// was computed from until stored.
-    Updated { object: Arc<Value>, record: Record },
-    /// A `/scale` patch, answered with the Scale.
-    Scale(Value),
-}
-
-fn patch_object(
-    shared: &Arc<Shared>,
-    headers: &HeaderMap,
-    query: &Query,
-    target: &PatchTarget<'_>,
-    body: &[u8],
-    dry_run: bool,
-) -> ApiResult<Patched> {
-    let PatchTarget {
-        place,
-        name,
-        part,
-        scale,
-        ref writer,
-    } = *target;
-    let rt: &ResourceType = place.rt;
-    let kind = PatchKind::from_content_type(content_type(headers), !rt.custom)?;
-    let patch = patch::parse_body(&kind, body)?;
-    if kind == PatchKind::Apply {
-        // An apply patch is a whole (partial) object: it may create one below.
-        if !patch.is_object() {
-            return Err(ApiError::bad_request(
-                "an apply patch must be an object, not a list or a scalar",
-            ));
-        }
-        if patch
-            .get("metadata")
-            .is_some_and(|m| !m.is_object() && !m.is_null())
-        {
-            return Err(ApiError::bad_request("metadata must be an object"));
-        }
-        if query.get("fieldManager").is_none_or(String::is_empty) {
-            let cause = Cause::new(
-                "FieldValueRequired",
-                "fieldManager",
-                "Required value: is required for apply patch",
-            );
-            return Err(ApiError::invalid(
-                "meta.k8s.io",
-                "PatchOptions",
-                "",
-                vec![cause],
-            ));
-        }
-        if let Some(force) = query.get("force")
-            && !matches!(force.as_str(), "true" | "false")
-        {
-            return Err(ApiError::bad_request(format!("invalid force {force:?}")));
-        }
-        if let Some(patched_name) = patch.pointer("/metadata/name").and_then(Value::as_str)
-            && patched_name != name
-        {
-            return Err(ApiError::bad_request(format!(
-                "the name of the object ({patched_name}) does not match the name on the URL ({name})"
-            )));
-        }
-    }
-    let force = query.get("force").is_some_and(|f| f == "true");
-    let mut cluster = shared.write(dry_run);
-    let old = match place::existing(&cluster, place, name) {
-        Ok(old) => old,
-        Err(_) if kind == PatchKind::Apply && part == Part::Main && !scale => {
-            let mut config = patch;
-            config["metadata"]["name"] = Value::String(name.to_owned());
-            let (object, entries) =
-                managed_fields::apply(rt, Part::Main, None, &config, writer, force)?;
-            let record = Record::Applied(entries);
-            let created = objects::create(&mut cluster, place, object.clone(), &record)?;
-            // What admission stores again: the configuration as given, not the result.
-            let object = if dry_run { Arc::new(object) } else { created };
-            return Ok(Patched::Created { object, record });
-        }
-        Err(not_found) => return Err(not_found),
-    };
-    if scale {
-        let mut target = scale::to_scale(rt, &old)?;
-        patch::apply(&kind, &mut target, &patch, None)?;
-        check_scale_rv(place, name, &old, &target)?;
-        let new = scale::apply_scale(rt, &old, &target)?;
-        let record = Record::Update(writer.clone());
-        let stored = objects::write(&mut cluster, place, name, old, new, Part::Main, &record)?;
-        return Ok(Patched::Scale(scale::to_scale(rt, &stored)?));
-    }
-    let mut target = place::render(&old, rt);
-    let record = if kind == PatchKind::Apply {
-        let (merged, entries) =
-            managed_fields::apply(rt, part, Some(&target), &patch, writer, force)?;
-        target = merged;
-        Record::Applied(entries)
-    } else {
-        let schema = strategic::root(&rt.group, &rt.version, &rt.kind);
-        patch::apply(&kind, &mut target, &patch, schema)?;
-        Record::Update(writer.clone())
-    };
-    let stale = target.pointer("/metadata/resourceVersion")
-        != old.pointer("/metadata/resourceVersion")
-        && target
-            .pointer("/metadata/resourceVersion")
-            .and_then(Value::as_str)
-            .is_some_and(|rv| !rv.is_empty());
-    if stale {
-        return Err(ApiError::stale(place.subject(name)));
-    }
-    // A patch producing a value of the wrong type is 422 Invalid on a real server (a
-    // body of the wrong type is 400). Custom resources are not typed: their shape is
-    // checked here.
-    let shape_error = if !target.is_object() {
-        Some("the patched object is not a JSON object")
-    } else if target
-        .get("metadata")
-        .is_some_and(|m| !m.is_object() && !m.is_null())
-    {
-        Some("metadata must be an object")
-    } else {
-        None
-    };
-    if let Some(why) = shape_error {
-        let cause = Cause::invalid("patch", &patch, why);
-        return Err(ApiError::invalid(&rt.group, &rt.kind, name, vec![cause]));
-    }
-    let target = objects::typed(rt, target).map_err(|e| {
-        let cause = Cause::invalid("patch", &patch, e.to_string());
-        ApiError::invalid(&rt.group, &rt.kind, name, vec![cause])
-    })?;
-    let new = objects::merge_into(rt, &old, target, part);
-    let old_rv = old.pointer("/metadata/resourceVersion").cloned();
-    let stored = objects::write(&mut cluster, place, name, old, new, part, &record)?;
-    let object = if dry_run {
-        // Stored again through admission: only if the object is still the one patched.
-        let mut object = (*stored).clone();
-        object["metadata"]["resourceVersion"] = old_rv.unwrap_or(Value::Null);
-        Arc::new(object)
-    } else {
-        stored
-    };
-    Ok(Patched::Updated { object, record })
 }
 
 #[cfg(test)]

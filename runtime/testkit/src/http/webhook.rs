@@ -1,6 +1,7 @@
-//! The HTTPS client that calls admission webhooks: one POST of a JSON body to
-//! `clientConfig.url`, over rustls trusting only the webhook's `caBundle`, within its
-//! timeout. Every failure is a reason string, for the failure policy to judge.
+//! The HTTPS client that calls admission and CRD conversion webhooks: one POST of a JSON
+//! body to `clientConfig.url`, over rustls trusting only the webhook's `caBundle`, within
+//! its timeout. Every failure is a reason string, for the caller to judge (admission's
+//! failure policy) or report.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,12 +15,13 @@ use rustls::pki_types::{CertificateDer, ServerName};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
-/// The largest answer read (kube-apiserver reads webhook responses of any size; a test
-/// webhook never needs this much).
-const MAX_RESPONSE: usize = 3 * 1024 * 1024;
+/// The largest answer read (kube-apiserver reads webhook responses of any size): the
+/// runtime's webhook server's default request limit, as a conversion of a whole list
+/// answers with every object (10,000 small custom resources are about 5 MiB).
+const MAX_RESPONSE: usize = 64 * 1024 * 1024;
 
 /// POSTs `body` to `url` and returns the response body; `Err` says why the call failed,
-/// in the words kube-apiserver uses where it has them.
+/// in the words kube-apiserver uses where it has them (`Post "<url>": <why>`).
 pub(crate) async fn post(
     url: &str,
     ca_bundle: &[u8],
@@ -28,10 +30,9 @@ pub(crate) async fn post(
 ) -> Result<Vec<u8>, String> {
     let call = call(url, ca_bundle, body);
     match tokio::time::timeout(timeout, call).await {
-        Ok(result) => result.map_err(|why| format!("failed to call webhook: Post {url:?}: {why}")),
+        Ok(result) => result.map_err(|why| format!("Post {url:?}: {why}")),
         Err(_) => Err(format!(
-            "failed to call webhook: Post {url:?}: context deadline exceeded (timeout {}s)",
-            timeout.as_secs()
+            "Post {url:?}: context deadline exceeded (timeout {timeout:?})"
         )),
     }
 }

@@ -105,6 +105,30 @@ pub(crate) struct ResourceType {
     /// A CRD version's `additionalPrinterColumns` (empty for built-ins: their columns
     /// are Kubernetes' printers').
     pub(crate) printer_columns: Vec<PrinterColumn>,
+    /// How objects are converted between the served versions (`spec.conversion`).
+    pub(crate) conversion: Conversion,
+}
+
+/// How a CRD's objects are converted between its versions (`spec.conversion.strategy`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Conversion {
+    /// `None` (and every built-in kind): one stored object serves every version, with
+    /// its `apiVersion` changed.
+    None,
+    /// `Webhook`: objects are stored at the storage version and converted by the
+    /// webhook to any other.
+    Webhook(Arc<ConversionWebhook>),
+}
+
+/// A CRD's conversion webhook (`spec.conversion.webhook`) and its storage version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ConversionWebhook {
+    /// `clientConfig.url` (https; a `service` is refused when the CRD is written).
+    pub(crate) url: String,
+    /// `clientConfig.caBundle`, decoded: the PEM certificates the call trusts.
+    pub(crate) ca_bundle: Vec<u8>,
+    /// The version objects are stored at (`storage: true`).
+    pub(crate) storage_version: String,
 }
 
 impl ResourceType {
@@ -209,6 +233,7 @@ impl BuiltIn {
             custom: false,
             generation: self.generation,
             printer_columns: Vec::new(),
+            conversion: Conversion::None,
         }
     }
 }

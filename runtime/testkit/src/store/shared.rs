@@ -28,6 +28,7 @@ pub struct ApiServerConfig {
     pub(crate) history_window: usize,
     pub(crate) bookmark_interval: Duration,
     pub(crate) watch_timeout: Duration,
+    pub(crate) conversion_timeout: Duration,
 }
 
 impl Default for ApiServerConfig {
@@ -37,6 +38,7 @@ impl Default for ApiServerConfig {
             history_window: 10_000,
             bookmark_interval: Duration::from_secs(60),
             watch_timeout: Duration::from_secs(1800),
+            conversion_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -65,6 +67,13 @@ impl ApiServerConfig {
     /// How long a watch without `timeoutSeconds` stays open (default 30 min).
     pub fn watch_timeout(mut self, timeout: Duration) -> Self {
         self.watch_timeout = timeout;
+        self
+    }
+
+    /// How long a call of a CRD's conversion webhook may take (default 30 s, as
+    /// kube-apiserver waits); a slower one fails the request.
+    pub fn conversion_timeout(mut self, timeout: Duration) -> Self {
+        self.conversion_timeout = timeout;
         self
     }
 }

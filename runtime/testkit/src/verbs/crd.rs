@@ -8,10 +8,11 @@ use serde_json::{Value, json};
 use crate::store::jsonpath::JsonPath;
 use crate::store::meta;
 use crate::store::registry::{
-    Generation, PrinterColumn, ResourceType, ScalePaths, SelectorSource, StorageKey,
+    Conversion, Generation, PrinterColumn, ResourceType, ScalePaths, SelectorSource, StorageKey,
 };
 use crate::store::status::{ApiError, ApiResult, Cause};
 use crate::store::storage::Cluster;
+use crate::verbs::conversion;
 
 const GROUP: &str = "apiextensions.k8s.io";
 
@@ -134,6 +135,18 @@ pub(crate) fn prepare(crd: &mut Value, old: Option<&Value>) -> ApiResult<Served>
             ));
         }
     }
+    let served_names: Vec<&str> = versions
+        .iter()
+        .filter(|v| v.get("served").and_then(Value::as_bool) == Some(true))
+        .filter_map(|v| v.get("name").and_then(Value::as_str))
+        .collect();
+    let conversion = match conversion::strategy(crd, storage.first().copied(), &served_names) {
+        Ok(conversion) => conversion,
+        Err(errors) => {
+            causes.extend(errors);
+            Conversion::None
+        }
+    };
     if !causes.is_empty() {
         return Err(ApiError::invalid(
             GROUP,
@@ -219,6 +232,7 @@ pub(crate) fn prepare(crd: &mut Value, old: Option<&Value>) -> ApiResult<Served>
                 custom: true,
                 generation: Generation::AllButMetadata,
                 printer_columns: printer_columns(version, 0).unwrap_or_default(),
+                conversion: conversion.clone(),
             }
         })
         .collect();

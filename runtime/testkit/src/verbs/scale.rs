@@ -6,6 +6,32 @@ use crate::store::meta;
 use crate::store::registry::{ResourceType, SelectorSource};
 use crate::store::selectors::label_selector_string;
 use crate::store::status::{ApiError, ApiResult};
+use crate::verbs::place::Place;
+
+/// 409 Conflict when a Scale sent with a `resourceVersion` names another version of
+/// the object than `old`.
+pub(crate) fn check_resource_version(
+    place: &Place<'_>,
+    name: &str,
+    old: &Value,
+    scale: &Value,
+) -> ApiResult<()> {
+    let wanted = scale
+        .pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .filter(|rv| !rv.is_empty());
+    match wanted {
+        Some(rv)
+            if Some(rv)
+                != old
+                    .pointer("/metadata/resourceVersion")
+                    .and_then(Value::as_str) =>
+        {
+            Err(ApiError::stale(place.subject(name)))
+        }
+        _ => Ok(()),
+    }
+}
 
 /// The Scale of `object`; 404 when `rt` has no scale subresource.
 pub(crate) fn to_scale(rt: &ResourceType, object: &Value) -> ApiResult<Value> {

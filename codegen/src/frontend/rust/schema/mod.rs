@@ -21,9 +21,13 @@
 //! Apply configurations read the same types for their serde names only
 //! ([`Purpose::Apply`], the front-end's [`Options::apply_types`]): there, a type that cannot
 //! be read exactly is no error but kept whole, named by its path from the crate root.
+//! Conversions ([`Purpose::Conversion`], [`Options::conversions`]) read them so too, but
+//! each nested field with its Rust type as declared (`Option` and `Box` included), since
+//! the generated code builds the structs field by field.
 //!
 //! [`Options::schemas`]: super::Options::schemas
 //! [`Options::apply_types`]: super::Options::apply_types
+//! [`Options::conversions`]: super::Options::conversions
 
 mod attrs;
 mod known;
@@ -58,6 +62,21 @@ pub(super) enum Purpose {
     /// define) is kept whole, as [`TypeRef::External`] with its path from the crate root;
     /// a field type that is not even a plain path keeps its whole struct.
     Apply,
+    /// Conversions: as [`Purpose::Apply`], and a nested struct's fields are read as Rust
+    /// declares them, since generated conversions build the structs: each field with its
+    /// whole type (`Option<T>` as [`TypeRef::Option`], `Box<T>` as [`TypeRef::Boxed`]) and
+    /// marked required (so the model's Rust type of the field is that type), serde's
+    /// skipped fields kept; a `HashMap` (conversions build `BTreeMap`s) keeps its struct
+    /// whole. The apply emitter reads such fields as [`Purpose::Apply`] gives them (it
+    /// unwraps `Option`s), so one model serves both.
+    Conversion,
+}
+
+impl Purpose {
+    /// Whether a type that cannot be read is kept whole rather than an error.
+    fn keeps_whole(self) -> bool {
+        self != Purpose::Schema
+    }
 }
 
 /// A declaration in the sources.
@@ -192,7 +211,7 @@ pub(super) fn resolve(
         match resolver.type_ref(ty, file) {
             Ok(ty) => field.ty = ty,
             // The root keeps the field's type as written.
-            Err(_) if purpose == Purpose::Apply => continue,
+            Err(_) if purpose.keeps_whole() => continue,
             Err(e) => return Err(e),
         }
         if purpose == Purpose::Schema {
@@ -251,7 +270,7 @@ struct Resolver<'i, 'a> {
 impl Resolver<'_, '_> {
     fn type_ref(&mut self, ty: &Type, file: &str) -> Result<TypeRef> {
         match self.read(ty, file) {
-            Err(e) if self.purpose == Purpose::Apply => match self.whole(ty, file) {
+            Err(e) if self.purpose.keeps_whole() => match self.whole(ty, file) {
                 Some(path) => Ok(TypeRef::External(ExternalType::new(path, false))),
                 None => Err(e),
             },
@@ -341,7 +360,13 @@ impl Resolver<'_, '_> {
             ("Value", []) => TypeRef::Json,
             ("Vec", [inner]) => TypeRef::vec(self.type_ref(inner, file)?),
             ("Option", [inner]) => TypeRef::option(self.type_ref(inner, file)?),
+            ("Box", [inner]) if self.purpose == Purpose::Conversion => {
+                TypeRef::Boxed(Box::new(self.type_ref(inner, file)?))
+            }
             ("Box", [inner]) => self.type_ref(inner, file)?,
+            ("HashMap", _) if self.purpose == Purpose::Conversion => {
+                return Err(unsupported("a `HashMap` in a conversion (use `BTreeMap`)"));
+            }
             ("BTreeMap" | "HashMap", [key, value]) => {
                 let key_ok = matches!(key, Type::Path(p) if p.path.is_ident("String"));
                 if !key_ok {
@@ -441,8 +466,10 @@ impl Resolver<'_, '_> {
         for f in &named.named {
             let Some(ident) = &f.ident else { continue };
             let member = attrs::member(&f.attrs).map_err(|e| syn_error(file, &e))?;
-            // An apply configuration sends what serde serializes.
-            if member.skip || (member.skip_serializing && !schema) {
+            // An apply configuration sends what serde serializes; a conversion builds the
+            // struct, every field of it.
+            let conversion = self.purpose == Purpose::Conversion;
+            if !conversion && (member.skip || (member.skip_serializing && !schema)) {
                 continue;
             }
             if member.flatten {
@@ -465,6 +492,7 @@ impl Resolver<'_, '_> {
             };
             let ty = match (&written_schema, inner) {
                 (Some(_), _) => TypeRef::Json,
+                (None, _) if conversion => self.type_ref(&f.ty, file)?,
                 (None, Some(inner)) => self.type_ref(inner, file)?,
                 (None, None) => self.type_ref(&f.ty, file)?,
             };
@@ -507,9 +535,11 @@ impl Resolver<'_, '_> {
                 ty,
                 // `schema_with` replaces the whole schema, `Option` included; schemars gives
                 // `Option<Value>` no `nullable` (any JSON already allows null).
-                required: member.required
+                // A conversion's field is its whole Rust type (see `Purpose::Conversion`).
+                required: conversion
+                    || member.required
                     || (member.default.is_none() && (inner.is_none() || written_schema.is_some())),
-                nullable,
+                nullable: nullable && !conversion,
                 default,
                 docs: attrs::docs(&f.attrs),
                 validation,

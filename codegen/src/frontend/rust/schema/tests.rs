@@ -217,6 +217,69 @@ fn apply_types_keep_what_they_cannot_read_whole() {
     );
 }
 
+#[test]
+fn conversions_read_each_field_with_its_declared_rust_type() {
+    let text = format!(
+        "{ROOT}pub struct FooSpec {{\n\
+         #[serde(default)]\npub name: String,\n\
+         pub size: Option<i32>,\n\
+         pub next: Option<Box<Inner>>,\n\
+         #[serde(skip)]\npub cache: bool,\n\
+         pub hashed: Hashed,\n}}\n\
+         pub struct Inner {{ pub a: Vec<Option<String>> }}\n\
+         pub struct Hashed {{ pub m: std::collections::HashMap<String, String> }}\n"
+    );
+    let sources = [Source::new("g/v1.rs", text)];
+    let mut model = Model::default();
+    let options = rust::Options::default().apply_types(true).conversions(true);
+    rust::load(&mut model, &sources, &options).unwrap();
+    let hand = hand(&model);
+    let names: Vec<&str> = hand.types.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["FooSpec", "Inner"]);
+    let fields = |name: &str| -> Vec<(String, TypeRef, bool, bool)> {
+        let TypeDefKind::Struct(s) = &named(hand, name).kind else {
+            panic!()
+        };
+        s.fields
+            .iter()
+            .map(|f| (f.rust_name.clone(), f.ty.clone(), f.required, f.nullable))
+            .collect()
+    };
+    let inner = TypeRef::Named("Inner".into());
+    assert_eq!(
+        fields("FooSpec"),
+        [
+            ("name".into(), TypeRef::String, true, false),
+            ("size".into(), TypeRef::option(TypeRef::I32), true, false),
+            (
+                "next".into(),
+                TypeRef::option(TypeRef::Boxed(Box::new(inner))),
+                true,
+                false
+            ),
+            ("cache".into(), TypeRef::Bool, true, false),
+            (
+                "hashed".into(),
+                TypeRef::External(crate::model::ExternalType::new(
+                    "crate::apis::g::v1::Hashed",
+                    false
+                )),
+                true,
+                false
+            ),
+        ]
+    );
+    assert_eq!(
+        fields("Inner"),
+        [(
+            "a".into(),
+            TypeRef::vec(TypeRef::option(TypeRef::String)),
+            true,
+            false
+        )]
+    );
+}
+
 fn load_with_warnings(text: &str) -> crate::frontend::Result<(Model, Vec<String>)> {
     let mut model = Model::default();
     let warnings = rust::load(
