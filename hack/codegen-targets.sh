@@ -19,12 +19,14 @@ target_args() {
     # The examples' clients and apply configurations, from their hand-written
     # #[derive(Resource)] types.
     sample-controller) echo "generate --rust examples/sample-controller/src/apis --rust-module crate::apis --clients-out examples/sample-controller/src/generated --apply-out examples/sample-controller/src/applyconfigurations" ;;
-    icecream) echo "generate --rust examples/icecream/src/apis --rust-module crate::apis --clients-out examples/icecream/src/generated --apply-out examples/icecream/src/applyconfigurations" ;;
+    # icecream's v1alpha1 and v1 also get their conversions (through v1, the storage version).
+    icecream) echo "generate --rust examples/icecream/src/apis --rust-module crate::apis --clients-out examples/icecream/src/generated --apply-out examples/icecream/src/applyconfigurations --conversions-out examples/icecream/src/conversions" ;;
     # The CustomResourceDefinitions of the same #[derive(Resource)] types (`kubectl apply -f`),
     # equal to what each kind's crd() builds (tests/crd_manifests.rs).
     crd-e2e-api) echo "crd --rust tests/e2e-api/src/apis --out tests/e2e-api/config/crd" ;;
     crd-sample-controller) echo "crd --rust examples/sample-controller/src/apis --out examples/sample-controller/config/crd" ;;
-    crd-icecream) echo "crd --rust examples/icecream/src/apis --out examples/icecream/config/crd" ;;
+    # icecream's CRD converts through its webhook Service, its CA injected by cert-manager.
+    crd-icecream) echo "crd --rust examples/icecream/src/apis --out examples/icecream/config/crd --conversion-webhook icecream-system/icecream-webhook --cert-manager icecream-system/icecream-serving-cert" ;;
     *) echo "unknown codegen target: $1" >&2; return 1 ;;
   esac
 }

@@ -262,3 +262,90 @@ async fn the_demo_tour_deletes_chocolate_after_its_cleanup() {
     app.shutdown().await.unwrap();
     server.shutdown().await;
 }
+
+/// The two versions and the validating webhook through the testkit, which calls the
+/// example's webhook server over HTTPS: an Icecream written at v1alpha1 reads at v1 and
+/// back unchanged, one written at v1 reads at v1alpha1, a watch at v1alpha1 sees the
+/// controller's status updates converted, and a refused topping reaches the client with
+/// its reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn versions_convert_through_the_webhook_and_toppings_are_validated() {
+    use futures::StreamExt as _;
+    use icecream::apis::icecream::v1alpha1;
+    use icecream::webhooks::{self, Serving};
+    use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
+    use kube::api::{WatchEvent, WatchParams};
+    use kubegen::webhook::WebhookServerConfig;
+
+    let server = ApiServer::start().await.unwrap();
+    let client = server.client();
+    let serving = Serving::on_loopback().await.unwrap();
+    install_crds(
+        &client,
+        &[webhooks::crd(&serving.client).unwrap()],
+        "test",
+        GUARD,
+    )
+    .await
+    .unwrap();
+    let validating = webhooks::server(WebhookServerConfig::default())
+        .configurations("icecream", &serving.client)
+        .validating
+        .unwrap();
+    Api::<ValidatingWebhookConfiguration>::all(client.clone())
+        .create(&PostParams::default(), &validating)
+        .await
+        .unwrap();
+    let app = App::start(client.clone(), Options::default(), None).unwrap();
+    demo::seed(&client).await.unwrap();
+
+    let old: Api<v1alpha1::Icecream> = Api::namespaced(client.clone(), DEMO_NAMESPACE);
+    let mut events = old
+        .watch(&WatchParams::default(), "0")
+        .await
+        .unwrap()
+        .boxed();
+
+    let refusal = demo::versions(&client, |_| {}).await.unwrap();
+    assert_eq!(
+        refusal.as_deref(),
+        Some(
+            "admission webhook \"validate.icecreams.icecream.example.com\" denied the request: \
+             spec.topping: \"ketchup\" is not a topping; choose one of sprinkles, chocolate sauce, nuts"
+        )
+    );
+    let strawberry = Api::<Icecream>::namespaced(client.clone(), DEMO_NAMESPACE)
+        .get("strawberry")
+        .await
+        .unwrap();
+    assert_eq!(strawberry.spec.flavor, "strawberry");
+    assert_eq!(strawberry.spec.topping.as_deref(), Some("nuts"));
+    let back = old.get("strawberry").await.unwrap();
+    assert_eq!(back.spec.order, "strawberry with nuts");
+    assert_eq!(back.spec.pod_selector, strawberry.spec.selector);
+    assert_eq!(
+        old.get("mint").await.unwrap().spec.order,
+        "mint with sprinkles"
+    );
+
+    converge(&app).await;
+    // The watch at v1alpha1 saw every Icecream converted, statuses included.
+    let mut seen = std::collections::BTreeMap::new();
+    while seen
+        .get("mint")
+        .is_none_or(|s: &Option<IcecreamStatus>| s.is_none())
+    {
+        let event = tokio::time::timeout(GUARD, events.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        if let WatchEvent::Added(ice) | WatchEvent::Modified(ice) = event {
+            assert!(!ice.spec.order.is_empty(), "{ice:?}");
+            seen.insert(ice.metadata.name.clone().unwrap(), ice.status.clone());
+        }
+    }
+    assert!(seen.contains_key("strawberry"), "{seen:?}");
+    app.shutdown().await.unwrap();
+    serving.stop().await.unwrap();
+}

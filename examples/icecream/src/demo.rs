@@ -17,6 +17,7 @@ use kubegen::runtime::lister::{Lister, Selector};
 
 use crate::App;
 use crate::apis::icecream::v1::{Icecream, IcecreamSpec, IcecreamStatus};
+use crate::apis::icecream::v1alpha1;
 use crate::controller::{Controller, REASON_INVALID_SELECTOR, describe, status_for};
 use crate::generated::clientset::Clientset;
 use crate::menu::{self, FINALIZER, MENU};
@@ -54,6 +55,7 @@ pub async fn seed(client: &kube::Client) -> Result<(), Error> {
         .icecreams(DEMO_NAMESPACE);
     let vanilla = IcecreamSpec {
         flavor: "vanilla".into(),
+        topping: None,
         selector: LabelSelector {
             match_labels: Some([("app".to_owned(), "vanilla".to_owned())].into()),
             ..Default::default()
@@ -61,6 +63,7 @@ pub async fn seed(client: &kube::Client) -> Result<(), Error> {
     };
     let chocolate = IcecreamSpec {
         flavor: "chocolate".into(),
+        topping: None,
         selector: LabelSelector {
             match_expressions: Some(vec![LabelSelectorRequirement {
                 key: "app".into(),
@@ -331,4 +334,81 @@ pub async fn delete_and_clean_up(
         }
     ));
     Ok(report)
+}
+
+/// The two versions and the validating webhook, through the API server (which calls the
+/// webhooks): an Icecream written at `v1alpha1` read at `v1`, one written at `v1` read at
+/// `v1alpha1`, and a `v1` Icecream whose topping is refused, with the server's reason.
+/// Returns the refusal's message, or `None` if the Icecream was let through (no
+/// validating webhook is configured).
+pub async fn versions(
+    client: &kube::Client,
+    mut say: impl FnMut(String),
+) -> Result<Option<String>, Error> {
+    let clientset = Clientset::new(client.clone());
+    let old = clientset.icecream_v1alpha1().icecreams(DEMO_NAMESPACE);
+    let new = clientset.icecream_v1().icecreams(DEMO_NAMESPACE);
+    let selector = |app: &str| LabelSelector {
+        match_labels: Some([("app".to_owned(), app.to_owned())].into()),
+        ..Default::default()
+    };
+
+    let written = v1alpha1::IcecreamSpec {
+        order: "strawberry with nuts".into(),
+        pod_selector: selector("strawberry"),
+    };
+    old.create(&v1alpha1::Icecream::new(
+        DEMO_NAMESPACE,
+        "strawberry",
+        written,
+    ))
+    .await?;
+    let read = new.get("strawberry").await?;
+    say(format!(
+        "Wrote Icecream strawberry at v1alpha1 (order: \"strawberry with nuts\", podSelector app=strawberry); read at v1: flavor {:?}, topping {:?}, selector app={}",
+        read.spec.flavor,
+        read.spec.topping.as_deref().unwrap_or_default(),
+        read.spec
+            .selector
+            .match_labels
+            .as_ref()
+            .and_then(|l| l.get("app"))
+            .map_or("", String::as_str),
+    ));
+
+    let written = IcecreamSpec {
+        flavor: "mint".into(),
+        topping: Some("sprinkles".into()),
+        selector: selector("mint"),
+    };
+    new.create(&Icecream::new(DEMO_NAMESPACE, "mint", written))
+        .await?;
+    let read = old.get("mint").await?;
+    say(format!(
+        "Wrote Icecream mint at v1 (flavor: mint, topping: sprinkles); read at v1alpha1: order {:?}",
+        read.spec.order
+    ));
+
+    let refused = IcecreamSpec {
+        flavor: "vanilla".into(),
+        topping: Some("ketchup".into()),
+        selector: selector("vanilla"),
+    };
+    let message = match new
+        .create(&Icecream::new(DEMO_NAMESPACE, "odd", refused))
+        .await
+    {
+        Ok(_) => {
+            say("Icecream odd with topping ketchup was let through".to_owned());
+            return Ok(None);
+        }
+        Err(error) => match error.status() {
+            Some(status) => status.message.clone(),
+            None => return Err(error),
+        },
+    };
+    say(format!(
+        "Creating Icecream odd at v1 with topping ketchup was refused: {message}"
+    ));
+    Ok(Some(message))
 }

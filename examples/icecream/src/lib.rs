@@ -22,6 +22,7 @@ pub mod apis;
 pub mod controller;
 pub mod demo;
 pub mod menu;
+pub mod webhooks;
 // Written by `kubegen generate --rust src/apis` (hack/update-codegen.sh); never edited, so
 // rustfmt leaves the generator's layout alone and verify-codegen.sh can diff it.
 #[rustfmt::skip]
@@ -29,6 +30,10 @@ pub mod generated;
 // Apply configurations (`FooApply`), written by `kubegen generate --apply-out`.
 #[rustfmt::skip]
 pub mod applyconfigurations;
+// Conversions between v1alpha1 and v1, written by `kubegen generate --conversions-out`;
+// `webhooks` implements the fields only we can convert.
+#[rustfmt::skip]
+pub mod conversions;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -17,6 +17,11 @@ impl Clientset {
     pub fn icecream_v1(&self) -> icecream_example_com::v1::Client {
         icecream_example_com::v1::Client::new(self.client.clone())
     }
+    /// The client of `icecream.example.com/v1alpha1`.
+    #[inline]
+    pub fn icecream_v1alpha1(&self) -> icecream_example_com::v1alpha1::Client {
+        icecream_example_com::v1alpha1::Client::new(self.client.clone())
+    }
 }
 /// API group `icecream.example.com`.
 pub mod icecream_example_com {
@@ -42,6 +47,31 @@ pub mod icecream_example_com {
         /// The typed client of `icecreams`.
         pub type IcecreamClient = ::kubegen::gentype::ResourceClient<
             crate::apis::icecream::v1::Icecream,
+            ::kubegen::gentype::subresources::Status,
+        >;
+    }
+    /// `icecream.example.com/v1alpha1`.
+    pub mod v1alpha1 {
+        /// Clients of `icecream.example.com/v1alpha1` kinds.
+        #[derive(Clone)]
+        pub struct Client {
+            client: ::kubegen::__private::kube::Client,
+        }
+        impl Client {
+            /// A client over `client`.
+            #[inline]
+            pub fn new(client: ::kubegen::__private::kube::Client) -> Self {
+                Self { client }
+            }
+            /// `icecreams` in `namespace` (`""`: all namespaces).
+            #[inline]
+            pub fn icecreams(&self, namespace: &str) -> IcecreamClient {
+                ::kubegen::gentype::namespaced(self.client.clone(), namespace)
+            }
+        }
+        /// The typed client of `icecreams`.
+        pub type IcecreamClient = ::kubegen::gentype::ResourceClient<
+            crate::apis::icecream::v1alpha1::Icecream,
             ::kubegen::gentype::subresources::Status,
         >;
     }

@@ -41,6 +41,11 @@ pub mod icecream_example_com {
         pub fn v1(&self) -> v1::Version {
             v1::Version::new(self.factory.clone())
         }
+        /// Informers of `icecream.example.com/v1alpha1`.
+        #[inline]
+        pub fn v1alpha1(&self) -> v1alpha1::Version {
+            v1alpha1::Version::new(self.factory.clone())
+        }
     }
     /// `icecream.example.com/v1`.
     pub mod v1 {
@@ -64,6 +69,30 @@ pub mod icecream_example_com {
         /// The shared informer of `icecreams`.
         pub type IcecreamInformer = ::kubegen::gentype::Informer<
             crate::apis::icecream::v1::Icecream,
+        >;
+    }
+    /// `icecream.example.com/v1alpha1`.
+    pub mod v1alpha1 {
+        /// Informers of `icecream.example.com/v1alpha1`.
+        #[derive(Clone, Debug)]
+        pub struct Version {
+            factory: ::kubegen::gentype::InformerFactory,
+        }
+        impl Version {
+            /// The informers of `factory`.
+            #[inline]
+            pub fn new(factory: ::kubegen::gentype::InformerFactory) -> Self {
+                Self { factory }
+            }
+            /// The shared informer of `icecreams`.
+            #[inline]
+            pub fn icecreams(&self) -> IcecreamInformer {
+                IcecreamInformer::new(self.factory.clone())
+            }
+        }
+        /// The shared informer of `icecreams`.
+        pub type IcecreamInformer = ::kubegen::gentype::Informer<
+            crate::apis::icecream::v1alpha1::Icecream,
         >;
     }
 }

@@ -10,4 +10,11 @@ pub mod icecream_example_com {
             crate::apis::icecream::v1::Icecream,
         >;
     }
+    /// `icecream.example.com/v1alpha1`.
+    pub mod v1alpha1 {
+        /// Reads `icecreams` from an informer's cache.
+        pub type IcecreamLister = ::kubegen::runtime::lister::Lister<
+            crate::apis::icecream::v1alpha1::Icecream,
+        >;
+    }
 }

@@ -1,4 +1,5 @@
-//! `icecream.example.com/v1`: the `Icecream` kind.
+//! `icecream.example.com/v1`: the `Icecream` kind, its storage version (`v1alpha1`,
+//! still served, converts to and from it: [`super::v1alpha1`]).
 //!
 //! An Icecream selects pods of its namespace by label, and its status tells where they
 //! run:
@@ -9,6 +10,7 @@
 //! metadata: { name: vanilla, namespace: default }
 //! spec:
 //!   flavor: vanilla                 # free text, shown by kubectl get
+//!   topping: sprinkles              # optional: one of the toppings the webhook accepts
 //!   selector:                       # a standard label selector over the namespace's pods
 //!     matchLabels: { app: vanilla }
 //! status:                           # written by the controller (status subresource)
@@ -34,10 +36,12 @@ pub const VERSION: &str = "v1";
 #[resource(
     group = "icecream.example.com",
     version = "v1",
+    storage,
     namespaced,
     status,
     shortname = "ice",
     printcolumn(name = "Flavor", type = "string", json_path = ".spec.flavor"),
+    printcolumn(name = "Topping", type = "string", json_path = ".spec.topping"),
     printcolumn(name = "Nodes", type = "string", json_path = ".status.nodes")
 )]
 pub struct Icecream {
@@ -56,6 +60,10 @@ pub struct IcecreamSpec {
     /// The flavor (free text).
     #[serde(default)]
     pub flavor: String,
+    /// The topping, if any: one of the [toppings](crate::webhooks::TOPPINGS), which the
+    /// validating webhook checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topping: Option<String>,
     /// Which pods of the namespace serve this Icecream. An empty selector selects every pod.
     #[schemars(schema_with = "label_selector_schema")]
     pub selector: LabelSelector,
@@ -89,7 +97,7 @@ pub struct PodPlacement {
 
 /// The schema of `metav1.LabelSelector` (k8s-openapi's own `JsonSchema` impls sit behind
 /// a feature that would build schemas for every Kubernetes type).
-fn label_selector_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+pub(crate) fn label_selector_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
         "type": "object",
         "properties": {
@@ -159,6 +167,7 @@ mod tests {
             "vanilla",
             IcecreamSpec {
                 flavor: "vanilla".into(),
+                topping: None,
                 selector: LabelSelector {
                     match_labels: Some([("app".to_owned(), "vanilla".to_owned())].into()),
                     ..Default::default()

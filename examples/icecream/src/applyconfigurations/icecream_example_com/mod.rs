@@ -2,3 +2,4 @@
 
 //! Apply configurations of API group `icecream.example.com`.
 pub mod v1;
+pub mod v1alpha1;

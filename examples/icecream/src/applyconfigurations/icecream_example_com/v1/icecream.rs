@@ -112,6 +112,9 @@ const _: () = {
 pub struct IcecreamSpecApply {
     /// The flavor (free text).
     pub flavor: Option<String>,
+    /// The topping, if any: one of the \[toppings\](crate::webhooks::TOPPINGS), which the
+    /// validating webhook checks.
+    pub topping: Option<String>,
     /// Which pods of the namespace serve this Icecream. An empty selector selects every pod.
     pub selector: Option<
         ::kubegen::__private::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector,
@@ -119,13 +122,20 @@ pub struct IcecreamSpecApply {
 }
 __kubegen_serde!(IcecreamSpecApply {
     0 flavor "flavor" optional,
-    1 selector "selector" optional
+    1 topping "topping" optional,
+    2 selector "selector" optional
 });
 impl IcecreamSpecApply {
     /// Sets `flavor`.
     #[inline]
     pub fn with_flavor(mut self, value: impl Into<String>) -> Self {
         self.flavor = Some(value.into());
+        self
+    }
+    /// Sets `topping`.
+    #[inline]
+    pub fn with_topping(mut self, value: impl Into<String>) -> Self {
+        self.topping = Some(value.into());
         self
     }
     /// Sets `selector`.
