@@ -38,9 +38,9 @@
 //! comes back unchanged, and a version the kind lacks is an error naming it. It is generic
 //! over one user's type `C` bounded by every pair's trait
 //! (`C: v1alpha1::ConvertFooV1alpha1 + v1beta1::ConvertFooV1beta1`), so one value answers
-//! for the whole CRD as one webhook path serves it; `&()` does when no pair has a method. With `kubegen-runtime`'s blanket
-//! `Converter` for functions, `converter_fn(move |o, v| foo::convert(&Mine, o, v))` is a
-//! webhook's converter.
+//! for the whole CRD as one webhook path serves it; `&()` does when no pair has a method.
+//! With `kubegen-runtime`'s blanket `Converter` for functions,
+//! `converter_fn(move |o, v| foo::convert(&Mine, o, v))` is a webhook's converter.
 //!
 //! Kinds come from the types kubegen generates (CRD and OpenAPI inputs) and from
 //! hand-written `#[derive(Resource)]` structs (`--rust`: the same group and kind in two or
@@ -180,11 +180,13 @@ struct Member<'a> {
     /// The kind in it.
     kind: &'a Kind,
     /// The types the planner reads: the version itself for a generated kind; for a
-    /// hand-written one, its root and the types the root uses ([`HandWritten::types`](crate::model::HandWritten::types)).
+    /// hand-written one, its root and the types the root uses
+    /// ([`HandWritten::types`](crate::model::HandWritten::types)).
     types: Cow<'a, Version>,
     /// Where each type lives, by name, for a hand-written kind (the root at
-    /// [`HandWritten::path`](crate::model::HandWritten::path), the others in their [`TypeDef::module`](crate::model::TypeDef));
-    /// `None`: in the types tree, at `--types-module`.
+    /// [`HandWritten::path`](crate::model::HandWritten::path), the others in their
+    /// [`TypeDef::module`](crate::model::TypeDef)); `None`: in the types tree, at
+    /// `--types-module`.
     paths: Option<BTreeMap<String, String>>,
 }
 

@@ -5,6 +5,8 @@
 
 #![allow(dead_code)] // Each test file uses part of it.
 
+pub(crate) mod gadgets;
+
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
