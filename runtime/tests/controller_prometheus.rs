@@ -199,7 +199,11 @@ impl Reconciler for WritesOnce {
             *seen
         };
         if calls == 1 {
-            report_write(&GroupResource::new("", "configmaps"), Some("12"));
+            report_write(
+                &GroupResource::new("", "configmaps"),
+                Some("default"),
+                Some("12"),
+            );
         }
         Ok(Action::Done)
     }

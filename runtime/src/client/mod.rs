@@ -238,7 +238,12 @@ where
 
     /// Reports a successful write's answer to the task's write observer ([`written`]).
     fn wrote<T: Resource>(&self, answer: T) -> T {
-        report_write(&self.resource, answer.meta().resource_version.as_deref());
+        let meta = answer.meta();
+        report_write(
+            &self.resource,
+            meta.namespace.as_deref(),
+            meta.resource_version.as_deref(),
+        );
         answer
     }
 
@@ -527,7 +532,12 @@ where
             .replace_scale(name, &PostParams::default(), scale)
             .await
             .inspect(|scale| {
-                report_write(&self.resource, scale.metadata.resource_version.as_deref());
+                let meta = &scale.metadata;
+                report_write(
+                    &self.resource,
+                    meta.namespace.as_deref(),
+                    meta.resource_version.as_deref(),
+                );
             })
             .map_err(self.fail_on(Verb::Update, Some("scale"), Some(name)))
     }

@@ -1,7 +1,7 @@
 //! Who hears of a write: while a future runs under [`observe_writes`], every successful
 //! write of a [`TypedClient`](super::TypedClient) inside it (create, update, patch, apply,
 //! their status forms, a delete answered with the object) reports the resource and the
-//! `resourceVersion` the server returned to the observer.
+//! `resourceVersion` the server returned, and the object's namespace, to the observer.
 //!
 //! A controller observes its reconciles this way, to learn which versions of which
 //! resources each key has written and wait for its caches to catch up with them before
@@ -17,7 +17,7 @@
 //! struct Log(Mutex<Vec<(GroupResource, String)>>);
 //!
 //! impl WriteObserver for Log {
-//!     fn wrote(&self, resource: &GroupResource, resource_version: &str) {
+//!     fn wrote(&self, resource: &GroupResource, _namespace: Option<&str>, resource_version: &str) {
 //!         self.0.lock().unwrap().push((resource.clone(), resource_version.to_owned()));
 //!     }
 //! }
@@ -28,10 +28,10 @@
 //! let configmaps = GroupResource::new("", "configmaps");
 //! observe_writes(log.clone(), async {
 //!     // A TypedClient's writes report themselves; others report what the server returned:
-//!     report_write(&configmaps, Some("42"));
+//!     report_write(&configmaps, Some("default"), Some("42"));
 //! })
 //! .await;
-//! report_write(&configmaps, Some("43")); // not observed: outside the scope
+//! report_write(&configmaps, Some("default"), Some("43")); // not observed: outside the scope
 //! assert_eq!(*log.0.lock().unwrap(), [(configmaps, "42".to_owned())]);
 //! # }
 //! ```
@@ -109,8 +109,8 @@ impl fmt::Display for GroupResource {
 /// Hears of the writes made under [`observe_writes`].
 pub trait WriteObserver: Send + Sync {
     /// A write of `resource` succeeded, and the server's answer carried
-    /// `resource_version`.
-    fn wrote(&self, resource: &GroupResource, resource_version: &str);
+    /// `resource_version`; `namespace` is the written object's (`None`: cluster-scoped).
+    fn wrote(&self, resource: &GroupResource, namespace: Option<&str>, resource_version: &str);
 }
 
 tokio::task_local! {
@@ -123,16 +123,21 @@ pub async fn observe_writes<F: Future>(observer: Arc<dyn WriteObserver>, future:
     OBSERVER.scope(observer, future).await
 }
 
-/// Reports a successful write of `resource` whose answer carried `resource_version`
-/// (`None` or empty: nothing to report) to the observer of the current task, if any.
-/// [`TypedClient`](super::TypedClient) calls it for its writes; call it after a write
-/// made with another client.
-pub fn report_write(resource: &GroupResource, resource_version: Option<&str>) {
+/// Reports a successful write of `resource` in `namespace` (`None` for a cluster-scoped
+/// object) whose answer carried `resource_version` (`None` or empty: nothing to report)
+/// to the observer of the current task, if any. [`TypedClient`](super::TypedClient)
+/// calls it for its writes; call it after a write made with another client.
+pub fn report_write(
+    resource: &GroupResource,
+    namespace: Option<&str>,
+    resource_version: Option<&str>,
+) {
     let Some(resource_version) = resource_version.filter(|rv| !rv.is_empty()) else {
         return;
     };
     // Outside observe_writes there is no observer: nothing to do.
-    let _ = OBSERVER.try_with(|observer| observer.wrote(resource, resource_version));
+    let namespace = namespace.filter(|ns| !ns.is_empty());
+    let _ = OBSERVER.try_with(|observer| observer.wrote(resource, namespace, resource_version));
 }
 
 #[cfg(test)]
@@ -147,11 +152,11 @@ mod tests {
     struct Log(Mutex<Vec<String>>);
 
     impl WriteObserver for Log {
-        fn wrote(&self, resource: &GroupResource, resource_version: &str) {
+        fn wrote(&self, resource: &GroupResource, namespace: Option<&str>, resource_version: &str) {
             self.0
                 .lock()
                 .unwrap()
-                .push(format!("{resource}@{resource_version}"));
+                .push(format!("{namespace:?}/{resource}@{resource_version}"));
         }
     }
 
@@ -192,17 +197,21 @@ mod tests {
     async fn only_writes_inside_the_scope_of_this_task_are_observed() {
         let log = Arc::new(Log::default());
         let pods = GroupResource::new("", "pods");
-        report_write(&pods, Some("1"));
+        report_write(&pods, Some("web"), Some("1"));
         observe_writes(log.clone(), async {
-            report_write(&pods, Some("2"));
-            report_write(&pods, None);
-            report_write(&pods, Some(""));
+            report_write(&pods, Some("web"), Some("2"));
+            report_write(&pods, Some(""), Some("4"));
+            report_write(&pods, Some("web"), None);
+            report_write(&pods, Some("web"), Some(""));
             // A spawned task does not inherit the observer.
-            tokio::spawn(async { report_write(&GroupResource::new("", "pods"), Some("3")) })
+            tokio::spawn(async { report_write(&GroupResource::new("", "pods"), None, Some("3")) })
                 .await
                 .unwrap();
         })
         .await;
-        assert_eq!(*log.0.lock().unwrap(), ["pods@2"]);
+        assert_eq!(
+            *log.0.lock().unwrap(),
+            ["Some(\"web\")/pods@2", "None/pods@4"]
+        );
     }
 }

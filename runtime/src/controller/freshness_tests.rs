@@ -48,7 +48,7 @@ impl Reconciler for Writer {
             seen.len() == 1
         };
         if first {
-            report_write(&deployments(), Some("12"));
+            report_write(&deployments(), Some("default"), Some("12"));
         }
         Ok(Action::Done)
     }
@@ -99,7 +99,10 @@ fn start(guard: StaleCacheGuard) -> Running {
     );
     let cache = SyncedVersion::new();
     cache.set("10");
-    controller.shared.guard.track(deployments(), cache.clone());
+    controller
+        .shared
+        .guard
+        .track(deployments(), None, cache.clone());
     let writer = Arc::new(Writer {
         cache: cache.clone(),
         seen: Mutex::new(Vec::new()),

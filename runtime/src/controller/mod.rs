@@ -270,7 +270,8 @@ impl Controller {
     /// Registers `handler` on `informer` and makes [`run`](Self::run) wait until the
     /// handler has received the informer's initial list (so the first reconciles see
     /// full caches). The [stale-cache guard](StaleCacheGuard) holds a key back until
-    /// this informer's cache has seen the key's last writes of its resource.
+    /// this informer's cache has seen the key's last writes of its resource (in its
+    /// namespace, if it lists one).
     pub fn watches<K>(
         &self,
         informer: &SharedInformer<K>,
@@ -282,9 +283,11 @@ impl Controller {
         let registration = informer.add_event_handler(handler);
         self.wait_for(registration.clone());
         if let Some(resource) = informer.resource() {
-            self.shared
-                .guard
-                .track(resource.clone(), informer.synced_version());
+            self.shared.guard.track(
+                resource.clone(),
+                informer.namespace().map(str::to_owned),
+                informer.synced_version(),
+            );
         }
         registration
     }

@@ -151,6 +151,8 @@ struct Inner<K: Clone> {
     resync_wakeup: Arc<tokio::sync::Notify>,
     /// The resource its source lists, when the source says.
     resource: Option<GroupResource>,
+    /// The one namespace its source lists, if only one.
+    namespace: Option<String>,
     synced_version: SyncedVersion,
 }
 
@@ -195,9 +197,11 @@ where
     pub fn from_shared(source: Arc<dyn ListerWatcher<K>>, config: InformerConfig<K>) -> Self {
         let (store, writer) = Store::new();
         let resource = source.resource();
+        let namespace = source.namespace();
         Self {
             inner: Arc::new(Inner {
                 resource,
+                namespace,
                 synced_version: SyncedVersion::new(),
                 source,
                 config,
@@ -241,6 +245,12 @@ where
     /// it matches its own writes of that resource against this cache.
     pub fn resource(&self) -> Option<&GroupResource> {
         self.inner.resource.as_ref()
+    }
+
+    /// The one namespace the informer lists, when its source says it lists only one
+    /// (`None`: every namespace, or unknown).
+    pub fn namespace(&self) -> Option<&str> {
+        self.inner.namespace.as_deref()
     }
 
     /// The resourceVersion of the last list or watch event (bookmarks included) in the

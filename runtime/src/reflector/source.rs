@@ -33,6 +33,12 @@ pub trait ListerWatcher<K: Clone>: Send + Sync + 'static {
     fn resource(&self) -> Option<GroupResource> {
         None
     }
+
+    /// The one namespace it lists, if it lists only one (`None`: all namespaces, or
+    /// unknown).
+    fn namespace(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<K> ListerWatcher<K> for Api<K>
@@ -53,5 +59,9 @@ where
 
     fn resource(&self) -> Option<GroupResource> {
         GroupResource::from_url_path(self.resource_url())
+    }
+
+    fn namespace(&self) -> Option<String> {
+        Api::namespace(self).map(str::to_owned)
     }
 }

@@ -774,11 +774,13 @@ async fn a_streaming_list_past_its_server_timeout_is_abandoned_and_started_over(
     assert_eq!(rvs(&store), expect(&[("a", "1")]));
 }
 
-/// A store writer that records each `synced_to` with the object names in the store at
-/// that moment.
+/// Each `synced_to` version, with the object names in the store at that moment.
+type SyncedLog = Arc<Mutex<Vec<(String, Vec<String>)>>>;
+
+/// A store writer that records each `synced_to`.
 struct SyncedTo {
     writer: StoreWriter<ConfigMap>,
-    synced: Arc<Mutex<Vec<(String, Vec<String>)>>>,
+    synced: SyncedLog,
 }
 
 impl DeltaSink<ConfigMap> for SyncedTo {
@@ -821,7 +823,7 @@ async fn the_sink_hears_each_version_once_its_change_is_applied_bookmarks_includ
             close: false,
         });
     let (_, writer) = Store::new();
-    let synced = Arc::default();
+    let synced = SyncedLog::default();
     let sink = SyncedTo {
         writer,
         synced: Arc::clone(&synced),

@@ -14,20 +14,22 @@
 //!    returned ([`crate::client::written`]; other clients report with
 //!    [`report_write`](crate::client::written::report_write)). Nothing changes in the
 //!    reconciler. The guard records, per key, the newest version written of each
-//!    resource that an informer the controller [watches](super::Controller::watches)
-//!    caches; writes of other resources are not recorded.
+//!    resource (and namespace) that an informer the controller
+//!    [watches](super::Controller::watches) caches; writes no such informer holds (other
+//!    resources, other namespaces than a namespaced informer's) are not recorded.
 //! 2. Before the next reconcile of that key, each of those informers' last synced
 //!    resourceVersion (the last list, watch event or bookmark its reflector applied to
-//!    the store) is compared with the recorded one. If one is older, the key is put back
+//!    the store) is compared with the recorded one: every watched informer of that
+//!    resource listing the write's namespace. If one is older, the key is put back
 //!    in the queue after [`retry`](StaleCacheGuard::retry) (10 ms by default), without a
 //!    reconcile and without touching its backoff: counted as a skip in
 //!    `controller_runtime_stale_sync_skips_total`.
 //! 3. The wait is bounded: once [`timeout`](StaleCacheGuard::timeout) (5 s by default)
 //!    has passed since the write, the key is reconciled anyway, with a warning, and
 //!    counted in `controller_runtime_stale_sync_timeouts_total`. A write the informer
-//!    never delivers (its selector leaves the object out, the object was deleted
-//!    meanwhile and its watch only sends the deletion) ends this way too, unless a
-//!    bookmark or a later event moves the informer past it first.
+//!    never delivers (its label or field selector leaves the object out) ends this way
+//!    too, unless a bookmark or a later event of its collection moves the informer past
+//!    it first.
 //!
 //! Versions are ordered as KEP-5647 orders them ([`compare_resource_versions`]):
 //! Kubernetes calls resourceVersions opaque, but the API server's are etcd revisions,

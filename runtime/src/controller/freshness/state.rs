@@ -36,13 +36,30 @@ pub(crate) enum Verdict {
     },
 }
 
-/// One write a key made: the newest version of one resource.
+/// One write a key made: the newest version of one resource in one namespace.
 #[derive(Debug, Clone)]
 struct Written {
     resource: GroupResource,
+    namespace: Option<String>,
     resource_version: String,
     at: Instant,
 }
+
+/// One tracked cache: the namespace its informer lists (`None`: all) and its version.
+#[derive(Debug, Clone)]
+struct Cache {
+    namespace: Option<String>,
+    version: SyncedVersion,
+}
+
+impl Cache {
+    /// Whether this cache holds objects of `namespace` (`None`: cluster-scoped).
+    fn covers(&self, namespace: Option<&str>) -> bool {
+        self.namespace.is_none() || self.namespace.as_deref() == namespace
+    }
+}
+
+type Caches = HashMap<GroupResource, Vec<Cache>>;
 
 #[derive(Debug, Default)]
 struct Pending {
@@ -57,7 +74,7 @@ struct Pending {
 pub(crate) struct Guard {
     config: StaleCacheGuard,
     clock: Arc<dyn Clock>,
-    caches: Mutex<HashMap<GroupResource, Vec<SyncedVersion>>>,
+    caches: Mutex<Caches>,
     pending: Mutex<Pending>,
 }
 
@@ -83,25 +100,46 @@ impl Guard {
         self.config.enabled
     }
 
-    /// Makes writes of `resource` wait for `cache` (once per cache).
-    pub(crate) fn track(&self, resource: GroupResource, cache: SyncedVersion) {
+    /// Makes writes of `resource` (in `namespace`, or in any with `None`) wait for
+    /// `cache` (once per cache).
+    pub(crate) fn track(
+        &self,
+        resource: GroupResource,
+        namespace: Option<String>,
+        cache: SyncedVersion,
+    ) {
         let mut caches = lock(&self.caches);
         let known = caches.entry(resource).or_default();
-        if !known.iter().any(|c| c.same(&cache)) {
-            known.push(cache);
+        if !known.iter().any(|c| c.version.same(&cache)) {
+            known.push(Cache {
+                namespace,
+                version: cache,
+            });
         }
     }
 
-    /// Records that reconciling `key` wrote `resource` at `resource_version`. A write of
-    /// a resource no tracked cache holds is not recorded: nothing would ever see it.
-    pub(crate) fn wrote(&self, key: &ObjectKey, resource: &GroupResource, resource_version: &str) {
-        if !self.enabled() || !lock(&self.caches).contains_key(resource) {
+    /// Records that reconciling `key` wrote `resource` in `namespace` at
+    /// `resource_version`. A write no tracked cache holds (another resource, another
+    /// namespace) is not recorded: nothing would ever see it.
+    pub(crate) fn wrote(
+        &self,
+        key: &ObjectKey,
+        resource: &GroupResource,
+        namespace: Option<&str>,
+        resource_version: &str,
+    ) {
+        let covered = lock(&self.caches)
+            .get(resource)
+            .is_some_and(|caches| caches.iter().any(|c| c.covers(namespace)));
+        if !self.enabled() || !covered {
             return;
         }
         let now = self.clock.now();
         let mut pending = lock(&self.pending);
         let writes = pending.by_key.entry(key.clone()).or_default();
-        match writes.iter_mut().find(|w| w.resource == *resource) {
+        let same =
+            |w: &&mut Written| w.resource == *resource && w.namespace.as_deref() == namespace;
+        match writes.iter_mut().find(same) {
             // Keep the newest version of each resource; one that cannot be ordered
             // replaces the old (the caches are then not waited for: see `check`).
             Some(known) => {
@@ -114,6 +152,7 @@ impl Guard {
             }
             None => writes.push(Written {
                 resource: resource.clone(),
+                namespace: namespace.map(str::to_owned),
                 resource_version: resource_version.to_owned(),
                 at: now,
             }),
@@ -175,14 +214,18 @@ impl Guard {
     }
 }
 
-/// Whether every cache of the written resource holds the write: its last synced
-/// version is at or past it, or the two cannot be ordered (KEP-5647 fails open).
-fn seen(caches: &HashMap<GroupResource, Vec<SyncedVersion>>, write: &Written) -> bool {
+/// Whether every cache holding the write (its resource, its namespace) has seen it:
+/// its last synced version is at or past it, or the two cannot be ordered (KEP-5647
+/// fails open).
+fn seen(caches: &Caches, write: &Written) -> bool {
     caches.get(&write.resource).is_none_or(|caches| {
-        caches.iter().all(|cache| {
-            compare_resource_versions(&write.resource_version, &cache.get())
-                .is_none_or(|order| order != Ordering::Greater)
-        })
+        caches
+            .iter()
+            .filter(|cache| cache.covers(write.namespace.as_deref()))
+            .all(|cache| {
+                compare_resource_versions(&write.resource_version, &cache.version.get())
+                    .is_none_or(|order| order != Ordering::Greater)
+            })
     })
 }
 
@@ -193,8 +236,9 @@ pub(crate) struct KeyWrites {
 }
 
 impl WriteObserver for KeyWrites {
-    fn wrote(&self, resource: &GroupResource, resource_version: &str) {
-        self.guard.wrote(&self.key, resource, resource_version);
+    fn wrote(&self, resource: &GroupResource, namespace: Option<&str>, resource_version: &str) {
+        self.guard
+            .wrote(&self.key, resource, namespace, resource_version);
     }
 }
 
@@ -203,6 +247,7 @@ mod tests {
     use super::*;
     use crate::workqueue::TokioClock;
 
+    const NS: Option<&str> = Some("default");
     const RETRY: Duration = Duration::from_millis(10);
     const TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -211,7 +256,7 @@ mod tests {
         let guard = Arc::new(Guard::new(config, Arc::new(TokioClock)));
         let cache = SyncedVersion::new();
         cache.set("10");
-        guard.track(deployments(), cache.clone());
+        guard.track(deployments(), None, cache.clone());
         (guard, cache)
     }
 
@@ -234,7 +279,7 @@ mod tests {
     async fn a_key_waits_until_the_cache_reaches_its_write() {
         let (guard, cache) = guard();
         assert_eq!(guard.check(&key()), Verdict::Fresh, "nothing written yet");
-        guard.wrote(&key(), &deployments(), "12");
+        guard.wrote(&key(), &deployments(), NS, "12");
         assert_eq!(guard.check(&key()), behind(RETRY));
         assert_eq!(
             guard.check(&ObjectKey::namespaced("default", "other")),
@@ -256,7 +301,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn after_the_deadline_the_key_is_reconciled_anyway() {
         let (guard, _cache) = guard();
-        guard.wrote(&key(), &deployments(), "12");
+        guard.wrote(&key(), &deployments(), NS, "12");
         tokio::time::advance(TIMEOUT - Duration::from_millis(4)).await;
         assert_eq!(
             guard.check(&key()),
@@ -277,10 +322,10 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn the_newest_write_of_a_resource_counts_and_restarts_the_clock() {
         let (guard, cache) = guard();
-        guard.wrote(&key(), &deployments(), "12");
+        guard.wrote(&key(), &deployments(), NS, "12");
         tokio::time::advance(Duration::from_secs(1)).await;
-        guard.wrote(&key(), &deployments(), "15");
-        guard.wrote(&key(), &deployments(), "13"); // older: ignored
+        guard.wrote(&key(), &deployments(), NS, "15");
+        guard.wrote(&key(), &deployments(), NS, "13"); // older: ignored
         cache.set("13");
         assert_eq!(guard.check(&key()), behind(RETRY));
         tokio::time::advance(Duration::from_millis(1500)).await;
@@ -292,9 +337,9 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn versions_that_cannot_be_ordered_do_not_hold_a_key_back() {
         let (guard, cache) = guard();
-        guard.wrote(&key(), &deployments(), "opaque-1");
+        guard.wrote(&key(), &deployments(), NS, "opaque-1");
         assert_eq!(guard.check(&key()), Verdict::Fresh, "written version odd");
-        guard.wrote(&key(), &deployments(), "12");
+        guard.wrote(&key(), &deployments(), NS, "12");
         cache.set("");
         assert_eq!(guard.check(&key()), Verdict::Fresh, "cache not listed yet");
     }
@@ -302,14 +347,14 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn writes_of_untracked_resources_and_a_disabled_guard_record_nothing() {
         let (guard, _cache) = guard();
-        guard.wrote(&key(), &GroupResource::new("", "configmaps"), "99");
+        guard.wrote(&key(), &GroupResource::new("", "configmaps"), NS, "99");
         assert_eq!(guard.pending_keys(), 0);
         assert_eq!(guard.check(&key()), Verdict::Fresh);
 
         let off = Guard::new(StaleCacheGuard::disabled(), Arc::new(TokioClock));
         let cache = SyncedVersion::new();
-        off.track(deployments(), cache);
-        off.wrote(&key(), &deployments(), "99");
+        off.track(deployments(), None, cache);
+        off.wrote(&key(), &deployments(), NS, "99");
         assert_eq!(off.pending_keys(), 0);
         assert_eq!(off.check(&key()), Verdict::Fresh);
     }
@@ -319,13 +364,37 @@ mod tests {
         let (guard, first) = guard();
         let second = SyncedVersion::new();
         second.set("10");
-        guard.track(deployments(), second.clone());
-        guard.track(deployments(), first.clone()); // the same cache again: no-op
-        guard.wrote(&key(), &deployments(), "12");
+        guard.track(deployments(), Some("default".into()), second.clone());
+        guard.track(deployments(), None, first.clone()); // the same cache again: no-op
+        guard.wrote(&key(), &deployments(), NS, "12");
         first.set("12");
         assert_eq!(guard.check(&key()), behind(RETRY));
         second.set("20");
         assert_eq!(guard.check(&key()), Verdict::Fresh);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_cache_of_one_namespace_holds_back_only_writes_in_it() {
+        let config = StaleCacheGuard::default().retry(RETRY).timeout(TIMEOUT);
+        let guard = Guard::new(config, Arc::new(TokioClock));
+        let web = SyncedVersion::new();
+        web.set("10");
+        guard.track(deployments(), Some("web".into()), web.clone());
+        guard.wrote(&key(), &deployments(), Some("other"), "12");
+        assert_eq!(guard.pending_keys(), 0, "no cache holds namespace other");
+        assert_eq!(guard.check(&key()), Verdict::Fresh);
+
+        let all = SyncedVersion::new();
+        all.set("10");
+        guard.track(deployments(), None, all.clone());
+        guard.wrote(&key(), &deployments(), Some("other"), "12");
+        assert_eq!(guard.check(&key()), behind(RETRY));
+        all.set("12");
+        assert_eq!(
+            guard.check(&key()),
+            Verdict::Fresh,
+            "the cache of web, still at 10, does not hold the write"
+        );
     }
 
     #[tokio::test(start_paused = true)]
@@ -335,6 +404,7 @@ mod tests {
             guard.wrote(
                 &ObjectKey::namespaced("default", format!("k{i}")),
                 &deployments(),
+                Some("default"),
                 "12",
             );
         }
@@ -345,6 +415,7 @@ mod tests {
             guard.wrote(
                 &ObjectKey::namespaced("other", format!("k{i}")),
                 &deployments(),
+                Some("other"),
                 "13",
             );
         }
@@ -352,11 +423,12 @@ mod tests {
         // `default` key) and kept the others.
         assert_eq!(guard.pending_keys(), MIN_SWEEP * 2 + 1);
         tokio::time::advance(TIMEOUT).await;
-        guard.wrote(&key(), &deployments(), "14");
+        guard.wrote(&key(), &deployments(), NS, "14");
         for i in 0..(MIN_SWEEP * 8) {
             guard.wrote(
                 &ObjectKey::namespaced("third", format!("k{i}")),
                 &deployments(),
+                Some("third"),
                 "14",
             );
         }
