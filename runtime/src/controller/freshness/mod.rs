@@ -40,6 +40,13 @@
 //!
 //! The observer is a Tokio task-local: writes made in tasks the reconcile spawns are
 //! not seen. A delete answered with a `Status` (the object is gone) records nothing.
+//!
+//! It is on by default: it costs a map lookup per reconcile, and in the sample-controller
+//! soak under random faults (`tests/soak_sample_controller.rs`, 100 rounds each of 20
+//! seeds) the controller ran 16% fewer reconciles for the same converged result (16,939
+//! against 20,239, fewer on every seed).
+//! What it cannot help is a decision made on another client's write the caches have not
+//! seen yet (it waits for the controller's own writes only).
 
 mod state;
 mod version;
@@ -56,10 +63,23 @@ pub const DEFAULT_STALE_CACHE_TIMEOUT: Duration = Duration::from_secs(5);
 /// How soon a key held back is looked at again.
 pub const DEFAULT_STALE_CACHE_RETRY: Duration = Duration::from_millis(10);
 
-/// The stale-cache guard's configuration (see the [module docs](self)): on by default,
-/// holding a key back for at most [`DEFAULT_STALE_CACHE_TIMEOUT`] and looking again every
-/// [`DEFAULT_STALE_CACHE_RETRY`]. Set it with
-/// [`ControllerConfig::stale_cache_guard`](super::ControllerConfig::stale_cache_guard).
+/// The stale-cache guard's configuration: on by default, holding a key back for at most
+/// [`DEFAULT_STALE_CACHE_TIMEOUT`] and looking again every [`DEFAULT_STALE_CACHE_RETRY`].
+/// Set it with
+/// [`ControllerConfig::stale_cache_guard`](crate::controller::ControllerConfig::stale_cache_guard).
+///
+/// While a worker reconciles a key, every successful write of a
+/// [`TypedClient`](crate::client::TypedClient) inside the reconcile (of any resource)
+/// reports the resourceVersion the server returned ([`crate::client::written`]); the
+/// guard records the newest per resource and namespace that an informer the controller
+/// [watches](crate::controller::Controller::watches) caches. Before the key's next
+/// reconcile, if such an informer's last synced resourceVersion (list, watch event or
+/// bookmark) is older, the key is put back after [`retry`](Self::retry)
+/// (`controller_runtime_stale_sync_skips_total`); once [`timeout`](Self::timeout) has
+/// passed since the write, it is reconciled anyway, with a warning
+/// (`controller_runtime_stale_sync_timeouts_total`). resourceVersions are ordered as
+/// KEP-5647 orders them ([`compare_resource_versions`]); ones that cannot be ordered
+/// hold nothing back. Writes made in tasks the reconcile spawns are not seen.
 ///
 /// ```
 /// use std::time::Duration;
