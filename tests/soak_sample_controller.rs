@@ -7,7 +7,9 @@
 //! other Deployment exists.
 //!
 //! `KUBEGEN_SOAK_SEED` replays a run (the seed is printed on failure);
-//! `KUBEGEN_SOAK_ROUNDS` sets the number of rounds.
+//! `KUBEGEN_SOAK_ROUNDS` sets the number of rounds; `KUBEGEN_SOAK_STALE_GUARD=off` runs
+//! the controller without the runtime's stale-cache guard (`on`, the default, with it).
+//! The tally printed at the end counts the orphans swept and the reconciles run.
 #![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 
 #[path = "../runtime/tests/soak_support/mod.rs"]
@@ -21,6 +23,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kubegen::operator::install_crds;
 use kubegen::runtime::backoff::Backoff;
+use kubegen::runtime::controller::StaleCacheGuard;
 use kubegen::testkit::{ApiServer, Verb};
 use rand::RngExt;
 use sample_controller::apis::samplecontroller::v1alpha1::{Foo, FooSpec};
@@ -182,8 +185,13 @@ fn expected(model: &Model) -> BTreeMap<String, (String, FooState)> {
 
 /// Plays the garbage collector's background sweep, which the testkit does not run (it
 /// collects dependents only when their owner is deleted): a Deployment the controller
-/// created from a stale cache just after its Foo was deleted names an owner that is
-/// gone. Returns how many it deleted.
+/// wrote just after its Foo was deleted names an owner that is gone. Returns how many it
+/// deleted. The runtime's stale-cache guard does not prevent these: the reconcile that
+/// creates one runs on caches that have seen all of its own earlier writes, and it is
+/// the Foo's deletion by another client (between the controller's live read of the Foo
+/// and its create, or before a server-side apply that recreates the Deployment) that it
+/// could not see: over 20 seeds of 100 rounds, 23 were swept with the guard on and 32
+/// with it off (README, "Running in production").
 async fn collect_orphans(client: &kube::Client) -> u64 {
     let foos: Api<Foo> = Api::namespaced(client.clone(), NAMESPACE);
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), NAMESPACE);
@@ -220,6 +228,16 @@ async fn collect_orphans(client: &kube::Client) -> u64 {
     collected
 }
 
+/// The stale-cache guard `KUBEGEN_SOAK_STALE_GUARD` asks for: `on` (the default) or
+/// `off`.
+fn guard_from_env() -> StaleCacheGuard {
+    match std::env::var("KUBEGEN_SOAK_STALE_GUARD").as_deref() {
+        Err(_) | Ok("on") => StaleCacheGuard::default(),
+        Ok("off") => StaleCacheGuard::disabled(),
+        Ok(other) => panic!("KUBEGEN_SOAK_STALE_GUARD={other:?}: expected on or off"),
+    }
+}
+
 async fn converge(app: &App, round: usize) -> Report {
     match tokio::time::timeout(GUARD, app.wait_converged()).await {
         Ok(report) => report,
@@ -233,6 +251,11 @@ async fn converge(app: &App, round: usize) -> Report {
 async fn soak(settings: Settings) {
     let _report = settings.report_on_failure();
     let mut rng = settings.rng();
+    let guard = guard_from_env();
+    eprintln!(
+        "soak: stale-cache guard {}",
+        if guard.is_enabled() { "on" } else { "off" }
+    );
     let mut server = ApiServer::start().await.unwrap();
     let app_client = server.client();
     install_crds(&app_client, &[Foo::crd()], "test", GUARD)
@@ -244,6 +267,7 @@ async fn soak(settings: Settings) {
             workers: 2,
             resync: Duration::from_secs(30),
             reflector_backoff: SOAK_BACKOFF,
+            stale_cache_guard: guard,
         },
         None,
     )
@@ -299,6 +323,7 @@ async fn soak(settings: Settings) {
         assert_eq!(deployments, want, "round {round}: Deployments");
         tally.count("rounds");
     }
+    tally.add("reconciles", *app.controller().processed().borrow());
     println!("{}", tally.summary(&settings));
     app.shutdown().await.unwrap();
     stand_in.stop().await;

@@ -4,7 +4,9 @@
 //!   trait generated apply configurations implement, and extracting what one field
 //!   manager owns from `metadata.managedFields`.
 //! - [`client`]: [`TypedClient`](client::TypedClient), a typed client over `kube::Api`
-//!   with auto-pagination, optimistic concurrency and `retry_on_conflict`.
+//!   with auto-pagination, optimistic concurrency and `retry_on_conflict`, whose writes
+//!   report the resourceVersion they made to an observer ([`client::written`]: how a
+//!   controller learns what each reconcile wrote).
 //! - [`store`], [`lister`], [`key`]: the cache, its read-only views and object keys;
 //!   [`labels`]: the label selectors listers (and the testkit API server) filter with.
 //! - [`reflector`], [`informer`], [`factory`]: list+watch into a cache, shared informers
@@ -12,8 +14,9 @@
 //!   `kube::core::PartialObjectMeta<K>` they cache metadata only.
 //! - [`finalizer`]: hold an object's deletion until the controller cleaned up after it.
 //! - [`controller`]: the reconcile loop over the work queue: workers, requeue and
-//!   backoff, panic safety, cache-sync wait, drain on shutdown, controller-runtime's
-//!   metrics, and the event handlers that enqueue keys.
+//!   backoff, panic safety, cache-sync wait, a stale-cache guard (a key waits until the
+//!   caches have seen its last writes, KEP-5647), drain on shutdown,
+//!   controller-runtime's metrics, and the event handlers that enqueue keys.
 //! - [`workqueue`]: a deduplicating work queue with client-go's dirty/processing rules,
 //!   a delaying queue and a rate-limiting queue with composable limiters.
 //! - [`events`]: an [`EventRecorder`](events::EventRecorder) for events.k8s.io/v1 Events,

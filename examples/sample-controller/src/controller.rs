@@ -16,7 +16,7 @@ use kubegen::operator::{Manager, ManagerError};
 use kubegen::runtime::apply::ApplyMetadata;
 use kubegen::runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueObject, EnqueueOwner, ErrorChain, Reconciler,
-    is_cache_lag,
+    StaleCacheGuard, is_cache_lag,
 };
 use kubegen::runtime::events::{Event, EventRecorder};
 use kubegen::runtime::factory::SharedInformerFactory;
@@ -104,12 +104,15 @@ impl std::fmt::Debug for Controller {
 
 impl Controller {
     /// Sets up the informers' event handlers on `factory` (which the caller starts) and
-    /// a reconcile loop with `workers` workers.
+    /// a reconcile loop with `workers` workers and the runtime's stale-cache `guard`
+    /// (a Foo's next reconcile waits until both caches have seen what its last one
+    /// wrote: the Deployment, the Foo's status).
     pub fn new(
         client: kube::Client,
         factory: &SharedInformerFactory,
         recorder: EventRecorder,
         workers: usize,
+        guard: StaleCacheGuard,
     ) -> Arc<Self> {
         // Both generated factories hand out informers of the one shared factory, as
         // client-go's kubeInformerFactory and exampleInformerFactory do.
@@ -122,7 +125,8 @@ impl Controller {
             ControllerConfig::default()
                 .name(CONTROLLER_NAME)
                 .workers(workers)
-                .cache_sync_timeout(CACHE_SYNC_TIMEOUT),
+                .cache_sync_timeout(CACHE_SYNC_TIMEOUT)
+                .stale_cache_guard(guard),
         );
 
         tracing::info!("setting up event handlers");

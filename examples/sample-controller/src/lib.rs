@@ -58,6 +58,7 @@ use std::time::Duration;
 
 use kubegen::operator::{Manager, RunningManager};
 use kubegen::runtime::backoff::Backoff;
+use kubegen::runtime::controller::StaleCacheGuard;
 use kubegen::runtime::events::{EventRecorder, EventRecorderConfig};
 use kubegen::runtime::factory::SharedInformerFactory;
 use kubegen::runtime::leaderelection::{LeaderElectionConfig, LeaderStatus};
@@ -77,6 +78,8 @@ pub struct Options {
     /// How the informers' reflectors back off after a failed list or watch (default
     /// client-go's: 800 ms doubling to a 30 s cap).
     pub reflector_backoff: Backoff,
+    /// The reconcile loop's stale-cache guard (default: the runtime's, on).
+    pub stale_cache_guard: StaleCacheGuard,
 }
 
 impl Default for Options {
@@ -85,6 +88,7 @@ impl Default for Options {
             workers: 2,
             resync: Duration::from_secs(30),
             reflector_backoff: DEFAULT_BACKOFF,
+            stale_cache_guard: StaleCacheGuard::default(),
         }
     }
 }
@@ -132,6 +136,7 @@ impl App {
             manager.factory(),
             recorder.clone(),
             options.workers,
+            options.stale_cache_guard,
         );
         controller.add_to(&mut manager);
         let running = manager.start()?;

@@ -1,9 +1,12 @@
 //! [`TypedClient`]: a typed client for one resource, over `kube::Api`, with client-go's
-//! verbs, automatic pagination, optimistic concurrency and typed errors.
+//! verbs, automatic pagination, optimistic concurrency and typed errors. Its successful
+//! writes report the resource and resourceVersion they made to the task's observer, if
+//! any ([`written`]): a controller's reconciles are observed so.
 
 mod retry;
 pub mod subresources;
 pub mod verbs;
+pub mod written;
 
 use std::fmt::Debug;
 use std::marker::PhantomData;
@@ -24,6 +27,7 @@ use crate::apply::ApplyConfiguration;
 pub use retry::{DEFAULT_BACKOFF, DEFAULT_RETRY, retry_on_conflict, retry_on_error};
 
 use crate::error::{Error, Operation, Result, Verb};
+use written::{GroupResource, report_write};
 
 /// The page size [`TypedClient::list`] uses when the caller sets no limit.
 pub const DEFAULT_PAGE_SIZE: u32 = 500;
@@ -129,6 +133,8 @@ pub enum Deleted<T> {
 pub struct TypedClient<K: Resource, S = subresources::StatusAndScale, V = verbs::AllVerbs> {
     api: Api<K>,
     plural: String,
+    /// What its writes are reported as (see [`written`]).
+    resource: GroupResource,
     namespace: Option<String>,
     subresources: PhantomData<fn() -> (S, V)>,
 }
@@ -138,6 +144,7 @@ impl<K: Resource + Clone, S, V> Clone for TypedClient<K, S, V> {
         Self {
             api: self.api.clone(),
             plural: self.plural.clone(),
+            resource: self.resource.clone(),
             namespace: self.namespace.clone(),
             subresources: PhantomData,
         }
@@ -176,6 +183,7 @@ where
         Self {
             api,
             plural: K::plural(dyntype).into_owned(),
+            resource: GroupResource::of::<K>(dyntype),
             namespace,
             subresources: PhantomData,
         }
@@ -191,6 +199,7 @@ where
         TypedClient {
             api: self.api,
             plural: self.plural,
+            resource: self.resource,
             namespace: self.namespace,
             subresources: PhantomData,
         }
@@ -201,6 +210,7 @@ where
         TypedClient {
             api: self.api,
             plural: self.plural,
+            resource: self.resource,
             namespace: self.namespace,
             subresources: PhantomData,
         }
@@ -224,6 +234,17 @@ where
             namespace: self.namespace.clone(),
             name: name.map(str::to_owned),
         })
+    }
+
+    /// Reports a successful write's answer to the task's write observer ([`written`]).
+    fn wrote<T: Resource>(&self, answer: T) -> T {
+        let meta = answer.meta();
+        report_write(
+            &self.resource,
+            meta.namespace.as_deref(),
+            meta.resource_version.as_deref(),
+        );
+        answer
     }
 
     fn fail(&self, verb: Verb, name: Option<&str>) -> impl FnOnce(kube::Error) -> Error {
@@ -331,6 +352,7 @@ where
         self.api
             .create(pp, object)
             .await
+            .map(|created| self.wrote(created))
             .map_err(self.fail(Verb::Create, name.as_deref()))
     }
 }
@@ -347,6 +369,7 @@ where
         self.api
             .replace(&name, &PostParams::default(), object)
             .await
+            .map(|updated| self.wrote(updated))
             .map_err(self.fail(Verb::Update, Some(&name)))
     }
 }
@@ -367,6 +390,7 @@ where
         self.api
             .patch(name, pp, patch)
             .await
+            .map(|patched| self.wrote(patched))
             .map_err(self.fail(Verb::Patch, Some(name)))
     }
 
@@ -401,7 +425,12 @@ where
             .delete(name, dp)
             .await
             .map_err(self.fail(Verb::Delete, Some(name)))?;
-        Ok(response.either(Deleted::Object, |status| Deleted::Status(Box::new(status))))
+        // An object in the answer is still there (finalizers, foreground deletion) at
+        // its new version; a Status means it is gone and carries no version to wait for.
+        Ok(response.either(
+            |object| Deleted::Object(self.wrote(object)),
+            |status| Deleted::Status(Box::new(status)),
+        ))
     }
 }
 
@@ -437,6 +466,7 @@ where
         self.api
             .replace_status(&name, &PostParams::default(), object)
             .await
+            .map(|updated| self.wrote(updated))
             .map_err(self.fail_on(Verb::Update, Some("status"), Some(&name)))
     }
 }
@@ -470,6 +500,7 @@ where
         self.api
             .patch_status(name, pp, patch)
             .await
+            .map(|patched| self.wrote(patched))
             .map_err(self.fail_on(Verb::Patch, Some("status"), Some(name)))
     }
 }
@@ -500,6 +531,14 @@ where
         self.api
             .replace_scale(name, &PostParams::default(), scale)
             .await
+            .inspect(|scale| {
+                let meta = &scale.metadata;
+                report_write(
+                    &self.resource,
+                    meta.namespace.as_deref(),
+                    meta.resource_version.as_deref(),
+                );
+            })
             .map_err(self.fail_on(Verb::Update, Some("scale"), Some(name)))
     }
 }

@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::StaleCacheGuard;
 use crate::key::ObjectKey;
 use crate::metrics::NoopMetrics;
 use crate::metrics::controller::ControllerMetricsProvider;
@@ -33,6 +34,7 @@ pub const DEFAULT_INFORMER_START_TIMEOUT: Duration = Duration::from_secs(5);
 /// | [`cache_sync_timeout`](ControllerConfig::cache_sync_timeout) | 2 minutes |
 /// | [`informer_start_timeout`](ControllerConfig::informer_start_timeout): how long an informer it waits for may stay unstarted | 5 seconds |
 /// | [`reconcile_timeout`](ControllerConfig::reconcile_timeout): how long one reconcile may run before it is dropped and retried | none (controller-runtime's `ReconciliationTimeout`) |
+/// | [`stale_cache_guard`](ControllerConfig::stale_cache_guard): hold a key back until the caches have seen its last writes (KEP-5647) | on, at most 5 seconds |
 /// | [`metrics`](ControllerConfig::metrics): reconcile metrics | [`NoopMetrics`] |
 ///
 /// ```
@@ -63,6 +65,7 @@ pub struct ControllerConfig {
     pub(super) cache_sync_timeout: Duration,
     pub(super) informer_start_timeout: Duration,
     pub(super) reconcile_timeout: Option<Duration>,
+    pub(super) stale_cache_guard: StaleCacheGuard,
     pub(super) metrics: Arc<dyn ControllerMetricsProvider>,
 }
 
@@ -76,6 +79,7 @@ impl Default for ControllerConfig {
             cache_sync_timeout: DEFAULT_CACHE_SYNC_TIMEOUT,
             informer_start_timeout: DEFAULT_INFORMER_START_TIMEOUT,
             reconcile_timeout: None,
+            stale_cache_guard: StaleCacheGuard::default(),
             metrics: Arc::new(NoopMetrics),
         }
     }
@@ -90,6 +94,7 @@ impl fmt::Debug for ControllerConfig {
             .field("cache_sync_timeout", &self.cache_sync_timeout)
             .field("informer_start_timeout", &self.informer_start_timeout)
             .field("reconcile_timeout", &self.reconcile_timeout)
+            .field("stale_cache_guard", &self.stale_cache_guard)
             .field("metrics", &self.metrics)
             .finish_non_exhaustive()
     }
@@ -156,6 +161,17 @@ impl ControllerConfig {
     #[must_use]
     pub fn reconcile_timeout(mut self, timeout: Duration) -> Self {
         self.reconcile_timeout = Some(timeout);
+        self
+    }
+
+    /// The stale-cache guard (read-your-writes, client-go's KEP-5647): a key whose last
+    /// reconcile wrote objects the controller's caches have not seen yet is put back in
+    /// the queue, not reconciled, until they have or the guard's timeout passes. On by
+    /// default; [`StaleCacheGuard::disabled`] turns it off. See
+    /// [`StaleCacheGuard`] for how writes are observed and versions compared.
+    #[must_use]
+    pub fn stale_cache_guard(mut self, guard: StaleCacheGuard) -> Self {
+        self.stale_cache_guard = guard;
         self
     }
 

@@ -15,6 +15,11 @@
 //!   retry it through the rate limiter, [`Action::RequeueAfter`] brings it back after a
 //!   delay; a panic in a reconcile is caught, logged, counted and retried like an error,
 //!   and the worker lives on;
+//! - holds a key back while the caches it [watches](Controller::watches) have not yet
+//!   seen what the key's last reconcile wrote through a
+//!   [`TypedClient`](crate::client::TypedClient) (the [stale-cache guard](StaleCacheGuard),
+//!   client-go's KEP-5647 read-your-writes: the key is put back for a few milliseconds,
+//!   at most for a few seconds after the write, then reconciled anyway);
 //! - when its shutdown signal resolves, stops taking new keys, lets the workers finish
 //!   what is queued and in flight, and returns only then.
 //!
@@ -80,10 +85,13 @@
 mod chain;
 mod config;
 mod election;
+mod freshness;
 mod handlers;
 mod reconciler;
 mod worker;
 
+#[cfg(test)]
+mod freshness_tests;
 #[cfg(test)]
 mod start_tests;
 #[cfg(test)]
@@ -100,6 +108,10 @@ use tokio::sync::watch;
 pub use chain::ErrorChain;
 pub use config::{
     ControllerConfig, DEFAULT_CACHE_SYNC_TIMEOUT, DEFAULT_INFORMER_START_TIMEOUT, DEFAULT_NAME,
+};
+pub use freshness::{
+    DEFAULT_STALE_CACHE_RETRY, DEFAULT_STALE_CACHE_TIMEOUT, StaleCacheGuard,
+    compare_resource_versions,
 };
 pub use handlers::{EnqueueByIndex, EnqueueMapped, EnqueueObject, EnqueueOwner, KeyScope};
 pub use reconciler::{Action, Reconciler, is_cache_lag};
@@ -177,6 +189,8 @@ struct Shared {
     queue: RateLimitingQueue<ObjectKey>,
     clock: Arc<dyn Clock>,
     metrics: Option<Arc<dyn ControllerMetrics>>,
+    /// Holds back keys whose last writes the caches have not seen yet.
+    guard: Arc<freshness::Guard>,
     caches: Mutex<Vec<Arc<dyn HasSynced>>>,
     processed: watch::Sender<u64>,
     started: AtomicBool,
@@ -216,6 +230,7 @@ impl Controller {
             cache_sync_timeout,
             informer_start_timeout,
             reconcile_timeout,
+            stale_cache_guard,
             metrics,
         } = config;
         if queue.queue_name().is_none() {
@@ -223,6 +238,7 @@ impl Controller {
         }
         let clock = Arc::clone(&queue.clock);
         let metrics = metrics.controller_metrics(&name);
+        let guard = Arc::new(freshness::Guard::new(stale_cache_guard, Arc::clone(&clock)));
         Self {
             shared: Arc::new(Shared {
                 workers: workers.max(1),
@@ -232,6 +248,7 @@ impl Controller {
                 queue: RateLimitingQueue::with_config(limiter, queue),
                 clock,
                 metrics,
+                guard,
                 caches: Mutex::new(Vec::new()),
                 processed: watch::Sender::new(0),
                 started: AtomicBool::new(false),
@@ -252,7 +269,9 @@ impl Controller {
 
     /// Registers `handler` on `informer` and makes [`run`](Self::run) wait until the
     /// handler has received the informer's initial list (so the first reconciles see
-    /// full caches).
+    /// full caches). The [stale-cache guard](StaleCacheGuard) holds a key back until
+    /// this informer's cache has seen the key's last writes of its resource (in its
+    /// namespace, if it lists one).
     pub fn watches<K>(
         &self,
         informer: &SharedInformer<K>,
@@ -263,6 +282,13 @@ impl Controller {
     {
         let registration = informer.add_event_handler(handler);
         self.wait_for(registration.clone());
+        if let Some(resource) = informer.resource() {
+            self.shared.guard.track(
+                resource.clone(),
+                informer.namespace().map(str::to_owned),
+                informer.synced_version(),
+            );
+        }
         registration
     }
 

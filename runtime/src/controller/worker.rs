@@ -1,5 +1,6 @@
-//! A worker: takes a key, reconciles it with panics caught, tells the queue and the
-//! metrics how it went, and marks the key done.
+//! A worker: takes a key, puts it back if the stale-cache guard says its caches are
+//! behind its last writes, else reconciles it with panics caught and its writes
+//! observed, tells the queue and the metrics how it went, and marks the key done.
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
@@ -10,7 +11,9 @@ use futures::FutureExt;
 
 use super::Shared;
 use super::chain::ErrorChain;
+use super::freshness::{KeyWrites, Verdict};
 use super::reconciler::{Action, Reconciler};
+use crate::client::written::{WriteObserver, observe_writes};
 use crate::key::ObjectKey;
 use crate::metrics::controller::ReconcileResult;
 use crate::workqueue::RateLimitingQueue;
@@ -38,13 +41,31 @@ async fn process_next<R: Reconciler>(shared: &Shared, reconciler: &R) -> bool {
     let Some(key) = shared.queue.get().await else {
         return false;
     };
+    if !cache_caught_up(shared, &key) {
+        shared.queue.done(&key);
+        return true;
+    }
     if let Some(metrics) = &shared.metrics {
         metrics.worker_busy();
     }
     let started = shared.clock.now();
+    // The guard hears of the reconcile's writes, to hold the key back next time until
+    // the caches have seen them.
+    let observer = shared.guard.enabled().then(|| {
+        Arc::new(KeyWrites {
+            guard: Arc::clone(&shared.guard),
+            key: key.clone(),
+        }) as Arc<dyn WriteObserver>
+    });
     // A panic unwinds out of this one reconcile only: the worker and the key's
     // bookkeeping survive it (client-go's HandleCrash, controller-runtime's RecoverPanic).
-    let reconcile = AssertUnwindSafe(reconciler.reconcile(&key)).catch_unwind();
+    let reconcile = AssertUnwindSafe(async {
+        match observer {
+            Some(observer) => observe_writes(observer, reconciler.reconcile(&key)).await,
+            None => reconciler.reconcile(&key).await,
+        }
+    })
+    .catch_unwind();
     let finished = match shared.reconcile_timeout {
         Some(timeout) => tokio::time::timeout(timeout, reconcile).await.ok(),
         None => Some(reconcile.await),
@@ -72,6 +93,31 @@ async fn process_next<R: Reconciler>(shared: &Shared, reconciler: &R) -> bool {
     }
     shared.processed.send_modify(|n| *n += 1);
     true
+}
+
+/// Asks the stale-cache guard about `key`: true to reconcile it now; false if it was put
+/// back in the queue because a cache has not yet seen its last write (the caller then
+/// marks it done).
+fn cache_caught_up(shared: &Shared, key: &ObjectKey) -> bool {
+    let controller = shared.name.as_str();
+    match shared.guard.check(key) {
+        Verdict::Fresh => true,
+        Verdict::Behind { retry, resources } => {
+            tracing::debug!(controller, %key, ?resources, ?retry, "cache behind the key's last write; reconciling later");
+            shared.queue.add_after(key.clone(), retry);
+            if let Some(metrics) = &shared.metrics {
+                metrics.stale_sync_skipped();
+            }
+            false
+        }
+        Verdict::GaveUp { waited, resources } => {
+            tracing::warn!(controller, %key, ?resources, ?waited, "cache still behind the key's last write at the stale-cache deadline; reconciling anyway");
+            if let Some(metrics) = &shared.metrics {
+                metrics.stale_sync_timed_out();
+            }
+            true
+        }
+    }
 }
 
 /// Tells the queue what comes next for `key` (controller-runtime's `reconcileHandler`):

@@ -10,6 +10,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use super::handler::{DeletedObject, Notification};
+use super::version::SyncedVersion;
 use crate::key::ObjectKey;
 use crate::reflector::{Delta, DeltaSink};
 use crate::store::{Store, StoreWriter};
@@ -130,6 +131,8 @@ impl<K: Resource + Send + Sync + 'static> Distributor<K> {
 pub(crate) struct InformerSink<K> {
     pub(crate) writer: StoreWriter<K>,
     pub(crate) distributor: Arc<Distributor<K>>,
+    /// Where the last resourceVersion applied to the store is published.
+    pub(crate) synced_version: SyncedVersion,
 }
 
 impl<K: Resource + Send + Sync + 'static> DeltaSink<K> for InformerSink<K> {
@@ -188,6 +191,10 @@ impl<K: Resource + Send + Sync + 'static> DeltaSink<K> for InformerSink<K> {
             }
             self.distributor.synced.send_replace(true);
         }
+    }
+
+    fn synced_to(&mut self, resource_version: &str) {
+        self.synced_version.set(resource_version);
     }
 
     fn len(&self) -> usize {

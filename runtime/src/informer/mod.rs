@@ -33,6 +33,7 @@ mod handler;
 mod sync;
 #[cfg(test)]
 mod tests;
+mod version;
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -46,10 +47,12 @@ use tokio::time::Instant;
 pub use handler::{DeletedObject, EventHandler, HandlerFns};
 pub use sync::{HasSynced, wait_for_cache_sync};
 
+use crate::client::written::GroupResource;
 use crate::lister::Lister;
 use crate::reflector::{ListerWatcher, Reflector, ReflectorConfig};
 use crate::store::{IndexHandle, Store, StoreWriter};
 use distributor::{Distributor, InformerSink};
+pub(crate) use version::SyncedVersion;
 
 /// How an informer runs.
 pub struct InformerConfig<K> {
@@ -146,6 +149,11 @@ struct Inner<K: Clone> {
     started: watch::Sender<bool>,
     stopped: watch::Sender<bool>,
     resync_wakeup: Arc<tokio::sync::Notify>,
+    /// The resource its source lists, when the source says.
+    resource: Option<GroupResource>,
+    /// The one namespace its source lists, if only one.
+    namespace: Option<String>,
+    synced_version: SyncedVersion,
 }
 
 /// One reflector and cache for a collection, shared by any number of handlers.
@@ -188,8 +196,13 @@ where
     /// [`SharedInformer::new`] with a shared source.
     pub fn from_shared(source: Arc<dyn ListerWatcher<K>>, config: InformerConfig<K>) -> Self {
         let (store, writer) = Store::new();
+        let resource = source.resource();
+        let namespace = source.namespace();
         Self {
             inner: Arc::new(Inner {
+                resource,
+                namespace,
+                synced_version: SyncedVersion::new(),
                 source,
                 config,
                 store,
@@ -225,6 +238,31 @@ where
     /// The informer's name (its reflector's).
     pub fn name(&self) -> &str {
         &self.inner.config.reflector.name
+    }
+
+    /// The resource the informer lists and watches, when its source says (a
+    /// `kube::Api` does): a controller [watching](crate::controller::Controller::watches)
+    /// it matches its own writes of that resource against this cache.
+    pub fn resource(&self) -> Option<&GroupResource> {
+        self.inner.resource.as_ref()
+    }
+
+    /// The one namespace the informer lists, when its source says it lists only one
+    /// (`None`: every namespace, or unknown).
+    pub fn namespace(&self) -> Option<&str> {
+        self.inner.namespace.as_deref()
+    }
+
+    /// The resourceVersion of the last list or watch event (bookmarks included) in the
+    /// cache: the cache holds every change of the server up to it (client-go's
+    /// `LastSyncResourceVersion`). Empty before the first list.
+    pub fn last_synced_resource_version(&self) -> String {
+        self.inner.synced_version.get()
+    }
+
+    /// A shared view of [`last_synced_resource_version`](Self::last_synced_resource_version).
+    pub(crate) fn synced_version(&self) -> SyncedVersion {
+        self.inner.synced_version.clone()
     }
 
     /// Adds a handler with the informer's default resync period. If the cache has
@@ -289,6 +327,7 @@ where
         let sink = InformerSink {
             writer,
             distributor: self.inner.distributor.clone(),
+            synced_version: self.inner.synced_version.clone(),
         };
         let reflector = Reflector::from_shared(
             self.inner.source.clone(),

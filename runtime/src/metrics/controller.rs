@@ -9,6 +9,9 @@
 //! | a worker takes a key / is done with it | [`worker_busy`](ControllerMetrics::worker_busy), [`worker_idle`](ControllerMetrics::worker_idle) | `controller_runtime_active_workers` |
 //! | a reconcile ended | [`reconciled`](ControllerMetrics::reconciled) | `controller_runtime_reconcile_total{result}`, `controller_runtime_reconcile_errors_total` (result `error`), `controller_runtime_reconcile_time_seconds` |
 //! | a reconcile panicked | [`panicked`](ControllerMetrics::panicked), then `reconciled` with [`ReconcileResult::Error`] | `controller_runtime_reconcile_panics_total` |
+//! | a reconcile timed out | [`timed_out`](ControllerMetrics::timed_out), then `reconciled` with [`ReconcileResult::Error`] | `controller_runtime_reconcile_timeouts_total` |
+//! | the stale-cache guard put a key back | [`stale_sync_skipped`](ControllerMetrics::stale_sync_skipped) | `controller_runtime_stale_sync_skips_total` (kubegen's; KEP-5647's `stale_sync_skips_total`) |
+//! | the guard's deadline passed, the key is reconciled anyway | [`stale_sync_timed_out`](ControllerMetrics::stale_sync_timed_out) | `controller_runtime_stale_sync_timeouts_total` (kubegen's) |
 //!
 //! Every series is labelled `controller` with the controller's name.
 
@@ -112,6 +115,16 @@ pub trait ControllerMetrics: Debug + Send + Sync {
     /// (`controller_runtime_reconcile_timeouts_total`). It is also reported through
     /// [`reconciled`](ControllerMetrics::reconciled) as an error.
     fn timed_out(&self) {}
+
+    /// The [stale-cache guard](crate::controller::StaleCacheGuard) put a key back in the
+    /// queue instead of reconciling it: a cache had not yet seen the key's last write
+    /// (`controller_runtime_stale_sync_skips_total`). No reconcile is reported.
+    fn stale_sync_skipped(&self) {}
+
+    /// The stale-cache guard stopped holding a key back at its deadline, and the key is
+    /// reconciled on a cache still behind its last write
+    /// (`controller_runtime_stale_sync_timeouts_total`).
+    fn stale_sync_timed_out(&self) {}
 }
 
 #[cfg(test)]

@@ -184,6 +184,12 @@ pub trait DeltaSink<K>: Send + 'static {
     fn apply(&mut self, delta: Delta<K>);
     /// Replaces the whole contents with a (re)list's objects.
     fn replace(&mut self, objects: Vec<Arc<K>>);
+    /// The sink now holds everything up to `resource_version`: called after a (re)list
+    /// is replaced and after every watch event, bookmarks included, once the change is
+    /// applied. (An informer publishes it for the stale-cache guard.)
+    fn synced_to(&mut self, resource_version: &str) {
+        let _ = resource_version;
+    }
     /// How many objects the sink holds (for the store size metric).
     fn len(&self) -> usize;
     /// Whether the sink is empty.

@@ -9,6 +9,8 @@ use kube::Resource;
 use kube::api::{Api, ListParams, ObjectList, WatchEvent, WatchParams};
 use serde::de::DeserializeOwned;
 
+use crate::client::written::GroupResource;
+
 /// A stream of watch events.
 pub type WatchStream<K> = BoxStream<'static, kube::Result<WatchEvent<K>>>;
 
@@ -25,6 +27,18 @@ pub trait ListerWatcher<K: Clone>: Send + Sync + 'static {
         wp: &'a WatchParams,
         resource_version: &'a str,
     ) -> BoxFuture<'a, kube::Result<WatchStream<K>>>;
+
+    /// The resource it lists, when known: an informer over it tells a controller's
+    /// stale-cache guard which writes its cache must catch up with.
+    fn resource(&self) -> Option<GroupResource> {
+        None
+    }
+
+    /// The one namespace it lists, if it lists only one (`None`: all namespaces, or
+    /// unknown).
+    fn namespace(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<K> ListerWatcher<K> for Api<K>
@@ -41,5 +55,13 @@ where
         resource_version: &'a str,
     ) -> BoxFuture<'a, kube::Result<WatchStream<K>>> {
         async move { Ok(Api::watch(self, wp, resource_version).await?.boxed()) }.boxed()
+    }
+
+    fn resource(&self) -> Option<GroupResource> {
+        GroupResource::from_url_path(self.resource_url())
+    }
+
+    fn namespace(&self) -> Option<String> {
+        Api::namespace(self).map(str::to_owned)
     }
 }

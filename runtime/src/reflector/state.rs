@@ -230,6 +230,7 @@ where
         self.config.metrics.last_resource_version(resource_version);
         self.config.metrics.store_size(objects.len());
         self.sink.replace(objects);
+        self.sink.synced_to(resource_version);
     }
 
     /// Lists every page, then replaces the sink's contents.
@@ -506,6 +507,7 @@ where
         }
         self.config.metrics.last_resource_version(&resource_version);
         self.config.metrics.store_size(self.sink.len());
+        self.sink.synced_to(&resource_version);
         State::Watching {
             resource_version,
             stream,

@@ -773,3 +773,75 @@ async fn a_streaming_list_past_its_server_timeout_is_abandoned_and_started_over(
     assert!(matches!(&state, State::Watching { resource_version, .. } if resource_version == "1"));
     assert_eq!(rvs(&store), expect(&[("a", "1")]));
 }
+
+/// Each `synced_to` version, with the object names in the store at that moment.
+type SyncedLog = Arc<Mutex<Vec<(String, Vec<String>)>>>;
+
+/// A store writer that records each `synced_to`.
+struct SyncedTo {
+    writer: StoreWriter<ConfigMap>,
+    synced: SyncedLog,
+}
+
+impl DeltaSink<ConfigMap> for SyncedTo {
+    fn apply(&mut self, delta: Delta<ConfigMap>) {
+        DeltaSink::apply(&mut self.writer, delta);
+    }
+    fn replace(&mut self, objects: Vec<Arc<ConfigMap>>) {
+        DeltaSink::replace(&mut self.writer, objects);
+    }
+    fn synced_to(&mut self, resource_version: &str) {
+        let names: Vec<String> = rvs(&self.writer.store()).into_keys().collect();
+        self.synced
+            .lock()
+            .unwrap()
+            .push((resource_version.to_owned(), names));
+    }
+    fn len(&self) -> usize {
+        self.writer.store().len()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_sink_hears_each_version_once_its_change_is_applied_bookmarks_included() {
+    let script = Arc::new(Script::default());
+    script
+        .lists
+        .lock()
+        .unwrap()
+        .push_back(page(vec![cm("a", "1")], "5", None));
+    script
+        .watches
+        .lock()
+        .unwrap()
+        .push_back(WatchScript::Events {
+            events: vec![
+                Ok(WatchEvent::Added(cm("b", "6"))),
+                bookmark("9", false),
+                Ok(WatchEvent::Deleted(cm("a", "10"))),
+            ],
+            close: false,
+        });
+    let (_, writer) = Store::new();
+    let synced = SyncedLog::default();
+    let sink = SyncedTo {
+        writer,
+        synced: Arc::clone(&synced),
+    };
+    let mut r = Reflector::new(script.clone(), sink, ReflectorConfig::default());
+    let mut state = State::Empty;
+    // list, watch, three events
+    for _ in 0..5 {
+        state = r.step(state).await;
+    }
+    let names = |list: &[&str]| list.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        *synced.lock().unwrap(),
+        [
+            ("5".to_owned(), names(&["a"])),
+            ("6".to_owned(), names(&["a", "b"])),
+            ("9".to_owned(), names(&["a", "b"])),
+            ("10".to_owned(), names(&["b"])),
+        ]
+    );
+}

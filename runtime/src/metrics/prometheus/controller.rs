@@ -44,9 +44,14 @@ fn reconcile_time_histogram() -> Histogram {
 /// | `controller_runtime_reconcile_errors_total` | counter | `controller` |
 /// | `controller_runtime_reconcile_panics_total` | counter | `controller` |
 /// | `controller_runtime_reconcile_timeouts_total` | counter | `controller` |
+/// | `controller_runtime_stale_sync_skips_total` | counter | `controller` |
+/// | `controller_runtime_stale_sync_timeouts_total` | counter | `controller` |
 /// | `controller_runtime_reconcile_time_seconds` | histogram | `controller` |
 /// | `controller_runtime_max_concurrent_reconciles` | gauge | `controller` |
 /// | `controller_runtime_active_workers` | gauge | `controller` |
+///
+/// The two `stale_sync` counters are kubegen's (controller-runtime has no stale-cache
+/// guard; KEP-5647 names its counter `stale_sync_skips_total`).
 ///
 /// As in controller-runtime, every series of a controller exists (at zero) from the
 /// moment it starts, so rates and alerts work before the first error. Register once and
@@ -80,6 +85,8 @@ struct Families {
     reconcile_errors: Family<Labels, Counter>,
     reconcile_panics: Family<Labels, Counter>,
     reconcile_timeouts: Family<Labels, Counter>,
+    stale_sync_skips: Family<Labels, Counter>,
+    stale_sync_timeouts: Family<Labels, Counter>,
     reconcile_time: HistogramFamily,
     max_concurrent_reconciles: Family<Labels, Gauge>,
     active_workers: Family<Labels, Gauge>,
@@ -93,6 +100,8 @@ impl PrometheusControllerMetrics {
             reconcile_errors: Family::default(),
             reconcile_panics: Family::default(),
             reconcile_timeouts: Family::default(),
+            stale_sync_skips: Family::default(),
+            stale_sync_timeouts: Family::default(),
             reconcile_time: Family::new_with_constructor(reconcile_time_histogram),
             max_concurrent_reconciles: Family::default(),
             active_workers: Family::default(),
@@ -117,6 +126,16 @@ impl PrometheusControllerMetrics {
             "controller_runtime_reconcile_timeouts",
             "Total number of reconciliation timeouts per controller",
             families.reconcile_timeouts.clone(),
+        );
+        registry.register(
+            "controller_runtime_stale_sync_skips",
+            "Total number of reconciles put off because a cache had not seen the key's last write, per controller",
+            families.stale_sync_skips.clone(),
+        );
+        registry.register(
+            "controller_runtime_stale_sync_timeouts",
+            "Total number of reconciles run on a cache still behind the key's last write once the wait for it timed out, per controller",
+            families.stale_sync_timeouts.clone(),
         );
         registry.register(
             "controller_runtime_reconcile_time_seconds",
@@ -154,6 +173,8 @@ impl ControllerMetricsProvider for PrometheusControllerMetrics {
             errors: f.reconcile_errors.get_or_create_owned(&labels),
             panics: f.reconcile_panics.get_or_create_owned(&labels),
             timeouts: f.reconcile_timeouts.get_or_create_owned(&labels),
+            stale_sync_skips: f.stale_sync_skips.get_or_create_owned(&labels),
+            stale_sync_timeouts: f.stale_sync_timeouts.get_or_create_owned(&labels),
             time: f.reconcile_time.get_or_create_owned(&labels),
             max_concurrent_reconciles: f.max_concurrent_reconciles.get_or_create_owned(&labels),
             active_workers: f.active_workers.get_or_create_owned(&labels),
@@ -169,6 +190,8 @@ struct ControllerSeries {
     errors: Counter,
     panics: Counter,
     timeouts: Counter,
+    stale_sync_skips: Counter,
+    stale_sync_timeouts: Counter,
     time: Histogram,
     max_concurrent_reconciles: Gauge,
     active_workers: Gauge,
@@ -207,6 +230,14 @@ impl ControllerMetrics for ControllerSeries {
     fn timed_out(&self) {
         self.timeouts.inc();
     }
+
+    fn stale_sync_skipped(&self) {
+        self.stale_sync_skips.inc();
+    }
+
+    fn stale_sync_timed_out(&self) {
+        self.stale_sync_timeouts.inc();
+    }
 }
 
 #[cfg(test)]
@@ -234,6 +265,8 @@ mod tests {
             r#"controller_runtime_reconcile_total{controller="foos",result="requeue_after"} 0"#,
             r#"controller_runtime_reconcile_errors_total{controller="foos"} 0"#,
             r#"controller_runtime_reconcile_panics_total{controller="foos"} 0"#,
+            r#"controller_runtime_stale_sync_skips_total{controller="foos"} 0"#,
+            r#"controller_runtime_stale_sync_timeouts_total{controller="foos"} 0"#,
             r#"controller_runtime_reconcile_time_seconds_count{controller="foos"} 0"#,
             r#"controller_runtime_max_concurrent_reconciles{controller="foos"} 0"#,
             r#"controller_runtime_active_workers{controller="foos"} 0"#,
@@ -258,6 +291,9 @@ mod tests {
         foos.reconciled(ReconcileResult::RequeueAfter, Duration::from_millis(1));
         foos.panicked();
         foos.reconciled(ReconcileResult::Error, Duration::from_secs(2));
+        foos.stale_sync_skipped();
+        foos.stale_sync_skipped();
+        foos.stale_sync_timed_out();
         bars.reconciled(ReconcileResult::Error, Duration::from_secs(90));
 
         let text = encode(&registry);
@@ -270,6 +306,8 @@ mod tests {
             r#"controller_runtime_reconcile_total{controller="foos",result="error"} 1"#,
             r#"controller_runtime_reconcile_errors_total{controller="foos"} 1"#,
             r#"controller_runtime_reconcile_panics_total{controller="foos"} 1"#,
+            r#"controller_runtime_stale_sync_skips_total{controller="foos"} 2"#,
+            r#"controller_runtime_stale_sync_timeouts_total{controller="foos"} 1"#,
             r#"controller_runtime_reconcile_time_seconds_count{controller="foos"} 4"#,
             r#"controller_runtime_reconcile_time_seconds_bucket{le="0.025",controller="foos"} 3"#,
             r#"controller_runtime_reconcile_time_seconds_bucket{le="2.0",controller="foos"} 4"#,
