@@ -7,6 +7,12 @@
 //! its clientset, lister and informer are generated into [`generated`]. Pods come from
 //! the generated informers of the built-in groups (`kubegen::kubernetes`).
 //!
+//! The kind has a second, older version, [`apis::icecream::v1alpha1`], still served: the
+//! API server converts between the two through the example's conversion webhook, and
+//! checks `v1` toppings with its validating webhook ([`webhooks`]; the conversions
+//! themselves are generated into [`conversions`], but for the four fields only we can
+//! convert).
+//!
 //! ```no_run
 //! # async fn demo(client: kube::Client) -> Result<(), icecream::controller::Error> {
 //! use icecream::{App, Options};
