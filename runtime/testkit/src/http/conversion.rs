@@ -152,8 +152,7 @@ impl Versions {
         }
         let sent: Vec<&Value> = indexes.iter().map(|&i| &*objects[i]).collect();
         let uid = meta::new_uid();
-        let review = conversion::review(&uid, &desired, &sent);
-        let body = serde_json::to_vec(&review).map_err(|e| ApiError::internal(e.to_string()))?;
+        let body = conversion::review(&uid, &desired, &sent);
         let failed = |why: String| {
             conversion::failed(format!("conversion webhook for {subject} failed: {why}"))
         };

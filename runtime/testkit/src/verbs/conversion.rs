@@ -11,6 +11,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use k8s_openapi::ByteString;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::store::meta;
@@ -179,17 +180,38 @@ pub(crate) fn to_convert<'a>(
         .collect()
 }
 
-/// The ConversionReview sent: request `uid`, the desired `group/version`, the objects.
-pub(crate) fn review(uid: &str, desired: &str, objects: &[&Value]) -> Value {
-    json!({
-        "apiVersion": REVIEW_API_VERSION,
-        "kind": "ConversionReview",
-        "request": {
-            "uid": uid,
-            "desiredAPIVersion": desired,
-            "objects": objects,
+/// A ConversionReview to send, serialized from the objects where they are (a list's
+/// items are not copied).
+#[derive(Serialize)]
+struct Review<'a> {
+    #[serde(rename = "apiVersion")]
+    api_version: &'static str,
+    kind: &'static str,
+    request: Request<'a>,
+}
+
+#[derive(Serialize)]
+struct Request<'a> {
+    uid: &'a str,
+    #[serde(rename = "desiredAPIVersion")]
+    desired_api_version: &'a str,
+    objects: &'a [&'a Value],
+}
+
+/// The ConversionReview sent, as JSON: request `uid`, the desired `group/version`, the
+/// objects.
+pub(crate) fn review(uid: &str, desired: &str, objects: &[&Value]) -> Vec<u8> {
+    let review = Review {
+        api_version: REVIEW_API_VERSION,
+        kind: "ConversionReview",
+        request: Request {
+            uid,
+            desired_api_version: desired,
+            objects,
         },
-    })
+    };
+    // JSON values and strings always serialize (every map key is a string).
+    serde_json::to_vec(&review).unwrap_or_default()
 }
 
 /// The error a failed conversion answers with: 500 and the message kube-apiserver
@@ -247,7 +269,7 @@ pub(crate) fn read_answer(
 
 /// `response.convertedObjects` of a successful answer with request `uid`.
 fn converted_objects(bytes: &[u8], uid: &str) -> Result<Vec<Value>, String> {
-    let review: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    let mut review: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
     let api_version = review.get("apiVersion").and_then(Value::as_str);
     let kind = review.get("kind").and_then(Value::as_str);
     if api_version != Some(REVIEW_API_VERSION) || kind != Some("ConversionReview") {
@@ -282,11 +304,17 @@ fn converted_objects(bytes: &[u8], uid: &str) -> Result<Vec<Value>, String> {
             None => format!("response.result.status was '{status}', not 'Success'"),
         });
     }
-    Ok(response
-        .get("convertedObjects")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default())
+    let converted = review
+        .pointer_mut("/response/convertedObjects")
+        .map(Value::take);
+    match converted {
+        Some(Value::Array(objects)) => Ok(objects),
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(other) => Err(format!(
+            "response.convertedObjects is a {}, not a list",
+            type_name(&other)
+        )),
+    }
 }
 
 /// Which check an object failed: its identity or its labels and annotations.

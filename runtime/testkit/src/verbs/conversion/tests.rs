@@ -39,7 +39,8 @@ fn only_objects_at_another_version_are_sent() {
         widget("example.com/v1alpha1", "b"),
     ];
     assert_eq!(to_convert(&objects, "example.com/v1"), vec![1]);
-    let review = review("uid-1", "example.com/v1", &[&objects[1]]);
+    let review: Value =
+        serde_json::from_slice(&review("uid-1", "example.com/v1", &[&objects[1]])).expect("JSON");
     assert_eq!(review["apiVersion"], "apiextensions.k8s.io/v1");
     assert_eq!(review["kind"], "ConversionReview");
     assert_eq!(review["request"]["uid"], "uid-1");
