@@ -83,6 +83,18 @@ impl InformerOptions {
     }
 }
 
+/// The collection one informer lists and watches: what it needs RBAC `get`, `list` and
+/// `watch` on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InformedResource {
+    /// API group (`""` for core).
+    pub group: String,
+    /// The plural, e.g. `deployments`.
+    pub plural: String,
+    /// The one namespace watched, or `None` for all (and for cluster-scoped types).
+    pub namespace: Option<String>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct InformerKey {
     type_id: TypeId,
@@ -376,6 +388,24 @@ impl SharedInformerFactory {
         futures::future::join_all(informers.iter().map(|i| i.shutdown())).await;
     }
 
+    /// What the factory's informers list and watch, sorted, each once (two informers of
+    /// one resource with other selectors or types are one entry).
+    pub fn resources(&self) -> Vec<InformedResource> {
+        let mut resources: Vec<InformedResource> = self
+            .lock()
+            .informers
+            .keys()
+            .map(|key| InformedResource {
+                group: key.group.clone(),
+                plural: key.plural.clone(),
+                namespace: key.options.namespace.clone(),
+            })
+            .collect();
+        resources.sort();
+        resources.dedup();
+        resources
+    }
+
     /// How many informers the factory holds.
     pub fn len(&self) -> usize {
         self.lock().informers.len()
@@ -444,9 +474,42 @@ fn informer_name(key: &InformerKey) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::short_type_name;
-    use k8s_openapi::api::core::v1::Secret;
+    use super::{InformedResource, InformerOptions, SharedInformerFactory, short_type_name};
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::core::v1::{Namespace, Secret};
     use kube::core::PartialObjectMeta;
+
+    #[tokio::test]
+    async fn resources_name_each_watched_collection_once() {
+        // Never started: no request is made.
+        let config = kube::Config::new("http://127.0.0.1:9".parse().expect("url"));
+        let client = kube::Client::try_from(config).expect("client");
+        let factory = SharedInformerFactory::new(client);
+        let _ = factory.informer::<Secret>();
+        let _ = factory.informer::<PartialObjectMeta<Secret>>();
+        let _ = factory.informer::<Namespace>();
+        let _ = factory
+            .informer_with::<Deployment>(&(), InformerOptions::default().namespace("team-a"));
+        let _ = factory.informer_with::<Deployment>(
+            &(),
+            InformerOptions::default()
+                .namespace("team-a")
+                .label_selector("app=web"),
+        );
+        let resource = |group: &str, plural: &str, namespace: Option<&str>| InformedResource {
+            group: group.to_owned(),
+            plural: plural.to_owned(),
+            namespace: namespace.map(str::to_owned),
+        };
+        assert_eq!(
+            factory.resources(),
+            [
+                resource("", "namespaces", None),
+                resource("", "secrets", None),
+                resource("apps", "deployments", Some("team-a")),
+            ]
+        );
+    }
 
     #[test]
     fn informer_type_names_drop_module_paths() {

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::{BoxFuture, join_all};
+use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
 use kubegen_runtime::controller::{self, Controller, ControllerConfig, Reconciler};
+use kubegen_runtime::events::{EventRecorder, EventRecorderConfig};
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::leaderelection::{
     self, LeaderElectionConfig, LeaderElector, LeaderStatus, Outcome, StepDown,
@@ -15,6 +17,8 @@ use kubegen_runtime::leaderelection::{
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+
+use super::rbac::{self, Access, Needs};
 
 /// controller-runtime's default `GracefulShutdownTimeout`.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -77,6 +81,8 @@ pub struct Manager {
     election: Option<LeaderElectionConfig>,
     shutdown_timeout: Duration,
     runs: Vec<Run>,
+    access: Vec<Access>,
+    events: bool,
     #[cfg(feature = "metrics")]
     metrics: super::Metrics,
     #[cfg(feature = "metrics")]
@@ -108,6 +114,8 @@ impl Manager {
             election: None,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             runs: Vec::new(),
+            access: Vec::new(),
+            events: false,
             #[cfg(feature = "metrics")]
             metrics,
             #[cfg(feature = "metrics")]
@@ -165,6 +173,46 @@ impl Manager {
         #[cfg(feature = "metrics")]
         let config = self.metrics.instrument(config);
         config
+    }
+
+    /// An event recorder on the manager's client (client-go's `events.EventRecorder`;
+    /// the caller shuts it down after the manager). Events made this way put `create`
+    /// and `patch` on `events.k8s.io` Events in [`rbac`](Self::rbac)'s ClusterRole.
+    pub fn event_recorder(&mut self, config: EventRecorderConfig) -> EventRecorder {
+        self.events = true;
+        EventRecorder::new(self.client.clone(), config)
+    }
+
+    /// Declares access a controller needs beyond watching (what its reconciler writes,
+    /// subresources included), for [`rbac`](Self::rbac); next to the controller:
+    /// `manager.needs(Access::to::<Deployment>(&[Verb::Create, Verb::Update]))`.
+    pub fn needs(&mut self, access: Access) -> &mut Self {
+        self.access.push(access);
+        self
+    }
+
+    /// The RBAC roles the manager's controllers need as configured now: a ClusterRole
+    /// `name` with `get`, `list` and `watch` on every resource its factory's informers
+    /// watch (one namespace or all), `create` and `patch` on `events.k8s.io` Events when
+    /// [`event_recorder`](Self::event_recorder) made a recorder, and what
+    /// [`needs`](Self::needs) declared; and under leader election a Role
+    /// `<name>-leader-election` with `get`, `create` and `update` on Leases in the
+    /// Lease's namespace (the client's default namespace when the configuration sets
+    /// none). Ask once every controller is added: informers asked for later are not in
+    /// it. The rules are sorted, so the same code always gives the same roles.
+    pub fn rbac(&self, name: &str) -> (ClusterRole, Option<Role>) {
+        let lease_namespace = self.election.as_ref().map(|config| {
+            config
+                .lease_namespace()
+                .unwrap_or(self.client.default_namespace())
+        });
+        let needs = Needs {
+            informed: self.factory.resources(),
+            events: self.events,
+            lease_namespace,
+            access: &self.access,
+        };
+        rbac::derive(name, &needs)
     }
 
     /// Adds a controller and its reconciler; it runs from [`start`](Self::start).

@@ -11,6 +11,10 @@
 //! - [`Manager`]: several controllers in one process on one informer factory, one
 //!   optional Lease and (feature `metrics`) one registry served with `/healthz` and
 //!   `/readyz`; stopped with a drain within a deadline (controller-runtime's Manager).
+//! - [`Manager::rbac`]: the ClusterRole (and leader election Role) the manager's
+//!   controllers need, derived from its informers, its event recorder, its Lease and
+//!   the writes declared with [`Access`]; `rbac_manifest` (feature `cli`) writes them
+//!   as YAML for `config/rbac/role.yaml`.
 //! - [`RunningController`]: the reconcile loop on its own task, alone or under leader
 //!   election.
 //! - [`shutdown_signal`]: resolves on SIGTERM or SIGINT (Ctrl-C elsewhere), to stop the
@@ -73,6 +77,7 @@ mod logging;
 mod manager;
 #[cfg(feature = "metrics")]
 mod metrics;
+mod rbac;
 mod running;
 mod shutdown;
 
@@ -85,5 +90,8 @@ pub use logging::init_logging;
 pub use manager::{DEFAULT_SHUTDOWN_TIMEOUT, Manager, ManagerError, RunningManager};
 #[cfg(feature = "metrics")]
 pub use metrics::Metrics;
+pub use rbac::Access;
+#[cfg(feature = "cli")]
+pub use rbac::{ManifestError, manifest as rbac_manifest};
 pub use running::RunningController;
 pub use shutdown::shutdown_signal;

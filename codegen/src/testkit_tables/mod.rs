@@ -131,6 +131,10 @@ pub const SERVED: &[ServedKind] = &[
     kind("apps", "v1", "ReplicaSet"),
     kind("coordination.k8s.io", "v1", "Lease"),
     kind("events.k8s.io", "v1", "Event"),
+    kind("rbac.authorization.k8s.io", "v1", "ClusterRole"),
+    kind("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding"),
+    kind("rbac.authorization.k8s.io", "v1", "Role"),
+    kind("rbac.authorization.k8s.io", "v1", "RoleBinding"),
 ];
 
 /// A patch strategy as `x-kubernetes-patch-strategy` states it.

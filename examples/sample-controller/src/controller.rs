@@ -12,12 +12,13 @@ use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use kube::Resource;
-use kubegen::operator::{Manager, ManagerError};
+use kubegen::operator::{Access, Manager, ManagerError};
 use kubegen::runtime::apply::ApplyMetadata;
 use kubegen::runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueObject, EnqueueOwner, ErrorChain, Reconciler,
     StaleCacheGuard, is_cache_lag,
 };
+use kubegen::runtime::error::Verb;
 use kubegen::runtime::events::{Event, EventRecorder};
 use kubegen::runtime::factory::SharedInformerFactory;
 use kubegen::runtime::key::ObjectKey;
@@ -40,6 +41,9 @@ use crate::generated::listers::samplecontroller_k8s_io::v1alpha1::FooLister;
 pub const CONTROLLER_NAME: &str = "sample-controller";
 /// Event reason when a Foo is synced.
 pub const SUCCESS_SYNCED: &str = "Synced";
+/// Event reason when creating a Foo's Deployment failed (the ReplicaSet controller's
+/// `FailedCreate`): the note is the API server's answer, a 403 Forbidden included.
+pub const FAILED_CREATE: &str = "FailedCreate";
 /// Event reason when the Deployment a Foo names exists and is not owned by it.
 pub const ERR_RESOURCE_EXISTS: &str = "ErrResourceExists";
 /// How long [`Controller::run`] waits for the caches before giving up.
@@ -152,9 +156,14 @@ impl Controller {
 
     /// Adds the reconcile loop to `manager`: from its start, it waits for the caches,
     /// reconciles (under the manager's Lease, if any) until stopped, then drains the
-    /// queue.
+    /// queue. Declares what [`reconcile`](Reconciler::reconcile) writes, for
+    /// [`Manager::rbac`]: Deployments are created and server-side applied (PATCH), the
+    /// Foo's status is applied through its subresource.
     pub fn add_to(self: &Arc<Self>, manager: &mut Manager) {
-        manager.add(self.reconcile_loop.clone(), Arc::clone(self));
+        manager
+            .needs(Access::to::<Deployment>(&[Verb::Create, Verb::Patch]))
+            .needs(Access::to::<Foo>(&[Verb::Patch]).subresource("status"))
+            .add(self.reconcile_loop.clone(), Arc::clone(self));
     }
 
     /// A receiver of the number of keys processed so far: it changes after every
@@ -211,7 +220,12 @@ impl Controller {
                 match deployments.create(&new_deployment(&foo)).await {
                     Ok(created) => Arc::new(created),
                     Err(error) if is_cache_lag(&error) => return Ok(requeue(key, &error)),
-                    Err(error) => return Err(error.into()),
+                    Err(error) => {
+                        let note = format!("Error creating: {}", ErrorChain(&error));
+                        self.recorder
+                            .publish(foo.as_ref(), Event::warning(FAILED_CREATE, "Create", note));
+                        return Err(error.into());
+                    }
                 }
             }
         };

@@ -25,6 +25,10 @@
 //! (`apps_v1().deployments(ns)`, `DeploymentLister`), as client-go's `kubernetes`
 //! package serves Go's sample-controller.
 //!
+//! The RBAC it needs is derived from this wiring by its Manager ([`rbac`]: the
+//! informers, the event recorder, the Lease, the writes [`controller::Controller::add_to`]
+//! declares) and committed as `config/rbac/role.yaml` (`sample-controller --print-rbac`).
+//!
 //! [sample-controller]: https://github.com/kubernetes/sample-controller
 //!
 //! ```no_run
@@ -56,6 +60,7 @@ pub mod applyconfigurations;
 use std::sync::Arc;
 use std::time::Duration;
 
+use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
 use kubegen::operator::{Manager, RunningManager};
 use kubegen::runtime::backoff::Backoff;
 use kubegen::runtime::controller::StaleCacheGuard;
@@ -111,6 +116,50 @@ impl std::fmt::Debug for App {
     }
 }
 
+/// The manager with the controller added (not started), the controller and its event
+/// recorder.
+fn wire(
+    client: kube::Client,
+    options: &Options,
+    election: Option<LeaderElectionConfig>,
+) -> (Manager, Arc<Controller>, EventRecorder) {
+    let mut manager = Manager::new(client.clone())
+        .factory_with(|factory| {
+            factory
+                .default_resync(options.resync)
+                .reflector_backoff(options.reflector_backoff)
+        })
+        .leader_election(election);
+    let recorder = manager.event_recorder(EventRecorderConfig::new(CONTROLLER_NAME));
+    let controller = Controller::new(
+        client,
+        manager.factory(),
+        recorder.clone(),
+        options.workers,
+        options.stale_cache_guard,
+    );
+    controller.add_to(&mut manager);
+    (manager, controller, recorder)
+}
+
+/// The comment atop `config/rbac/role.yaml` and `--print-rbac`'s output.
+pub const RBAC_HEADER: &str = "# The RBAC roles sample-controller needs, derived from its code by its Manager.\n# Written by `sample-controller --embedded --leader-elect --print-rbac`: do not edit.\n";
+
+/// The ClusterRole `sample-controller` the controller needs, and with `election` the Role
+/// `sample-controller-leader-election` for its Lease, as its [`Manager`] derives them from
+/// the wiring [`App::start`] runs (committed as `config/rbac/role.yaml`, printed by
+/// `sample-controller --print-rbac`). Nothing is started; `client` is not called.
+///
+/// # Panics
+/// Outside a tokio runtime (the event recorder spawns its writer).
+pub fn rbac(
+    client: kube::Client,
+    election: Option<LeaderElectionConfig>,
+) -> (ClusterRole, Option<Role>) {
+    let (manager, _, _) = wire(client, &Options::default(), election);
+    manager.rbac(CONTROLLER_NAME)
+}
+
 impl App {
     /// Wires informers, handlers, queue, recorder and workers on a
     /// [`Manager`](kubegen::operator::Manager), and starts them on the current tokio
@@ -122,23 +171,7 @@ impl App {
         options: Options,
         election: Option<LeaderElectionConfig>,
     ) -> Result<Self, Error> {
-        let recorder =
-            EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
-        let mut manager = Manager::new(client.clone())
-            .factory_with(|factory| {
-                factory
-                    .default_resync(options.resync)
-                    .reflector_backoff(options.reflector_backoff)
-            })
-            .leader_election(election);
-        let controller = Controller::new(
-            client.clone(),
-            manager.factory(),
-            recorder.clone(),
-            options.workers,
-            options.stale_cache_guard,
-        );
-        controller.add_to(&mut manager);
+        let (manager, controller, recorder) = wire(client.clone(), &options, election);
         let running = manager.start()?;
         Ok(Self {
             client,
@@ -171,14 +204,31 @@ impl App {
 
     /// Reads the server once and reports where every Foo stands.
     pub async fn check(&self) -> Result<Report, kubegen::runtime::error::Error> {
+        self.check_through(&self.client).await
+    }
+
+    /// [`check`](Self::check) reading through `client`: the report lists Events, which
+    /// the controller's own role (see [`rbac`]) does not allow.
+    pub async fn check_through(
+        &self,
+        client: &kube::Client,
+    ) -> Result<Report, kubegen::runtime::error::Error> {
         self.recorder.flush().await;
-        demo::check(&self.client, &self.controller).await
+        demo::check(client, &self.controller).await
     }
 
     /// Waits until the server shows every Foo synced (or refused with a Warning event)
     /// and the caches agree with it. Checks after every reconcile, never on a timer.
     pub async fn wait_converged(&self) -> Report {
-        kubegen::operator::wait_converged(self.controller.processed(), || self.check()).await
+        self.wait_converged_through(&self.client).await
+    }
+
+    /// [`wait_converged`](Self::wait_converged) reading the server through `client`.
+    pub async fn wait_converged_through(&self, client: &kube::Client) -> Report {
+        kubegen::operator::wait_converged(self.controller.processed(), || {
+            self.check_through(client)
+        })
+        .await
     }
 
     /// Stops the workers after draining the queue (within the manager's 30 s), then the

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use kubegen::operator::ClusterSource;
+use kubegen::operator::{ClusterSource, rbac_manifest};
 use kubegen::prelude::*;
 use sample_controller::apis::samplecontroller::v1alpha1::Foo;
 use sample_controller::demo::{self, DeploymentStandIn};
@@ -34,11 +34,19 @@ struct Args {
     /// per replica with --leader-elect instead.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     replicas: u16,
+    /// Print the ClusterRole the controller needs (and with --leader-elect the Role for
+    /// its Lease) as YAML, derived from its code, and exit. The Lease's namespace is the
+    /// one the controller would use (see --leader-elect-namespace).
+    #[arg(long)]
+    print_rbac: bool,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    init_logging();
+    if !args.print_rbac {
+        // The manifest goes to standard output alone.
+        init_logging();
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -61,6 +69,17 @@ fn main() -> ExitCode {
 async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let cluster = Cluster::connect(&args.cluster).await?;
     let client = cluster.client();
+    if args.print_rbac {
+        let election = args.election.config(env!("CARGO_BIN_NAME"));
+        let (cluster_role, role) = sample_controller::rbac(client, election);
+        print!(
+            "{}{}",
+            sample_controller::RBAC_HEADER,
+            rbac_manifest(&cluster_role, role.as_ref())?
+        );
+        cluster.shutdown().await;
+        return Ok(());
+    }
     if let ClusterSource::Embedded { url } = cluster.source() {
         println!("No cluster configured: started an embedded API server at {url}");
     }

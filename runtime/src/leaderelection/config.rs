@@ -156,6 +156,11 @@ impl LeaderElectionConfig {
         &self.lease_name
     }
 
+    /// The Lease's namespace, if set (`None`: the client's default namespace).
+    pub fn lease_namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+
     /// This replica's identity.
     pub fn holder_identity(&self) -> &str {
         &self.identity

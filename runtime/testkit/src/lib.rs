@@ -8,7 +8,9 @@
 //! updates, 410 Expired for resourceVersions older than the kept history, bookmarks,
 //! finalizers, generation, selectors, pagination). The same `kube::Client` code that
 //! talks to a cluster talks to it; [`ApiServer::kubeconfig`] lets other clients (kubectl)
-//! in too, and the `kubegen-apiserver` binary serves it stand-alone.
+//! in too, and the `kubegen-apiserver` binary serves it stand-alone. Requests without a
+//! token are the administrator's; [`ApiServer::service_account_client`] authenticates as a
+//! ServiceAccount, which [`ApiServerConfig::rbac`] subjects to the stored RBAC roles.
 //!
 //! # A controller-style test
 //!
@@ -71,6 +73,13 @@
 //! | admissionregistration.k8s.io | v1      | ValidatingWebhookConfiguration | validatingwebhookconfigurations | no         |               |             |
 //! | admissionregistration.k8s.io | v1      | MutatingWebhookConfiguration   | mutatingwebhookconfigurations   | no         |               |             |
 //! | apiextensions.k8s.io         | v1      | CustomResourceDefinition       | customresourcedefinitions       | no         | status        | crd, crds   |
+//! | rbac.authorization.k8s.io    | v1      | Role                           | roles                           | yes        |               |             |
+//! | rbac.authorization.k8s.io    | v1      | RoleBinding                    | rolebindings                    | yes        |               |             |
+//! | rbac.authorization.k8s.io    | v1      | ClusterRole                    | clusterroles                    | no         |               |             |
+//! | rbac.authorization.k8s.io    | v1      | ClusterRoleBinding             | clusterrolebindings             | no         |               |             |
+//!
+//! `authorization.k8s.io/v1` SelfSubjectAccessReviews are answered (POST, JSON or
+//! protobuf bodies; not stored, not listed in discovery).
 //!
 //! The table lives in `store/registry.rs`; adding a type is one line there. Namespaces
 //! `default`, `kube-system`, `kube-public` and `kube-node-lease` exist at start.
@@ -88,13 +97,48 @@
 //!
 //! | layer             | directory  | what it holds                                                                                                                  | may import                          |
 //! |-------------------|------------|--------------------------------------------------------------------------------------------------------------------------------|-------------------------------------|
-//! | HTTP              | `http/`    | routing, content negotiation, the JSON, protobuf and Table encodings, discovery, OpenAPI, admission and CRD conversion webhook calls (HTTPS), the [`ApiServer`] and [`Faults`] handles | `http`, `verbs`, `store`, `builtin` |
-//! | verbs             | `verbs/`   | what each verb and subresource does: validation, defaulting, CRD schemas, patches (merge, JSON, strategic, apply), field ownership (managedFields), deletion cascades, which admission webhooks match and what they answered, the ConversionReview sent and what its answer means | `verbs`, `store`, `builtin`         |
-//! | storage and watch | `store/`   | objects by revision, the type registry, resourceVersions and history, watch delivery, selectors, fault rules, `Status` errors | `store`, `builtin`                  |
+//! | HTTP              | `http/`    | routing, authentication and request attributes, content negotiation, the JSON, protobuf and Table encodings, discovery, OpenAPI, admission and CRD conversion webhook calls (HTTPS), the [`ApiServer`] and [`Faults`] handles | `http`, `verbs`, `store`, `builtin` |
+//! | verbs             | `verbs/`   | what each verb and subresource does: validation, defaulting, CRD schemas, patches (merge, JSON, strategic, apply), field ownership (managedFields), deletion cascades, which admission webhooks match and what they answered, the ConversionReview sent and what its answer means, RBAC decisions | `verbs`, `store`, `builtin`         |
+//! | storage and watch | `store/`   | objects by revision, the type registry, resourceVersions and history, watch delivery, selectors, fault rules, `Status` errors, minted tokens | `store`, `builtin`                  |
 //! | Kubernetes facts  | `builtin/` | tables generated from Kubernetes' OpenAPI (patch strategies, protobuf fields, definitions), typed decoding of built-in kinds  | `builtin`                           |
 //!
 //! # Semantics, and where they differ from a real server
 //!
+//! - **Authentication and RBAC**: a request without `Authorization: Bearer` is the
+//!   administrator's and always allowed (every client of [`ApiServer::client`] and
+//!   [`ApiServer::kubeconfig`]). [`ApiServer::service_account_token`] mints a token
+//!   (and [`ApiServer::service_account_client`] / [`ApiServer::service_account_config`]
+//!   a client or `kube::Config` carrying one) for user
+//!   `system:serviceaccount:<namespace>:<name>` in the groups `system:serviceaccounts`,
+//!   `system:serviceaccounts:<namespace>` and `system:authenticated`; a token the server
+//!   never minted is 401 Unauthorized. With [`ApiServerConfig::rbac`] on, such a
+//!   user's requests are authorized as kube-apiserver's RBAC authorizer does, from the
+//!   stored `rbac.authorization.k8s.io/v1` objects: ClusterRoleBindings grant their
+//!   ClusterRole everywhere, RoleBindings their Role or a ClusterRole in their namespace;
+//!   subjects `User`, `Group`, `ServiceAccount` (its namespace defaulting to the
+//!   RoleBinding's); rules match `verbs` (`get`, `list`, `watch`, `create`, `update`,
+//!   `patch`, `delete`, `deletecollection`, `*`), `apiGroups`, `resources` (`*`,
+//!   `deployments/status`, `*/status`), `resourceNames` (a list, watch or create names
+//!   no object, unless a `metadata.name` field selector does) and `nonResourceURLs`
+//!   (`/apis/*` prefixes). The request's attributes are kube-apiserver's `RequestInfo`
+//!   (a namespace is in itself: `GET /api/v1/namespaces/x` is in namespace `x`;
+//!   discovery, OpenAPI, `/version` and health paths are non-resource requests with the
+//!   method as verb). A denial is 403 Forbidden with kube-apiserver's Status
+//!   (`deployments.apps "web" is forbidden: User "system:serviceaccount:default:ctl"
+//!   cannot get resource "deployments" in API group "apps" in the namespace "default"`,
+//!   `... at the cluster scope`, `forbidden: User ... cannot post path "/apis"`; details
+//!   `group`, `kind` (the resource), `name`). What the default bindings give every
+//!   authenticated user is granted without stored objects: `get` on the discovery,
+//!   OpenAPI, version and health paths (`system:discovery`, `system:public-info-viewer`)
+//!   and `create` of self-subject reviews (`system:basic-user`). A
+//!   SelfSubjectAccessReview answers `status.allowed` (and the authorizer's
+//!   `RBAC: allowed by ...` reason) for the requesting user; the administrator, and
+//!   everyone with RBAC off, may do everything. Differences: no ServiceAccount objects,
+//!   token Secrets, TokenReviews, impersonation or client certificates; ClusterRole
+//!   `aggregationRule`s are not aggregated; the bootstrap roles are not stored objects;
+//!   a watch is authorized when it starts only (as on a real server), and RBAC changes
+//!   apply to the next request. kubectl (client-go) sends credentials over TLS only, so
+//!   against this plain-HTTP server it is always the administrator.
 //! - **Writes**: uid, creationTimestamp, generateName, `generation` where the kind's
 //!   registry strategy sets it (1 on create; bumped when `spec` changes for pods,
 //!   replicasets and CRDs, `spec` or annotations for deployments, anything but metadata
@@ -248,8 +292,8 @@
 //!   Scales or custom resources) are skipped, so `protobuf, application/json` gets JSON
 //!   there, and a header with nothing servable is 406 NotAcceptable (a protobuf-only
 //!   Accept on a list, for one), as is the list form on one object or the object form on
-//!   a list (a watch sends whole objects instead). Served over HTTP/1.1 without TLS or
-//!   authentication.
+//!   a list (a watch sends whole objects instead). Served over HTTP/1.1 without TLS
+//!   (authentication: see *Authentication and RBAC*).
 //! - **Protobuf**: `application/vnd.kubernetes.protobuf` request bodies of built-in
 //!   kinds (kubectl's typed `create` commands send them) are decoded into the object the
 //!   same JSON body gives, and single whole objects of built-in kinds (get, create,

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use kubegen_testkit::ApiServer;
+use kubegen_testkit::{ApiServer, ApiServerConfig};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 
@@ -100,14 +100,17 @@ impl Kubectl {
     /// Starts a server and writes its kubeconfig; `None` (after printing `skipped:
     /// kubectl not found`) when kubectl is not on `PATH`.
     pub async fn start() -> Option<Self> {
+        Self::start_with(ApiServerConfig::default()).await
+    }
+
+    /// [`Kubectl::start`] with a server started with `config` (RBAC on, for one).
+    pub async fn start_with(config: ApiServerConfig) -> Option<Self> {
         let Some(binary) = find() else {
             println!("skipped: kubectl not found on PATH");
             eprintln!("skipped: kubectl not found on PATH");
             return None;
         };
-        let server = ApiServer::start()
-            .await
-            .expect("start the testkit API server");
+        let server = config.start().await.expect("start the testkit API server");
         let kubeconfig = server.kubeconfig().expect("write the kubeconfig");
         let home = kubeconfig
             .parent()

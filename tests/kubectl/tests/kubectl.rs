@@ -12,6 +12,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind};
 use kubegen_kubectl_tests::{Kubectl, table};
+use kubegen_testkit::ApiServerConfig;
 
 const WAIT: Duration = Duration::from_secs(60);
 
@@ -630,4 +631,54 @@ async fn a_webhook_denial_reaches_kubectl_apply_with_its_reason() {
         .await
         .expect("join")
         .expect("the webhook server stops cleanly");
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rbac_objects_and_auth_can_i() {
+    let Some(kubectl) = Kubectl::start_with(ApiServerConfig::default().rbac(true)).await else {
+        return;
+    };
+    // kubectl's typed create commands send the RBAC objects as protobuf.
+    kubectl
+        .ok(&[
+            "create",
+            "role",
+            "cm-reader",
+            "--verb=get,list",
+            "--resource=configmaps",
+        ])
+        .await;
+    kubectl
+        .ok(&[
+            "create",
+            "rolebinding",
+            "ctl-reads",
+            "--role=cm-reader",
+            "--serviceaccount=default:ctl",
+        ])
+        .await;
+    // client-go sends credentials over TLS only, so kubectl is the administrator here
+    // (no token), whom RBAC allows everything: its review (protobuf) says so.
+    let yes = kubectl
+        .run(&["auth", "can-i", "delete", "configmaps", "-n", "kube-system"])
+        .await;
+    assert_eq!(
+        (yes.code, yes.stdout.trim()),
+        (Some(0), "yes"),
+        "{}",
+        yes.stderr
+    );
+    // What kubectl stored binds the ServiceAccount as written.
+    let server = kubectl.server();
+    let ctl = server
+        .service_account_client("default", "ctl")
+        .expect("client");
+    let configmaps: Api<ConfigMap> = Api::default_namespaced(ctl);
+    configmaps
+        .list(&Default::default())
+        .await
+        .expect("list is granted");
+    let denied = configmaps
+        .create(&Default::default(), &ConfigMap::default())
+        .await
+        .expect_err("create is not");
+    assert!(matches!(denied, kube::Error::Api(status) if status.code == 403));
 }

@@ -5,6 +5,7 @@
 //! layers below only.
 
 pub(crate) mod admission;
+pub(crate) mod auth;
 #[cfg(feature = "certs")]
 pub mod certs;
 pub(crate) mod conversion;

@@ -365,9 +365,8 @@ fn message(bytes: &[u8], name: &str) -> Result<Value> {
     Ok(Value::Object(fields))
 }
 
-/// Decodes a `k8s\0`-enveloped body into the object, with `apiVersion` and `kind` from
-/// the envelope's type meta.
-pub(crate) fn decode(body: &[u8]) -> Result<Value> {
+/// The `apiVersion`, `kind` and raw message of a `k8s\0`-enveloped body.
+fn envelope(body: &[u8]) -> Result<(String, String, &[u8])> {
     let unknown = body.strip_prefix(MAGIC).ok_or(Error::Magic)?;
     let mut api_version = String::new();
     let mut kind = String::new();
@@ -387,6 +386,13 @@ pub(crate) fn decode(body: &[u8]) -> Result<Value> {
             _ => {}
         }
     }
+    Ok((api_version, kind, raw))
+}
+
+/// Decodes a `k8s\0`-enveloped body into the object, with `apiVersion` and `kind` from
+/// the envelope's type meta.
+pub(crate) fn decode(body: &[u8]) -> Result<Value> {
+    let (api_version, kind, raw) = envelope(body)?;
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", &api_version));
     let definition = builtin::definition(group, version, &kind)
         .ok_or_else(|| Error::UnknownKind(format!("{api_version} {kind}")))?;
@@ -396,6 +402,60 @@ pub(crate) fn decode(body: &[u8]) -> Result<Value> {
         map.insert("kind".to_owned(), json!(kind));
     }
     Ok(object)
+}
+
+/// The string fields of a message, by field number, as JSON members.
+fn strings(bytes: &[u8], names: &[(u32, &str)]) -> Result<Map<String, Value>> {
+    let mut object = Map::new();
+    for (tag, value) in fields(bytes)? {
+        if let (Some((_, name)), Raw::Bytes(b)) = (names.iter().find(|(t, _)| *t == tag), value) {
+            object.insert((*name).to_owned(), json!(text(b)?));
+        }
+    }
+    Ok(object)
+}
+
+/// Decodes an `authorization.k8s.io/v1` SelfSubjectAccessReview (kubectl `auth can-i`
+/// sends protobuf), which is no stored kind: its spec's resource or non-resource
+/// attributes (the field and label selectors of the attributes are not read).
+pub(crate) fn decode_self_subject_access_review(body: &[u8]) -> Result<Value> {
+    let (api_version, kind, raw) = envelope(body)?;
+    if kind != "SelfSubjectAccessReview" {
+        return Err(Error::UnknownKind(format!("{api_version} {kind}")));
+    }
+    const RESOURCE: &[(u32, &str)] = &[
+        (1, "namespace"),
+        (2, "verb"),
+        (3, "group"),
+        (4, "version"),
+        (5, "resource"),
+        (6, "subresource"),
+        (7, "name"),
+    ];
+    const NON_RESOURCE: &[(u32, &str)] = &[(1, "path"), (2, "verb")];
+    let mut spec = Map::new();
+    for (tag, value) in fields(raw)? {
+        if let (2, Raw::Bytes(spec_bytes)) = (tag, value) {
+            for (tag, value) in fields(spec_bytes)? {
+                match (tag, value) {
+                    (1, Raw::Bytes(b)) => {
+                        spec.insert(
+                            "resourceAttributes".to_owned(),
+                            Value::Object(strings(b, RESOURCE)?),
+                        );
+                    }
+                    (2, Raw::Bytes(b)) => {
+                        spec.insert(
+                            "nonResourceAttributes".to_owned(),
+                            Value::Object(strings(b, NON_RESOURCE)?),
+                        );
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(json!({"apiVersion": api_version, "kind": kind, "metadata": {}, "spec": spec}))
 }
 
 mod encode;

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::http::admission;
 use crate::http::conversion::Versions;
+use crate::http::auth;
 use crate::http::discovery;
 use crate::http::negotiation::{Encoded, Negotiated, Offer};
 use crate::http::openapi;
@@ -150,6 +151,16 @@ pub(crate) async fn handle(
         Ok(body) => body,
         Err(error) => return error.into_response(),
     };
+    let user = match auth::check(&shared, &method, &uri, &headers) {
+        Ok(user) => user,
+        Err(error) => return error.into_response(),
+    };
+    if auth::is_review(&method, &uri) {
+        return match auth::answer_review(&shared, user.as_ref(), &headers, &body) {
+            Ok(answer) => json(StatusCode::CREATED, &answer),
+            Err(error) => error.into_response(),
+        };
+    }
     match dispatch(&shared, &method, &uri, &headers, body).await {
         Ok(response) => response,
         Err(error) => {

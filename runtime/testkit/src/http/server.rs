@@ -155,6 +155,32 @@ impl ApiServer {
         self.kube_config.clone()
     }
 
+    /// Mints a bearer token for the ServiceAccount `namespace/name`: requests carrying
+    /// it are user `system:serviceaccount:<namespace>:<name>` in the groups
+    /// `system:serviceaccounts`, `system:serviceaccounts:<namespace>` and
+    /// `system:authenticated`, authorized by RBAC when the server was started with
+    /// [`ApiServerConfig::rbac`]. The ServiceAccount object itself need not exist.
+    pub fn service_account_token(&self, namespace: &str, name: &str) -> String {
+        self.shared.tokens().mint(namespace, name)
+    }
+
+    /// A `kube::Config` for this server (kube's defaults, namespace `namespace`)
+    /// authenticating as the ServiceAccount `namespace/name` with a new token.
+    pub fn service_account_config(&self, namespace: &str, name: &str) -> kube::Config {
+        let mut config = self.kube_config.clone();
+        config.default_namespace = namespace.to_owned();
+        config.auth_info.token = Some(self.service_account_token(namespace, name).into());
+        config
+    }
+
+    /// A `kube::Client` as [`ApiServer::client`]'s (retries off) authenticating as the
+    /// ServiceAccount `namespace/name`, with `namespace` as its default namespace.
+    pub fn service_account_client(&self, namespace: &str, name: &str) -> Result<kube::Client> {
+        let mut config = self.service_account_config(namespace, name);
+        config.default_retry = false;
+        kube::Client::try_from(config).map_err(Error::Client)
+    }
+
     /// A handle to inject faults; cheap to clone and usable from any task.
     pub fn faults(&self) -> Faults {
         Faults {

@@ -14,4 +14,5 @@ pub(crate) mod shared;
 pub(crate) mod status;
 pub(crate) mod storage;
 pub(crate) mod subscription;
+pub(crate) mod tokens;
 pub(crate) mod watch;

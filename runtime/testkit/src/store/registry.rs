@@ -208,6 +208,10 @@ const BUILT_INS: &[BuiltIn] = &[
     BuiltIn { group: "admissionregistration.k8s.io", version: "v1", kind: "ValidatingWebhookConfiguration", plural: "validatingwebhookconfigurations", namespaced: false, status: false, scale: false, short_names: &[], categories: &["api-extensions"], fields: &[], generation: Generation::AllButMetadata },
     BuiltIn { group: "admissionregistration.k8s.io", version: "v1", kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", namespaced: false, status: false, scale: false, short_names: &[], categories: &["api-extensions"], fields: &[], generation: Generation::AllButMetadata },
     BuiltIn { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: false, status: true, scale: false, short_names: &["crd", "crds"], categories: &["api-extensions"], fields: &[], generation: Generation::Spec },
+    BuiltIn { group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", namespaced: true, status: false, scale: false, short_names: &[], categories: &[], fields: &[], generation: Generation::Unset },
+    BuiltIn { group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", plural: "rolebindings", namespaced: true, status: false, scale: false, short_names: &[], categories: &[], fields: &[], generation: Generation::Unset },
+    BuiltIn { group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRole", plural: "clusterroles", namespaced: false, status: false, scale: false, short_names: &[], categories: &[], fields: &[], generation: Generation::Unset },
+    BuiltIn { group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", namespaced: false, status: false, scale: false, short_names: &[], categories: &[], fields: &[], generation: Generation::Unset },
 ];
 
 impl BuiltIn {

@@ -10,6 +10,7 @@ use tokio::sync::watch;
 
 use crate::store::faults::FaultState;
 use crate::store::storage::Cluster;
+use crate::store::tokens::Tokens;
 
 /// Server settings, with [`Default`] and consuming setters.
 ///
@@ -29,6 +30,7 @@ pub struct ApiServerConfig {
     pub(crate) bookmark_interval: Duration,
     pub(crate) watch_timeout: Duration,
     pub(crate) conversion_timeout: Duration,
+    pub(crate) rbac: bool,
 }
 
 impl Default for ApiServerConfig {
@@ -39,6 +41,7 @@ impl Default for ApiServerConfig {
             bookmark_interval: Duration::from_secs(60),
             watch_timeout: Duration::from_secs(1800),
             conversion_timeout: Duration::from_secs(30),
+            rbac: false,
         }
     }
 }
@@ -76,12 +79,22 @@ impl ApiServerConfig {
         self.conversion_timeout = timeout;
         self
     }
+
+    /// Whether requests with a ServiceAccount token are authorized as kube-apiserver's
+    /// RBAC authorizer authorizes them, from the stored Roles, ClusterRoles,
+    /// RoleBindings and ClusterRoleBindings (default off: every request is allowed).
+    /// Requests without a token are the administrator's and always allowed.
+    pub fn rbac(mut self, enabled: bool) -> Self {
+        self.rbac = enabled;
+        self
+    }
 }
 
 /// State shared by the HTTP handlers, the watch streams and the fault handle.
 pub(crate) struct Shared {
     cluster: Mutex<Cluster>,
     faults: Mutex<FaultState>,
+    tokens: Mutex<Tokens>,
     kill: watch::Sender<u64>,
     pub(crate) config: ApiServerConfig,
     pub(crate) address: SocketAddr,
@@ -94,6 +107,7 @@ impl Shared {
         Self {
             cluster: Mutex::new(cluster),
             faults: Mutex::new(FaultState::default()),
+            tokens: Mutex::new(Tokens::default()),
             kill,
             config,
             address,
@@ -114,6 +128,11 @@ impl Shared {
 
     pub(crate) fn faults(&self) -> MutexGuard<'_, FaultState> {
         self.faults.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The minted bearer tokens.
+    pub(crate) fn tokens(&self) -> MutexGuard<'_, Tokens> {
+        self.tokens.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Ends every open watch stream immediately.

@@ -232,6 +232,34 @@ impl ApiError {
         .with_details(subject.details())
     }
 
+    /// 403 Forbidden for a request the authorizer denied, as apimachinery's
+    /// `NewForbidden` builds it: `<resource>[.<group>] ["<name>"] is forbidden: <why>`,
+    /// or `forbidden: <why>` for a path that is no resource (then `details` is empty).
+    pub(crate) fn forbidden_request(group: &str, resource: &str, name: &str, why: &str) -> Self {
+        let qualified = if group.is_empty() {
+            resource.to_owned()
+        } else {
+            format!("{resource}.{group}")
+        };
+        let message = match (resource.is_empty(), name.is_empty()) {
+            (true, _) => format!("forbidden: {why}"),
+            (false, true) => format!("{qualified} is forbidden: {why}"),
+            (false, false) => format!("{qualified} {name:?} is forbidden: {why}"),
+        };
+        let mut details = serde_json::Map::new();
+        for (field, value) in [("name", name), ("group", group), ("kind", resource)] {
+            if !value.is_empty() {
+                details.insert(field.to_owned(), json!(value));
+            }
+        }
+        Self::new(403, "Forbidden", message).with_details(Value::Object(details))
+    }
+
+    /// 401 Unauthorized: a bearer token the server does not know.
+    pub(crate) fn unauthorized() -> Self {
+        Self::new(401, "Unauthorized", "Unauthorized")
+    }
+
     /// 405 MethodNotAllowed.
     pub(crate) fn method_not_allowed() -> Self {
         Self::new(

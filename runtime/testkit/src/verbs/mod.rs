@@ -13,6 +13,7 @@ pub(crate) mod managed_fields;
 pub(crate) mod objects;
 pub(crate) mod patch;
 pub(crate) mod place;
+pub(crate) mod rbac;
 pub(crate) mod scale;
 pub(crate) mod schema;
 pub(crate) mod strategic;

@@ -33,6 +33,15 @@ pub(crate) static KINDS: &[(&str, &str, &str, &str)] = &[
     ("apps", "v1", "ReplicaSet", "io.k8s.api.apps.v1.ReplicaSet"),
     ("coordination.k8s.io", "v1", "Lease", "io.k8s.api.coordination.v1.Lease"),
     ("events.k8s.io", "v1", "Event", "io.k8s.api.events.v1.Event"),
+    ("rbac.authorization.k8s.io", "v1", "ClusterRole", "io.k8s.api.rbac.v1.ClusterRole"),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "ClusterRoleBinding",
+        "io.k8s.api.rbac.v1.ClusterRoleBinding",
+    ),
+    ("rbac.authorization.k8s.io", "v1", "Role", "io.k8s.api.rbac.v1.Role"),
+    ("rbac.authorization.k8s.io", "v1", "RoleBinding", "io.k8s.api.rbac.v1.RoleBinding"),
 ];
 /// The definitions strategic merge patch must know, sorted by name: their fields
 /// with a patch strategy or merge key, and those leading to such definitions.
@@ -702,6 +711,94 @@ pub(crate) static TYPES: &[TypeFields] = &[
             Field {
                 name: "items",
                 ty: Some("io.k8s.api.events.v1.Event"),
+                strategy: None,
+                merge_key: None,
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.rbac.v1.ClusterRole",
+        fields: &[
+            Field {
+                name: "metadata",
+                ty: Some("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                strategy: None,
+                merge_key: None,
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.rbac.v1.ClusterRoleBinding",
+        fields: &[
+            Field {
+                name: "metadata",
+                ty: Some("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                strategy: None,
+                merge_key: None,
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.rbac.v1.ClusterRoleBindingList",
+        fields: &[
+            Field {
+                name: "items",
+                ty: Some("io.k8s.api.rbac.v1.ClusterRoleBinding"),
+                strategy: None,
+                merge_key: None,
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.rbac.v1.ClusterRoleList",
+        fields: &[
+            Field {
+                name: "items",
+                ty: Some("io.k8s.api.rbac.v1.ClusterRole"),
+                strategy: None,
+                merge_key: None,
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.rbac.v1.Role",
+        fields: &[
+            Field {
+                name: "metadata",
+                ty: Some("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                strategy: None,
+                merge_key: None,
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.rbac.v1.RoleBinding",
+        fields: &[
+            Field {
+                name: "metadata",
+                ty: Some("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                strategy: None,
+                merge_key: None,
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.rbac.v1.RoleBindingList",
+        fields: &[
+            Field {
+                name: "items",
+                ty: Some("io.k8s.api.rbac.v1.RoleBinding"),
+                strategy: None,
+                merge_key: None,
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.rbac.v1.RoleList",
+        fields: &[
+            Field {
+                name: "items",
+                ty: Some("io.k8s.api.rbac.v1.Role"),
                 strategy: None,
                 merge_key: None,
             },
@@ -6546,6 +6643,260 @@ pub(crate) static MESSAGES: &[Message] = &[
                 tag: 2u32,
                 json: "lastObservedTime",
                 wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.rbac.v1.AggregationRule",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "clusterRoleSelectors",
+                wire: Wire::Message(
+                    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+                ),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.rbac.v1.ClusterRole",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "rules",
+                wire: Wire::Message("io.k8s.api.rbac.v1.PolicyRule"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "aggregationRule",
+                wire: Wire::Message("io.k8s.api.rbac.v1.AggregationRule"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.rbac.v1.ClusterRoleBinding",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "subjects",
+                wire: Wire::Message("io.k8s.api.rbac.v1.Subject"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "roleRef",
+                wire: Wire::Message("io.k8s.api.rbac.v1.RoleRef"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.rbac.v1.ClusterRoleBindingList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.rbac.v1.ClusterRoleBinding"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.rbac.v1.ClusterRoleList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.rbac.v1.ClusterRole"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.rbac.v1.PolicyRule",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "verbs",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "apiGroups",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "resources",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "resourceNames",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "nonResourceURLs",
+                wire: Wire::String,
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.rbac.v1.Role",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "rules",
+                wire: Wire::Message("io.k8s.api.rbac.v1.PolicyRule"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.rbac.v1.RoleBinding",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "subjects",
+                wire: Wire::Message("io.k8s.api.rbac.v1.Subject"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "roleRef",
+                wire: Wire::Message("io.k8s.api.rbac.v1.RoleRef"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.rbac.v1.RoleBindingList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.rbac.v1.RoleBinding"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.rbac.v1.RoleList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.rbac.v1.Role"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.rbac.v1.RoleRef",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "apiGroup",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "kind",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.rbac.v1.Subject",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "kind",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "apiGroup",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "namespace",
+                wire: Wire::String,
                 repeated: false,
             },
         ],

@@ -284,3 +284,43 @@ fn only_built_in_kinds_encode() {
     let wrong = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": 1}});
     assert!(matches!(encode(&wrong), Err(Error::Unencodable(_))));
 }
+
+#[test]
+fn self_subject_access_reviews_decode_their_attributes() {
+    use k8s_pb::api::authorization::v1 as authorization;
+    let review = authorization::SelfSubjectAccessReview {
+        spec: Some(authorization::SelfSubjectAccessReviewSpec {
+            resource_attributes: Some(authorization::ResourceAttributes {
+                namespace: Some("ns".into()),
+                verb: Some("update".into()),
+                group: Some("apps".into()),
+                resource: Some("deployments".into()),
+                subresource: Some("status".into()),
+                ..Default::default()
+            }),
+            non_resource_attributes: Some(authorization::NonResourceAttributes {
+                path: Some("/healthz".into()),
+                verb: Some("get".into()),
+            }),
+        }),
+        ..Default::default()
+    };
+    let body = envelope(
+        "authorization.k8s.io/v1",
+        "SelfSubjectAccessReview",
+        &review,
+    );
+    let decoded = decode_self_subject_access_review(&body).expect("decoded");
+    assert_eq!(
+        decoded["spec"],
+        json!({
+            "resourceAttributes": {"namespace": "ns", "verb": "update", "group": "apps", "resource": "deployments", "subresource": "status"},
+            "nonResourceAttributes": {"path": "/healthz", "verb": "get"}
+        })
+    );
+    let other = envelope("v1", "ConfigMap", &core::ConfigMap::default());
+    assert!(
+        decode_self_subject_access_review(&other).is_err(),
+        "another kind"
+    );
+}
