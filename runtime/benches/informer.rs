@@ -4,8 +4,16 @@
 //! list on a 100k cache (our namespace lister vs kube-runtime's `state_filter`); and raw
 //! `serde_json` decoding of the same list pages as the floor.
 //!
+//! Both sides list in pages of 500 (client-go's and kube-runtime's default), without
+//! streaming lists. The testkit records `managedFields` as a real server does; our
+//! reflector drops them by default and kube-runtime's keeps them, so kube-runtime runs
+//! twice: as it comes (`kube`), and with `managedFields` cleared before its store
+//! (`kube-nomf`), which caches the very objects ours does.
+//!
 //! Each sync runs in a child process of this binary so its peak RSS (`VmHWM` from
-//! `/proc/self/status`) is its own. Run with
+//! `/proc/self/status`) is its own; the child also reports the heap bytes it holds
+//! (requested sizes, counted by a wrapper around the system allocator), which tells the
+//! objects apart from what the allocator keeps around them. Run with
 //! `cargo bench -p kubegen-runtime --bench informer`; set
 //! `KUBEGEN_BENCH_MAX=10000` to skip the 100k round and `KUBEGEN_BENCH_REPEAT=n` to run
 //! each child `n` times (default 2, in alternating order).
@@ -26,6 +34,10 @@ use kubegen_runtime::lister::{Lister, Selector};
 use kubegen_runtime::reflector::{Delta, DeltaSink, Reflector, ReflectorConfig};
 use kubegen_runtime::store::{Store, StoreWriter};
 use kubegen_testkit::ApiServer;
+use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<std::alloc::System> = &INSTRUMENTED_SYSTEM;
 
 const NAMESPACES: usize = 100;
 const CHILD_MODE: &str = "KUBEGEN_BENCH_CHILD";
@@ -40,7 +52,10 @@ fn main() {
     if let Ok(mode) = std::env::var(CHILD_MODE) {
         let url = std::env::var(CHILD_URL).unwrap();
         runtime.block_on(child(&mode, &url));
-        return;
+        // Exit without tearing the runtime down: kube-runtime's watcher (no backoff
+        // here) retries a failed request at once, so while the runtime shuts the
+        // connections down its task can spin without yielding and the drop never ends.
+        std::process::exit(0);
     }
     runtime.block_on(parent());
 }
@@ -61,6 +76,15 @@ fn memory_kib() -> (u64, u64) {
             .unwrap_or(0)
     };
     (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// Heap bytes held (allocated and not freed), in KiB.
+fn heap_kib() -> u64 {
+    let stats = GLOBAL.stats();
+    (stats
+        .bytes_allocated
+        .saturating_sub(stats.bytes_deallocated)
+        / 1024) as u64
 }
 
 /// A sink around our `StoreWriter` that reports when the first list is in.
@@ -84,7 +108,10 @@ impl DeltaSink<ConfigMap> for SyncSignal {
     }
 }
 
-async fn sync_ours(client: Client) -> (Store<ConfigMap>, Duration) {
+async fn sync_ours(
+    client: Client,
+    config: ReflectorConfig<ConfigMap>,
+) -> (Store<ConfigMap>, Duration) {
     let started = Instant::now();
     let (store, writer) = Store::<ConfigMap>::new();
     let (tx, rx) = tokio::sync::oneshot::channel();
@@ -92,11 +119,7 @@ async fn sync_ours(client: Client) -> (Store<ConfigMap>, Duration) {
         writer,
         synced: Some(tx),
     };
-    let reflector = Reflector::new(
-        Api::<ConfigMap>::all(client),
-        sink,
-        ReflectorConfig::default(),
-    );
+    let reflector = Reflector::new(Api::<ConfigMap>::all(client), sink, config);
     tokio::spawn(reflector.run(std::future::pending()));
     rx.await.unwrap();
     (store, started.elapsed())
@@ -117,6 +140,21 @@ async fn sync_kube(client: Client) -> (kube_reflector::Store<ConfigMap>, Duratio
         writer,
         watcher(Api::<ConfigMap>::all(client), watcher::Config::default()),
     );
+    tokio::spawn(stream.applied_objects().for_each(|_| async {}));
+    reader.wait_until_ready().await.unwrap();
+    (reader, started.elapsed())
+}
+
+/// kube-runtime's reflector with `managedFields` cleared before the store, as ours does
+/// by default: the same objects cached.
+async fn sync_kube_without_managed_fields(
+    client: Client,
+) -> (kube_reflector::Store<ConfigMap>, Duration) {
+    let started = Instant::now();
+    let (reader, writer) = kube_reflector::store::<ConfigMap>();
+    let events = watcher(Api::<ConfigMap>::all(client), watcher::Config::default())
+        .modify(|cm: &mut ConfigMap| cm.metadata.managed_fields = None);
+    let stream = kube_reflector::reflector(writer, events);
     tokio::spawn(stream.applied_objects().for_each(|_| async {}));
     reader.wait_until_ready().await.unwrap();
     (reader, started.elapsed())
@@ -149,6 +187,38 @@ fn decode(pages: &[String]) -> Vec<ConfigMap> {
     items
 }
 
+/// The highest heap size seen by sampling every millisecond until dropped, in KiB.
+struct HeapPeak {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    sampler: Option<std::thread::JoinHandle<u64>>,
+}
+
+impl HeapPeak {
+    fn start() -> Self {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stopped = stop.clone();
+        let sampler = std::thread::spawn(move || {
+            let mut peak = heap_kib();
+            while !stopped.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(heap_kib());
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            peak.max(heap_kib())
+        });
+        Self {
+            stop,
+            sampler: Some(sampler),
+        }
+    }
+
+    fn finish(mut self) -> u64 {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.sampler
+            .take()
+            .map_or(0, |sampler| sampler.join().unwrap())
+    }
+}
+
 async fn child(mode: &str, url: &str) {
     let client = client_for(url);
     // Warm the connection so the baseline includes the client.
@@ -157,18 +227,30 @@ async fn child(mode: &str, url: &str) {
         .await
         .unwrap();
     let (rss_before, _) = memory_kib();
-    let (objects, elapsed) = match mode {
+    let heap_before = heap_kib();
+    let heap_peak = HeapPeak::start();
+    // What the mode caches is kept alive until measured.
+    let (objects, elapsed, _held): (usize, Duration, Box<dyn std::any::Any>) = match mode {
         "ours" => {
-            let (store, t) = sync_ours(client).await;
-            (store.len(), t)
+            let (store, t) = sync_ours(client, ReflectorConfig::default()).await;
+            (store.len(), t, Box::new(store))
+        }
+        "ours-notrim" => {
+            let config = ReflectorConfig::default().release_memory_after_list(false);
+            let (store, t) = sync_ours(client, config).await;
+            (store.len(), t, Box::new(store))
         }
         "informer" => {
             let (informer, t) = sync_informer(client).await;
-            (informer.store().len(), t)
+            (informer.store().len(), t, Box::new(informer))
         }
         "kube" => {
             let (store, t) = sync_kube(client).await;
-            (store.state().len(), t)
+            (store.state().len(), t, Box::new(store))
+        }
+        "kube-nomf" => {
+            let (store, t) = sync_kube_without_managed_fields(client).await;
+            (store.state().len(), t, Box::new(store))
         }
         "decode" => {
             let pages = list_pages(&client).await;
@@ -178,13 +260,18 @@ async fn child(mode: &str, url: &str) {
             let t = started.elapsed();
             drop(pages);
             println!("PAGES_KIB {}", rss_pages.saturating_sub(rss_before));
-            (items.len(), t)
+            (items.len(), t, Box::new(items))
         }
         other => panic!("unknown mode {other}"),
     };
+    // Steady state: what the cache holds once the sync's aftermath (our reflector gives
+    // free memory back just after the store is swapped in) is over.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let heap_peak = heap_peak.finish();
     let (rss_after, hwm) = memory_kib();
+    let heap_after = heap_kib();
     println!(
-        "RESULT {mode} {objects} {} {rss_before} {rss_after} {hwm}",
+        "RESULT {mode} {objects} {} {rss_before} {rss_after} {hwm} {heap_before} {heap_after} {heap_peak}",
         elapsed.as_micros()
     );
 }
@@ -251,28 +338,113 @@ async fn populate(client: &Client, from: usize, to: usize) {
     );
 }
 
-fn report(line: &str) {
-    for l in line.lines() {
+/// One child's figures (KiB but for the time).
+#[derive(Clone, Copy)]
+struct SyncFigures {
+    objects: u64,
+    ms: f64,
+    rss_before: u64,
+    rss_after: u64,
+    hwm: u64,
+    heap_before: u64,
+    heap_after: u64,
+    heap_peak: u64,
+}
+
+impl SyncFigures {
+    /// Peak RSS above the warmed-up process.
+    fn peak(&self) -> u64 {
+        self.hwm.saturating_sub(self.rss_before)
+    }
+    /// RSS held once synced, above the warmed-up process.
+    fn held(&self) -> u64 {
+        self.rss_after.saturating_sub(self.rss_before)
+    }
+    /// Heap bytes held once synced, above the warmed-up process.
+    fn heap(&self) -> u64 {
+        self.heap_after.saturating_sub(self.heap_before)
+    }
+    /// The most heap bytes held during the sync (sampled), above the warmed-up process.
+    fn heap_peak(&self) -> u64 {
+        self.heap_peak.saturating_sub(self.heap_before)
+    }
+}
+
+/// Prints a child's result line and returns its mode and figures.
+fn report(output: &str) -> Option<(String, SyncFigures)> {
+    let mut result = None;
+    for l in output.lines() {
         if let Some(rest) = l.strip_prefix("RESULT ") {
             let f: Vec<&str> = rest.split_whitespace().collect();
-            let us: f64 = f[2].parse().unwrap();
-            let (before, after, hwm): (u64, u64, u64) = (
-                f[3].parse().unwrap(),
-                f[4].parse().unwrap(),
-                f[5].parse().unwrap(),
-            );
+            let n = |i: usize| f[i].parse::<u64>().unwrap();
+            let sync = SyncFigures {
+                objects: n(1),
+                ms: f[2].parse::<f64>().unwrap() / 1000.0,
+                rss_before: n(3),
+                rss_after: n(4),
+                hwm: n(5),
+                heap_before: n(6),
+                heap_after: n(7),
+                heap_peak: n(8),
+            };
             println!(
-                "  {:<9} {:>7} objects  sync {:>9.1} ms  RSS before {:>7} KiB  after {:>7} KiB  peak (VmHWM) {:>7} KiB  peak-before {:>7} KiB",
+                "  {:<11} {:>7} objects  sync {:>8.1} ms  RSS before {:>7} KiB  after {:>7} KiB  peak (VmHWM) {:>7} KiB  peak-before {:>7} KiB  heap held {:>7} KiB  heap peak {:>7} KiB",
                 f[0],
-                f[1],
-                us / 1000.0,
-                before,
-                after,
-                hwm,
-                hwm.saturating_sub(before)
+                sync.objects,
+                sync.ms,
+                sync.rss_before,
+                sync.rss_after,
+                sync.hwm,
+                sync.peak(),
+                sync.heap(),
+                sync.heap_peak(),
             );
+            result = Some((f[0].to_owned(), sync));
         } else if let Some(kib) = l.strip_prefix("PAGES_KIB ") {
             println!("  (decode) raw page bytes held: {kib} KiB RSS");
+        }
+    }
+    result
+}
+
+/// The best (lowest) round of each mode, side by side, and ours against kube-runtime's.
+fn summarize(results: &[(String, SyncFigures)]) {
+    let best = |mode: &str| {
+        let runs = results.iter().filter(|(m, _)| m == mode).map(|(_, s)| *s);
+        runs.min_by_key(SyncFigures::peak)
+    };
+    let mib = |kib: u64| kib as f64 / 1024.0;
+    println!(
+        "  best round of each (MiB above the warmed-up child; cache = RSS held 0.5 s after the sync):"
+    );
+    for mode in ["ours", "ours-notrim", "informer", "kube", "kube-nomf"] {
+        let Some(s) = best(mode) else { continue };
+        let per_100k = |kib: u64| mib(kib) * 100_000.0 / s.objects.max(1) as f64;
+        println!(
+            "    {mode:<11} peak {:>7.1}  cache {:>7.1}  heap {:>7.1}  heap peak {:>7.1}  (cache {:>6.1} MiB per 100k objects, heap {:>6.1})",
+            mib(s.peak()),
+            mib(s.held()),
+            mib(s.heap()),
+            mib(s.heap_peak()),
+            per_100k(s.held()),
+            per_100k(s.heap()),
+        );
+    }
+    for (a, b) in [
+        ("ours", "kube"),
+        ("ours-notrim", "kube"),
+        ("informer", "kube"),
+        ("ours", "kube-nomf"),
+        ("ours-notrim", "kube-nomf"),
+        ("informer", "kube-nomf"),
+    ] {
+        if let (Some(a_s), Some(b_s)) = (best(a), best(b)) {
+            println!(
+                "    {a} / {b}: peak {:.2}x  cache {:.2}x  heap {:.2}x",
+                a_s.peak() as f64 / b_s.peak().max(1) as f64,
+                a_s.held() as f64 / b_s.held().max(1) as f64,
+                a_s.heap() as f64 / b_s.heap().max(1) as f64,
+            );
         }
     }
 }
@@ -322,23 +494,32 @@ async fn parent() {
         let fetched = started.elapsed();
         let bytes: usize = pages.iter().map(String::len).sum();
         println!(
-            "  list: {} pages, {:.1} MiB of JSON, fetched undecoded in {:.1} ms (the server's share of a sync)",
+            "  list: {} pages, {:.1} MiB of JSON ({} bytes an object), fetched undecoded in {:.1} ms (the server's share of a sync)",
             pages.len(),
             bytes as f64 / 1048576.0,
+            bytes / size,
             fetched.as_secs_f64() * 1000.0
         );
         // Each round runs every mode once, alternating the order between rounds so no mode
         // always goes first (the machine is shared; repeat to see the spread).
+        let mut results = Vec::new();
         for round in 0..repeat {
-            let modes = if round % 2 == 0 {
-                ["decode", "ours", "informer", "kube"]
-            } else {
-                ["kube", "informer", "ours", "decode"]
-            };
+            let mut modes = [
+                "decode",
+                "ours",
+                "ours-notrim",
+                "informer",
+                "kube",
+                "kube-nomf",
+            ];
+            if round % 2 == 1 {
+                modes.reverse();
+            }
             for mode in modes {
-                report(&run_child(mode, &url));
+                results.extend(report(&run_child(mode, &url)));
             }
         }
+        summarize(&results);
         // The floor, in this process, three times.
         for _ in 0..3 {
             let started = Instant::now();
@@ -355,7 +536,7 @@ async fn parent() {
         "== namespace-scoped list on a {populated}-object cache ({} per namespace)",
         populated / NAMESPACES
     );
-    let (ours, _) = sync_ours(client.clone()).await;
+    let (ours, _) = sync_ours(client.clone(), ReflectorConfig::default()).await;
     let (theirs, _) = sync_kube(client.clone()).await;
     let lister = Lister::new(ours);
     let everything = Selector::everything();

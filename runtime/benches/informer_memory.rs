@@ -9,7 +9,8 @@
 //! A removed handler's buffer is released when its thread has drained it; since glibc
 //! keeps freed small chunks, that shows as the next 200k events not growing RSS.
 //! Run with `cargo bench -p kubegen-runtime --bench informer_memory`;
-//! `KUBEGEN_BENCH_OBJECTS`, `KUBEGEN_BENCH_RELISTS` and `KUBEGEN_BENCH_EVENTS` scale it.
+//! `KUBEGEN_BENCH_OBJECTS`, `KUBEGEN_BENCH_RELISTS` and `KUBEGEN_BENCH_EVENTS` scale it;
+//! `KUBEGEN_BENCH_RELEASE=0` turns off `ReflectorConfig::release_memory_after_list`.
 
 #![allow(clippy::unwrap_used)]
 
@@ -184,13 +185,16 @@ fn main() {
     let objects = env_or("KUBEGEN_BENCH_OBJECTS", 100_000);
     let relists = env_or("KUBEGEN_BENCH_RELISTS", 100);
     let events = env_or("KUBEGEN_BENCH_EVENTS", 1_000_000);
+    let release = env_or("KUBEGEN_BENCH_RELEASE", 1) != 0;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
     runtime.block_on(async move {
-        println!("informer memory: {objects} objects, {relists} relists, {events} watch events");
+        println!(
+            "informer memory: {objects} objects, {relists} relists, {events} watch events, free memory released after lists: {release}"
+        );
         let started = Instant::now();
         report("start", started, 0);
         let streamed = Arc::new(Notify::new());
@@ -213,7 +217,11 @@ fn main() {
         };
         let informer = SharedInformer::from_shared(
             source.clone(),
-            InformerConfig::default().reflector(ReflectorConfig::default().backoff(backoff)),
+            InformerConfig::default().reflector(
+                ReflectorConfig::default()
+                    .backoff(backoff)
+                    .release_memory_after_list(release),
+            ),
         );
         let handled = Arc::new(AtomicU64::new(0));
         for _ in 0..2 {

@@ -59,6 +59,10 @@ pub struct ReflectorConfig<K> {
     /// apply's field ownership, which controllers rarely read, is often the largest part
     /// of a small object).
     pub keep_managed_fields: bool,
+    /// After each (re)list, give the memory the allocator holds free back to the
+    /// operating system (`malloc_trim(0)`; default true; only Linux with glibc has it,
+    /// elsewhere this does nothing). See `reflector/trim.rs` for what it costs.
+    pub release_memory_after_list: bool,
     /// Where metrics go.
     pub metrics: Arc<dyn ReflectorMetrics>,
     /// Receives every error.
@@ -78,6 +82,7 @@ impl<K> Clone for ReflectorConfig<K> {
             streaming_initial_list: self.streaming_initial_list,
             transform: self.transform.clone(),
             keep_managed_fields: self.keep_managed_fields,
+            release_memory_after_list: self.release_memory_after_list,
             metrics: self.metrics.clone(),
             error_handler: self.error_handler.clone(),
         }
@@ -97,6 +102,7 @@ impl<K> std::fmt::Debug for ReflectorConfig<K> {
             .field("streaming_initial_list", &self.streaming_initial_list)
             .field("transform", &self.transform.is_some())
             .field("keep_managed_fields", &self.keep_managed_fields)
+            .field("release_memory_after_list", &self.release_memory_after_list)
             .finish_non_exhaustive()
     }
 }
@@ -114,6 +120,7 @@ impl<K> Default for ReflectorConfig<K> {
             streaming_initial_list: false,
             transform: None,
             keep_managed_fields: false,
+            release_memory_after_list: true,
             metrics: Arc::new(NoopMetrics),
             error_handler: None,
         }
@@ -183,6 +190,14 @@ impl<K> ReflectorConfig<K> {
     #[must_use]
     pub fn keep_managed_fields(mut self, keep: bool) -> Self {
         self.keep_managed_fields = keep;
+        self
+    }
+
+    /// Whether to give free memory back to the operating system after each (re)list
+    /// (default true; glibc only).
+    #[must_use]
+    pub fn release_memory_after_list(mut self, release: bool) -> Self {
+        self.release_memory_after_list = release;
         self
     }
 

@@ -41,6 +41,7 @@ mod source;
 mod state;
 #[cfg(test)]
 pub(crate) mod tests;
+mod trim;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -231,6 +231,12 @@ where
         self.config.metrics.store_size(objects.len());
         self.sink.replace(objects);
         self.sink.synced_to(resource_version);
+        // The pages, the dropped managedFields and the previous cache are free now.
+        if self.config.release_memory_after_list {
+            let started = std::time::Instant::now();
+            let released = super::trim::release_free_memory();
+            tracing::debug!(reflector = %self.config.name, released, elapsed = ?started.elapsed(), "released free memory after a list");
+        }
     }
 
     /// Lists every page, then replaces the sink's contents.

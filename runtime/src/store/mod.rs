@@ -11,8 +11,10 @@
 //! need persistent maps), which costs more than a short uncontended lock.
 //!
 //! Objects are stored per namespace (`namespace -> name -> object`), so listing one
-//! namespace costs the size of that namespace, not of the cache.
+//! namespace costs the size of that namespace, not of the cache; a namespace's objects are
+//! a set keyed by the names they carry (`by_name.rs`), not a map holding each name twice.
 
+mod by_name;
 mod index;
 mod writer;
 
@@ -23,6 +25,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 pub use index::{IndexFn, IndexHandle};
 pub use writer::{ReplaceDiff, StoreWriter};
 
+use by_name::Objects;
 use index::Index;
 
 use crate::key::ObjectKey;
@@ -31,17 +34,20 @@ static NEXT_STORE_ID: AtomicU64 = AtomicU64::new(1);
 
 /// What the lock protects.
 pub(crate) struct State<K> {
-    /// namespace ("" for cluster scope) -> name -> object.
-    pub(crate) namespaces: HashMap<String, HashMap<String, Arc<K>>>,
+    /// namespace ("" for cluster scope) -> objects by name.
+    pub(crate) namespaces: HashMap<String, Objects<K>>,
     pub(crate) len: usize,
     pub(crate) indexes: Vec<Index<K>>,
 }
 
-impl<K> State<K> {
+impl<K: kube::Resource> State<K> {
     fn get(&self, key: &ObjectKey) -> Option<&Arc<K>> {
-        self.namespaces
-            .get(key.namespace().unwrap_or(""))?
-            .get(key.name())
+        self.get_in(key.namespace(), key.name())
+    }
+
+    fn get_in(&self, namespace: Option<&str>, name: &str) -> Option<&Arc<K>> {
+        let objects = self.namespaces.get(namespace.unwrap_or(""))?;
+        objects.get(name).map(|entry| &entry.0)
     }
 }
 
@@ -135,8 +141,8 @@ impl<K: kube::Resource + Send + Sync + 'static> Store<K> {
         let mut index = Index::new(name.clone(), Arc::new(func));
         let mut state = self.shared.write();
         for (ns, objects) in &state.namespaces {
-            for (obj_name, object) in objects {
-                index.insert(&ObjectKey::new(Some(ns), obj_name.clone()), object);
+            for entry in objects {
+                index.insert(&ObjectKey::new(Some(ns), entry.name()), &entry.0);
             }
         }
         state.indexes.push(index);
@@ -146,18 +152,19 @@ impl<K: kube::Resource + Send + Sync + 'static> Store<K> {
 
 impl<K> Store<K> {
     /// The object with this key.
-    pub fn get(&self, key: &ObjectKey) -> Option<Arc<K>> {
+    pub fn get(&self, key: &ObjectKey) -> Option<Arc<K>>
+    where
+        K: kube::Resource,
+    {
         self.shared.read().get(key).cloned()
     }
 
     /// The object with this namespace (`None` for cluster scope) and name.
-    pub fn get_in(&self, namespace: Option<&str>, name: &str) -> Option<Arc<K>> {
-        self.shared
-            .read()
-            .namespaces
-            .get(namespace.unwrap_or(""))?
-            .get(name)
-            .cloned()
+    pub fn get_in(&self, namespace: Option<&str>, name: &str) -> Option<Arc<K>>
+    where
+        K: kube::Resource,
+    {
+        self.shared.read().get_in(namespace, name).cloned()
     }
 
     /// Every cached object, in no particular order.
@@ -176,7 +183,7 @@ impl<K> Store<K> {
         let state = self.shared.read();
         let mut out = Vec::new();
         for objects in state.namespaces.values() {
-            out.extend(objects.values().filter(|o| keep(o)).cloned());
+            out.extend(objects.iter().map(|e| &e.0).filter(|o| keep(o)).cloned());
         }
         out
     }
@@ -191,20 +198,26 @@ impl<K> Store<K> {
         state
             .namespaces
             .get(namespace.unwrap_or(""))
-            .map(|objects| objects.values().filter(|o| keep(o)).cloned().collect())
+            .map(|objects| {
+                let objects = objects.iter().map(|e| &e.0);
+                objects.filter(|o| keep(o)).cloned().collect()
+            })
             .unwrap_or_default()
     }
 
     /// Every key in the cache.
-    pub fn keys(&self) -> Vec<ObjectKey> {
+    pub fn keys(&self) -> Vec<ObjectKey>
+    where
+        K: kube::Resource,
+    {
         let state = self.shared.read();
         state
             .namespaces
             .iter()
             .flat_map(|(ns, objects)| {
                 objects
-                    .keys()
-                    .map(move |name| ObjectKey::new(Some(ns), name.clone()))
+                    .iter()
+                    .map(move |entry| ObjectKey::new(Some(ns), entry.name()))
             })
             .collect()
     }
@@ -223,7 +236,10 @@ impl<K> Store<K> {
     ///
     /// A handle belongs to the store that issued it; a handle of another store finds
     /// nothing (and fails a debug assertion).
-    pub fn by_index(&self, handle: &IndexHandle<K>, value: &str) -> Vec<Arc<K>> {
+    pub fn by_index(&self, handle: &IndexHandle<K>, value: &str) -> Vec<Arc<K>>
+    where
+        K: kube::Resource,
+    {
         let state = self.shared.read();
         let Some(index) = self.index_of(&state, handle) else {
             return Vec::new();

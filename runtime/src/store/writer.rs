@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use kube::Resource;
 
+use super::by_name::{ByName, Objects};
 use super::{Shared, State, Store};
 use crate::key::ObjectKey;
 
@@ -67,7 +68,8 @@ impl<K: Resource> StoreWriter<K> {
             .namespaces
             .entry(key.namespace().unwrap_or("").to_owned())
             .or_default()
-            .insert(key.name().to_owned(), object.clone());
+            .replace(ByName(object.clone()))
+            .map(|entry| entry.0);
         match &previous {
             Some(old) => {
                 for index in &mut state.indexes {
@@ -88,7 +90,7 @@ impl<K: Resource> StoreWriter<K> {
         let state = &mut *state;
         let ns = key.namespace().unwrap_or("");
         let objects = state.namespaces.get_mut(ns)?;
-        let removed = objects.remove(key.name())?;
+        let removed = objects.take(key.name())?.0;
         if objects.is_empty() {
             state.namespaces.remove(ns);
         }
@@ -103,7 +105,7 @@ impl<K: Resource> StoreWriter<K> {
     /// state or the new one. Returns what changed, including the objects that vanished.
     pub fn replace(&mut self, objects: impl IntoIterator<Item = Arc<K>>) -> ReplaceDiff<K> {
         let mut diff = ReplaceDiff::default();
-        let mut namespaces: HashMap<String, HashMap<String, Arc<K>>> = HashMap::new();
+        let mut namespaces: HashMap<String, Objects<K>> = HashMap::new();
         let mut len = 0;
         let mut indexes = {
             let state = self.shared.read();
@@ -127,16 +129,16 @@ impl<K: Resource> StoreWriter<K> {
                 let previous = namespaces
                     .entry(key.namespace().unwrap_or("").to_owned())
                     .or_default()
-                    .insert(key.name().to_owned(), object);
+                    .replace(ByName(object));
                 if previous.is_none() {
                     len += 1;
                 }
             }
             for (ns, old_objects) in &state.namespaces {
                 let new_objects = namespaces.get(ns);
-                for (name, old) in old_objects {
-                    if new_objects.is_none_or(|objects| !objects.contains_key(name)) {
-                        diff.deleted.push(old.clone());
+                for old in old_objects {
+                    if new_objects.is_none_or(|objects| !objects.contains(old.name())) {
+                        diff.deleted.push(old.0.clone());
                     }
                 }
             }
@@ -147,8 +149,8 @@ impl<K: Resource> StoreWriter<K> {
         for late in state.indexes.iter().skip(indexes.len()) {
             let mut index = late.empty_like();
             for (ns, objects) in &namespaces {
-                for (name, object) in objects {
-                    index.insert(&ObjectKey::new(Some(ns), name.clone()), object);
+                for entry in objects {
+                    index.insert(&ObjectKey::new(Some(ns), entry.name()), &entry.0);
                 }
             }
             indexes.push(index);
