@@ -631,6 +631,8 @@ async fn a_webhook_denial_reaches_kubectl_apply_with_its_reason() {
         .await
         .expect("join")
         .expect("the webhook server stops cleanly");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rbac_objects_and_auth_can_i() {
     let Some(kubectl) = Kubectl::start_with(ApiServerConfig::default().rbac(true)).await else {
