@@ -26,7 +26,7 @@ fn scalar(i: usize) -> (Value, Value) {
     match i % 4 {
         0 => (json!({"type": "string"}), json!(format!("text-{i}"))),
         1 => (json!({"type": "integer", "format": "int64"}), json!(i)),
-        2 => (json!({"type": "boolean"}), json!(i % 3 == 0)),
+        2 => (json!({"type": "boolean"}), json!(i.is_multiple_of(3))),
         _ => (json!({"type": "number"}), json!(i as f64 + 0.5)),
     }
 }
