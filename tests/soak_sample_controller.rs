@@ -88,8 +88,8 @@ fn writer_client(server: &ApiServer) -> kube::Client {
     kube::Client::try_from(config).unwrap()
 }
 
-fn deployment_of(foo: &str) -> String {
-    format!("{foo}-deployment")
+fn deployment_of(name: &str) -> String {
+    format!("{name}-deployment")
 }
 
 /// The soak's Foos: name -> replicas.
@@ -119,7 +119,7 @@ async fn random_write(
             let name = format!("foo-{next_foo}");
             *next_foo += 1;
             let replicas = rng.random_range(1..5i32);
-            let foo = Foo::new(
+            let object = Foo::new(
                 NAMESPACE,
                 &name,
                 FooSpec {
@@ -127,7 +127,7 @@ async fn random_write(
                     replicas: Some(replicas),
                 },
             );
-            retried(|| foos.create(&post, &foo)).await.unwrap();
+            retried(|| foos.create(&post, &object)).await.unwrap();
             model.insert(name, replicas);
             tally.count("write: create foo");
         }

@@ -64,10 +64,13 @@ fn swagger() -> Option<Value> {
     Some(serde_json::from_str(&text).unwrap())
 }
 
+/// A kind's group, version and name.
+type Gvk = (String, String, String);
+
 /// Every (group, version, kind) the document's paths serve, and the set of its paths.
-fn served(swagger: &Value) -> (BTreeMap<(String, String, String), Served>, BTreeSet<String>) {
+fn served(swagger: &Value) -> (BTreeMap<Gvk, Served>, BTreeSet<String>) {
     let paths = swagger["paths"].as_object().unwrap();
-    let mut kinds: BTreeMap<(String, String, String), Served> = BTreeMap::new();
+    let mut kinds: BTreeMap<Gvk, Served> = BTreeMap::new();
     for (path, item) in paths {
         for op in item.as_object().unwrap().values() {
             let (Some(action), Some(gvk)) = (

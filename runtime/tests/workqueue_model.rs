@@ -3,6 +3,8 @@
 //! Everything is single-threaded and deterministic: `get` and `shut_down_with_drain` are
 //! polled once (`now_or_never`), so "would wait" is an observable outcome.
 
+#![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
+
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::time::Duration;
 

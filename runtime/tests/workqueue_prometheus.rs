@@ -1,5 +1,6 @@
 //! The Prometheus work queue metrics, encoded after real queue operations.
 #![cfg(feature = "prometheus")]
+#![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 
 mod prometheus_support;
 

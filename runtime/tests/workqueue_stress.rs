@@ -1,6 +1,8 @@
 //! Many producers and workers on a multi-threaded runtime: no key is ever held by two
 //! workers at once, and the last processing of every key saw its last add.
 
+#![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::time::Duration;

@@ -3,6 +3,12 @@
 //!
 //! The corpus is `$KUBEGEN_CORPUS/crds` or `../../../shared/corpus/crds` relative to this
 //! crate. Without it, the table is empty and the test says it skipped.
+//!
+//! It also generates the synthetic CRD of `build/synthetic.rs` (module `synthetic`, with
+//! the CRD's text and a full object), corpus or not, for the bounded-stack tests.
+
+#[path = "build/synthetic.rs"]
+mod synthetic;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -35,7 +41,44 @@ fn main() {
         ));
     }
     goldens(&manifest, &mut table);
+    generate_synthetic(&out, &mut table);
     std::fs::write(out.join("table.rs"), table).expect("write table.rs");
+}
+
+/// Generates the synthetic CRD into `OUT_DIR/synthetic/` as module `synthetic`, and writes
+/// its text and full object for the tests (`SYNTHETIC_CRD`, `SYNTHETIC_OBJECT`).
+fn generate_synthetic(out: &Path, table: &mut String) {
+    println!("cargo:rerun-if-changed=build/synthetic.rs");
+    let (crd_text, object) = synthetic::crd_and_object();
+    let mut model = Model::default();
+    let source = Source::new("synthetic.json", crd_text.clone());
+    if let Err(e) = crd::load(&mut model, &[source], &crd::Options::default()) {
+        panic!("kubegen failed on the synthetic CRD: {e}");
+    }
+    let files = emit::generate(&model, &emit::Options::default())
+        .unwrap_or_else(|e| panic!("kubegen failed to emit the synthetic CRD: {e}"));
+    let dir = out.join("synthetic");
+    let _ = std::fs::remove_dir_all(&dir);
+    for file in &files {
+        let path = dir.join(&file.path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, &file.contents).expect("write generated file");
+    }
+    std::fs::write(out.join("synthetic_crd.json"), crd_text).expect("write the synthetic CRD");
+    std::fs::write(out.join("synthetic_object.json"), object).expect("write its object");
+    writeln!(
+        table,
+        "/// Types of the synthetic CRD (`build/synthetic.rs`): {} object levels, {} properties \
+         inline in each.\n#[path = {:?}]\n#[allow(missing_docs)]\npub mod synthetic;\n\
+         /// The synthetic CRD's text.\n\
+         pub const SYNTHETIC_CRD: &str = include_str!(concat!(env!(\"OUT_DIR\"), \"/synthetic_crd.json\"));\n\
+         /// An object of the synthetic CRD with every property set (JSON).\n\
+         pub const SYNTHETIC_OBJECT: &str = include_str!(concat!(env!(\"OUT_DIR\"), \"/synthetic_object.json\"));",
+        synthetic::DEPTH,
+        synthetic::PER_LEVEL,
+        dir.join("mod.rs").display().to_string()
+    )
+    .ok();
 }
 
 fn generate(crds: &Path, out: &Path, table: &mut String) {

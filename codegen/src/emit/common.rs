@@ -245,3 +245,65 @@ pub(crate) fn rust_type(
         TypeRef::External(external) => named(NamedType::External(external))?,
     })
 }
+
+#[cfg(feature = "generator")]
+/// Past this score a type is "very complex" to clippy's `type_complexity` (its default
+/// `type-complexity-threshold`).
+const TYPE_COMPLEXITY_THRESHOLD: u64 = 250;
+
+#[cfg(feature = "generator")]
+/// `#[allow(clippy::type_complexity)]` for a field of type `ty` (as [`rust_type`] spells
+/// it) that clippy would call very complex, nothing otherwise: a field's type is its
+/// schema's nesting (`Option<Option<Vec<Option<Vec<Option<i32>>>>>>`), which no `type`
+/// alias would make clearer.
+pub(crate) fn allow_type_complexity(ty: &TypeRef) -> TokenStream {
+    if type_complexity(ty, 1) > TYPE_COMPLEXITY_THRESHOLD {
+        quote! { #[allow(clippy::type_complexity, reason = "the type is the schema's nesting")] }
+    } else {
+        TokenStream::new()
+    }
+}
+
+#[cfg(feature = "generator")]
+/// Clippy's score of `ty` as [`rust_type`] spells it, at depth `nest`: each path is worth
+/// ten times its depth, and its generic arguments sit one level deeper.
+fn type_complexity(ty: &TypeRef, nest: u64) -> u64 {
+    let own = 10 * nest;
+    own + match ty {
+        TypeRef::Vec(inner) | TypeRef::Option(inner) | TypeRef::Boxed(inner) => {
+            type_complexity(inner, nest + 1)
+        }
+        // `BTreeMap<String, inner>`.
+        TypeRef::Map(inner) => 10 * (nest + 1) + type_complexity(inner, nest + 1),
+        _ => 0,
+    }
+}
+
+#[cfg(all(test, feature = "generator"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_complexity_scores_as_clippy_does() {
+        let nested = |depth: usize| {
+            (0..depth).fold(TypeRef::I32, |ty, i| {
+                if i % 2 == 0 {
+                    TypeRef::option(ty)
+                } else {
+                    TypeRef::Vec(Box::new(ty))
+                }
+            })
+        };
+        // Seven paths deep: 10 * (1 + 2 + ... + 7) = 280 (clippy warned on such a field).
+        assert_eq!(type_complexity(&nested(6), 1), 280);
+        assert!(!allow_type_complexity(&nested(6)).is_empty());
+        // Six deep: 210, no warning, no attribute.
+        assert_eq!(type_complexity(&nested(5), 1), 210);
+        assert!(allow_type_complexity(&nested(5)).is_empty());
+        // A map's key counts one level down.
+        assert_eq!(
+            type_complexity(&TypeRef::Map(Box::new(TypeRef::String)), 1),
+            10 + 20 + 20
+        );
+    }
+}

@@ -7,7 +7,10 @@
 //! - text containing indented lines or code fences is wrapped whole in a `text` fence
 //!   (four backticks, so inner fences cannot close it);
 //! - otherwise `[`, `]`, `<`, `>` are escaped (outside `code spans`, where a backslash
-//!   would show) and URLs are wrapped in `<...>`.
+//!   would show) and URLs are wrapped in `<...>`, and the lines that continue a list
+//!   item's paragraph are indented to the item's text (Go writes them flush left or with
+//!   any indent; Markdown reads them the same either way, clippy's `doc_lazy_continuation`
+//!   and `doc_overindented_list_items` only one way, and generated code must pass clippy).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -157,7 +160,90 @@ pub(crate) fn doc_lines(text: &str) -> Vec<String> {
         out.push("````".to_owned());
         return out;
     }
-    lines.iter().map(|l| escape_line(l)).collect()
+    let mut lines: Vec<String> = lines.iter().map(|l| escape_line(l)).collect();
+    indent_list_continuations(&mut lines);
+    lines
+}
+
+/// Indents every line that continues the paragraph of a list item to exactly where the
+/// item's text starts, which changes nothing of how Markdown renders it (a paragraph's
+/// continuation lines may have any indent). Lists end where a paragraph after a blank
+/// line starts left of an item's text.
+fn indent_list_continuations(lines: &mut [String]) {
+    // Where the text of each open list item starts, innermost last.
+    let mut items: Vec<usize> = Vec::new();
+    let mut in_paragraph = false;
+    for line in lines.iter_mut() {
+        let text = line.trim_start_matches(' ');
+        let indent = line.len() - text.len();
+        if text.is_empty() {
+            in_paragraph = false;
+            continue;
+        }
+        if is_thematic_break(text) {
+            items.clear();
+            in_paragraph = false;
+            continue;
+        }
+        // An ordered list starts a paragraph only from 1 (CommonMark); items of a list
+        // already open may have any number.
+        let marker = list_marker(text).filter(|(_, number)| {
+            !in_paragraph || !items.is_empty() || number.is_none_or(|n| n == 1)
+        });
+        if let Some((width, _)) = marker {
+            while items.last().is_some_and(|&open| open > indent) {
+                items.pop();
+            }
+            items.push(indent + width);
+            in_paragraph = true;
+            continue;
+        }
+        if !in_paragraph {
+            while items.last().is_some_and(|&open| open > indent) {
+                items.pop();
+            }
+            in_paragraph = true;
+            continue;
+        }
+        if let Some(&open) = items.last()
+            && open != indent
+        {
+            *line = format!("{}{text}", " ".repeat(open));
+        }
+    }
+}
+
+/// The width of the list marker `text` starts with, up to its item's text (`- `, `12. `,
+/// `*   `), and the number of an ordered one; `None` when `text` starts no list item.
+fn list_marker(text: &str) -> Option<(usize, Option<u64>)> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let (marker, number) = match text.as_bytes().first()? {
+        b'-' | b'*' | b'+' => (1, None),
+        _ if (1..=9).contains(&digits)
+            && matches!(text.as_bytes().get(digits), Some(b'.' | b')')) =>
+        {
+            (digits + 1, text[..digits].parse().ok())
+        }
+        _ => return None,
+    };
+    let after = &text[marker..];
+    let spaces = after.len() - after.trim_start_matches(' ').len();
+    // A marker needs a space and text after it; past four spaces the text is code, and
+    // the item's text starts one space after the marker.
+    match spaces {
+        0 => None,
+        _ if spaces == after.len() => None,
+        1..=4 => Some((marker + spaces, number)),
+        _ => Some((marker + 1, number)),
+    }
+}
+
+/// Whether `text` is a thematic break (`---`, `* * *`), which ends every list.
+fn is_thematic_break(text: &str) -> bool {
+    let Some(first) = text.chars().next().filter(|c| matches!(c, '-' | '*' | '_')) else {
+        return false;
+    };
+    text.chars().all(|c| c == first || c == ' ') && text.matches(first).count() >= 3
 }
 
 fn escape_line(line: &str) -> String {
@@ -199,7 +285,7 @@ fn escape_text(text: &str, out: &mut String) {
         return;
     }
     // Inside a `code span` nothing is a link or a tag, and a backslash would show.
-    let balanced = text.matches('`').count() % 2 == 0;
+    let balanced = text.matches('`').count().is_multiple_of(2);
     let mut code = false;
     for c in text.chars() {
         if c == '`' && balanced {
@@ -291,6 +377,67 @@ mod tests {
         // A carriage return: one attribute a line, the line with it escaped.
         let attrs = doc_attrs("a\rb\nc").to_string();
         assert_eq!(attrs, "# [doc = \" a\\rb\"] # [doc = r\" c\"]");
+    }
+
+    #[test]
+    fn list_item_continuations_are_indented_to_the_item_text() {
+        // Flush left (Go's habit), over-indented, and nested: each continuation line
+        // moves to where its item's text starts; other lines stay.
+        let text = "Keys:\n\
+                    - `provider`: one of `aws` or\n   `generic`. Required.\n\
+                    * While A, B\nis preserved.\n  - nested item\n   wrapped\n\
+                    (Beta) still the nested item's paragraph.\n\n\
+                    A paragraph after the list.\n\
+                    10. not an item: ordered lists start a paragraph only from 1\n\
+                    1. one\n2) two\ncontinued";
+        assert_eq!(
+            doc_lines(text),
+            [
+                "Keys:",
+                "- `provider`: one of `aws` or",
+                "  `generic`. Required.",
+                "* While A, B",
+                "  is preserved.",
+                "  - nested item",
+                "    wrapped",
+                "    (Beta) still the nested item's paragraph.",
+                "",
+                "A paragraph after the list.",
+                "10. not an item: ordered lists start a paragraph only from 1",
+                "1. one",
+                "2) two",
+                "   continued",
+            ]
+        );
+        // After a blank line, an indented paragraph stays in its item; one further
+        // left ends the list; a thematic break ends it too.
+        assert_eq!(
+            doc_lines(
+                "-   wide marker\nnext\n\n- narrow\n\n  in the item\nwrapped\n\nout\nof it\n\n- a\n---\nb"
+            ),
+            [
+                "-   wide marker",
+                "    next",
+                "",
+                "- narrow",
+                "",
+                "  in the item",
+                "  wrapped",
+                "",
+                "out",
+                "of it",
+                "",
+                "- a",
+                "---",
+                "b",
+            ]
+        );
+        assert_eq!(list_marker("- x"), Some((2, None)));
+        assert_eq!(list_marker("3) x"), Some((3, Some(3))));
+        assert_eq!(list_marker("-      code"), Some((2, None)));
+        assert_eq!(list_marker("-x"), None);
+        assert_eq!(list_marker("-"), None);
+        assert_eq!(list_marker("1234567890. x"), None);
     }
 
     #[test]

@@ -201,14 +201,13 @@ fn lex_into(tokens: TokenStream, out: &mut Vec<Tok>, words: &mut String) {
                         at += 1;
                         continue;
                     }
-                    if run[at] == '\'' {
-                        if let Some(TokenTree::Ident(name)) =
+                    if run[at] == '\''
+                        && let Some(TokenTree::Ident(name)) =
                             trees.next_if(|t| matches!(t, TokenTree::Ident(_)))
-                        {
-                            out.push(Tok::Lifetime(name));
-                            at += 1;
-                            continue;
-                        }
+                    {
+                        out.push(Tok::Lifetime(name));
+                        at += 1;
+                        continue;
                     }
                     let (op, used) = operator(&run[at..len]);
                     out.push(Tok::Op(op));
@@ -301,10 +300,10 @@ fn space(prev: &Tok, next: &Tok) -> bool {
         let word = Word::of(&name.to_string());
         return space(&Ident(0..0, word), next);
     }
-    if let Op(op) = prev {
-        if is_prefix(op) {
-            return false;
-        }
+    if let Op(op) = prev
+        && is_prefix(op)
+    {
+        return false;
     }
     match next {
         Op("," | ";" | "." | "?" | ":" | ">") => false,
@@ -617,22 +616,21 @@ impl Printer {
             Tok::Op("="),
             Tok::Literal(literal),
         ] = contents
+            && self.words[name.clone()] == *"doc"
         {
-            if self.words[name.clone()] == *"doc" {
-                let written = literal.to_string();
-                if let Some(text) = doc_text(literal, &written) {
-                    for (i, line) in text.split('\n').enumerate() {
-                        if i > 0 {
-                            self.newline();
-                            self.indent_line();
-                        }
-                        self.out.push_str(if inner { "//!" } else { "///" });
-                        self.out.push_str(line);
+            let written = literal.to_string();
+            if let Some(text) = doc_text(literal, &written) {
+                for (i, line) in text.split('\n').enumerate() {
+                    if i > 0 {
+                        self.newline();
+                        self.indent_line();
                     }
-                    // A comment runs to the end of the line.
-                    self.newline();
-                    return;
+                    self.out.push_str(if inner { "//!" } else { "///" });
+                    self.out.push_str(line);
                 }
+                // A comment runs to the end of the line.
+                self.newline();
+                return;
             }
         }
         self.out.push_str(if inner { "#![" } else { "#[" });

@@ -97,6 +97,10 @@ impl App {
     /// [`Manager`](kubegen::operator::Manager) and starts them. With `election`, the
     /// workers run only while this replica leads (the informers always run, so a new
     /// leader starts with warm caches).
+    #[allow(
+        clippy::result_large_err,
+        reason = "called once per process; the error is the reconciler's, which kube's error sizes"
+    )]
     pub fn start(
         client: kube::Client,
         options: Options,

@@ -465,6 +465,7 @@ pub fn new_deployment(foo: &Foo) -> Deployment {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 mod tests {
     use super::*;
     use crate::apis::samplecontroller::v1alpha1::FooSpec;

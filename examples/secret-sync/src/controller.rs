@@ -438,6 +438,7 @@ pub fn in_step(existing: &Secret, wanted: &Secret) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 mod tests {
     use k8s_openapi::ByteString;
 

@@ -1,6 +1,8 @@
 //! Fault injection: dropped watches, failing requests, compaction, delays, paused
 //! event delivery; and kube's own watcher converging through them.
 
+#![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
+
 mod testkit_support;
 
 use std::collections::BTreeSet;

@@ -1,5 +1,7 @@
 //! Reading a Prometheus registry back in tests: the text exposition as a map.
 
+#![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
+
 use std::collections::BTreeMap;
 
 use prometheus_client::registry::Registry;

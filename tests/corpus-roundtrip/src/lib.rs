@@ -25,15 +25,46 @@ pub struct RoundTrip {
 }
 
 /// Round-trips `yaml` through `K`.
+///
+/// Each direction is a function of its own holding one boxed `K`, so this function's stack
+/// frame does not grow with `K` (a kind's struct holds every object nested in it, tens of
+/// kilobytes for the corpus's largest, and a debug build keeps a copy per move).
 pub fn round_trip<K: DeserializeOwned + Serialize>(yaml: &str) -> Result<RoundTrip, String> {
-    let direct: K = serde_saphyr::from_str(yaml).map_err(|e| format!("from YAML: {e}"))?;
+    Ok(RoundTrip {
+        from_yaml: from_yaml::<K>(yaml)?,
+        from_json: from_json::<K>(yaml)?,
+    })
+}
+
+/// YAML text -> `K` -> JSON value.
+#[inline(never)]
+fn from_yaml<K: DeserializeOwned + Serialize>(yaml: &str) -> Result<serde_json::Value, String> {
+    let typed: Box<K> = serde_saphyr::from_str(yaml).map_err(|e| format!("from YAML: {e}"))?;
+    serde_json::to_value(&*typed).map_err(|e| format!("to JSON: {e}"))
+}
+
+/// YAML text -> JSON value -> `K` -> JSON value.
+#[inline(never)]
+fn from_json<K: DeserializeOwned + Serialize>(yaml: &str) -> Result<serde_json::Value, String> {
     let value: serde_json::Value =
         serde_saphyr::from_str(yaml).map_err(|e| format!("YAML to JSON: {e}"))?;
-    let via_json: K = serde_json::from_value(value).map_err(|e| format!("from JSON: {e}"))?;
-    Ok(RoundTrip {
-        from_yaml: serde_json::to_value(&direct).map_err(|e| format!("to JSON: {e}"))?,
-        from_json: serde_json::to_value(&via_json).map_err(|e| format!("to JSON: {e}"))?,
-    })
+    let typed: Box<K> = serde_json::from_value(value).map_err(|e| format!("from JSON: {e}"))?;
+    serde_json::to_value(&*typed).map_err(|e| format!("to JSON: {e}"))
+}
+
+/// The stack of the threads [`on_small_stack`] starts: 2 MiB, a spawned thread's default.
+pub const SMALL_STACK: usize = 2 << 20;
+
+/// Runs `f` on a thread with a [`SMALL_STACK`] stack and returns what it returns (its
+/// panic, if it panics). Overflowing that stack aborts the test process.
+pub fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    let thread = std::thread::Builder::new()
+        .stack_size(SMALL_STACK)
+        .spawn(f)
+        .unwrap_or_else(|e| panic!("cannot start a thread: {e}"));
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// Stands in for examples whose kind has no generated type (reports it).

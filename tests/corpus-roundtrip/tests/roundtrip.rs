@@ -5,8 +5,11 @@
 //! `metadata` is k8s-openapi's `ObjectMeta` (required for `kube::Resource`), which, like the
 //! API server, treats `null` as unset (`creationTimestamp: null` is what Go clients write
 //! for a zero time). Everything else is compared exactly.
+//!
+//! It runs on a thread with a 2 MiB stack, whatever `RUST_MIN_STACK` says: the harness
+//! must not need more than a spawned thread's default.
 
-use kubegen_corpus_roundtrip::{CORPUS, CRDS, EXAMPLES};
+use kubegen_corpus_roundtrip::{CORPUS, CRDS, EXAMPLES, on_small_stack};
 
 fn drop_nulls(value: &mut serde_json::Value) {
     match value {
@@ -27,6 +30,10 @@ fn normalise_metadata(value: &mut serde_json::Value) {
 
 #[test]
 fn every_example_round_trips() {
+    on_small_stack(round_trip_every_example);
+}
+
+fn round_trip_every_example() {
     let Some(corpus) = CORPUS else {
         println!(
             "SKIPPED: no CRD corpus at build time (set KUBEGEN_CORPUS or add ../shared/corpus)"

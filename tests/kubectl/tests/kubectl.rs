@@ -78,8 +78,8 @@ async fn data(kubectl: &Kubectl, name: &str) -> std::collections::BTreeMap<Strin
 async fn with_foo(kubectl: &Kubectl) {
     let crd = kubectl.file("crd.yaml", CRD);
     kubectl.ok(&["create", "-f", &crd]).await;
-    let foo = kubectl.file("foo.yaml", FOO);
-    kubectl.ok(&["create", "-f", &foo]).await;
+    let object = kubectl.file("foo.yaml", FOO);
+    kubectl.ok(&["create", "-f", &object]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

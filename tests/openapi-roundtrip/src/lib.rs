@@ -70,20 +70,40 @@ where
             "scope differs: generated {our_scope}, k8s-openapi {their_scope}"
         ));
     }
-    let through_ours = |value: serde_json::Value| {
-        let ours: G = serde_json::from_value(value).map_err(|e| format!("into generated: {e}"))?;
-        serde_json::to_value(&ours).map_err(|e| format!("from generated: {e}"))
-    };
-    let direct = through_ours(value.clone())?;
-    let theirs: K = serde_json::from_value(value).map_err(|e| format!("into k8s-openapi: {e}"))?;
-    let k8s_openapi =
-        serde_json::to_value(&theirs).map_err(|e| format!("from k8s-openapi: {e}"))?;
-    let via_k8s_openapi = through_ours(k8s_openapi.clone())?;
+    let direct = through::<G>(value.clone(), "generated")?;
+    let k8s_openapi = through::<K>(value, "k8s-openapi")?;
+    let via_k8s_openapi = through::<G>(k8s_openapi.clone(), "generated")?;
     Ok(RoundTrip {
         direct,
         k8s_openapi,
         via_k8s_openapi,
     })
+}
+
+/// JSON -> `T` -> JSON, `T` boxed in a function of its own, so the caller's stack frame
+/// does not grow with the type (a debug build keeps a copy per move).
+#[inline(never)]
+fn through<T: DeserializeOwned + Serialize>(
+    value: serde_json::Value,
+    types: &str,
+) -> Result<serde_json::Value, String> {
+    let typed: Box<T> = serde_json::from_value(value).map_err(|e| format!("into {types}: {e}"))?;
+    serde_json::to_value(&*typed).map_err(|e| format!("from {types}: {e}"))
+}
+
+/// The stack of the threads [`on_small_stack`] starts: 2 MiB, a spawned thread's default.
+pub const SMALL_STACK: usize = 2 << 20;
+
+/// Runs `f` on a thread with a [`SMALL_STACK`] stack and returns what it returns (its
+/// panic, if it panics). Overflowing that stack aborts the test process.
+pub fn on_small_stack<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    let thread = std::thread::Builder::new()
+        .stack_size(SMALL_STACK)
+        .spawn(f)
+        .unwrap_or_else(|e| panic!("cannot start a thread: {e}"));
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 include!(concat!(env!("OUT_DIR"), "/table.rs"));

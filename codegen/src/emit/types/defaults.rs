@@ -174,13 +174,22 @@ fn visit(ctx: &Context<'_>, place: TokenStream, ty: &TypeRef, depth: usize) -> O
             Some(quote! { #place.apply_defaults(); })
         }
         TypeRef::Boxed(ty) => visit(ctx, place, ty, depth),
-        TypeRef::Option(ty) => inner(ty).map(|body| {
-            quote! {
-                if let ::core::option::Option::Some(#value) = #place.as_mut() {
-                    #body
-                }
+        TypeRef::Option(ty) => {
+            // `Option<Option<T>>` (a nullable optional field) is unwrapped in one `if let`,
+            // not one nested in another (clippy's `collapsible_if`).
+            let (mut ty, mut unwrap) = (ty.as_ref(), quote! { #place.as_mut() });
+            while let TypeRef::Option(next) = ty {
+                ty = next;
+                unwrap = quote! { #unwrap.and_then(::core::option::Option::as_mut) };
             }
-        }),
+            inner(ty).map(|body| {
+                quote! {
+                    if let ::core::option::Option::Some(#value) = #unwrap {
+                        #body
+                    }
+                }
+            })
+        }
         TypeRef::Vec(ty) => {
             inner(ty).map(|body| quote! { for #value in #place.iter_mut() { #body } })
         }

@@ -4,7 +4,9 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::quote;
 
 use super::Context;
-use crate::emit::common::{Error, NamedType, Paths, ident, rust_type, type_path};
+use crate::emit::common::{
+    Error, NamedType, Paths, allow_type_complexity, ident, rust_type, type_path,
+};
 use crate::emit::docs::{doc_attrs, validation_docs};
 use crate::emit::resource;
 use crate::emit::serde_macro;
@@ -134,6 +136,7 @@ fn field_tokens(ctx: &Context<'_>, field: &Field, root: bool) -> Result<TokenStr
         docs.push_str(&validation);
     }
     let mut tokens = doc_attrs(&docs);
+    tokens.extend(allow_type_complexity(&serde_macro::field_ref(field, root)));
     tokens.extend(quote! { pub #name: });
     tokens.extend(ty);
     tokens.extend(quote! { , });

@@ -166,6 +166,20 @@ fn run(job: &Job<'_>, options: &Options) -> Result<GeneratedFile, Error> {
             reexport,
             defines_serde_macro,
         } => {
+            // `mod.rs` of module `parent` (none for the root, named by the user).
+            let parent = path.rsplit('/').nth(1);
+            let declarations = children.iter().map(|c| {
+                let child = ident(c);
+                if parent == Some(c.as_str()) {
+                    // A kind named as its version (`v1/v1.rs`) or its group.
+                    quote! {
+                        #[allow(clippy::module_inception, reason = "the module is named after its API name")]
+                        pub mod #child;
+                    }
+                } else {
+                    quote! { pub mod #child; }
+                }
+            });
             let children: Vec<_> = children.iter().map(|c| ident(c)).collect();
             let reexports = reexport.then(|| quote! { #(pub use self::#children::*;)* });
             // Defined before the child modules, so they are in its textual scope.
@@ -179,7 +193,7 @@ fn run(job: &Job<'_>, options: &Options) -> Result<GeneratedFile, Error> {
                 quote! {
                     #![doc = #doc]
                     #serde_macro
-                    #(pub mod #children;)*
+                    #(#declarations)*
                     #reexports
                 },
             )

@@ -220,8 +220,8 @@ impl<'de> Deserialize<'de> for Text {
 
 /// What a document turned out to be.
 pub(crate) enum Read {
-    /// A CRD, parsed.
-    Crd(document::Crd),
+    /// A CRD, parsed (boxed: it is most of a kilobyte, the other variants a few words).
+    Crd(Box<document::Crd>),
     /// Something else, skipped.
     Other(Other),
 }

@@ -153,7 +153,7 @@ fn read(model: &mut Model, sources: &[Source], options: &Options) -> Result<()> 
                 file: &source.name,
                 line_offset: doc.line_offset,
                 size: doc.text.len(),
-                crd,
+                crd: *crd,
             }),
             Read::Other(other) => others.push((*source, other)),
         }
@@ -349,7 +349,7 @@ fn parse(source: &Source, doc: &Document<'_>, options: &Options) -> Result<Read>
             version.schema = None;
         }
     }
-    Ok(Read::Crd(crd))
+    Ok(Read::Crd(Box::new(crd)))
 }
 
 /// Adds the kind of `p` at `item`'s version to `target`.

@@ -1,5 +1,7 @@
 //! Unit tests of the work queue contracts, on paused Tokio time.
 
+#![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
+
 mod delaying;
 mod limiters;
 mod metrics;

@@ -183,7 +183,7 @@ pub struct HorizontalPodAutoscalerBehaviorApply {
     /// scaleUp is scaling policy for scaling Up. If not set, the default value is the higher of:
     ///   * increase no more than 4 pods per 60 seconds
     ///   * double the number of pods per 60 seconds
-    /// No stabilization is used.
+    ///     No stabilization is used.
     pub scale_up: Option<HpaScalingRulesApply>,
 }
 __kubegen_serde!(HorizontalPodAutoscalerBehaviorApply {

@@ -460,7 +460,7 @@ pub struct PodFailurePolicyRuleApply {
     ///   incremented and a replacement pod is created.
     /// - Count: indicates that the pod is handled in the default way - the
     ///   counter towards the .backoffLimit is incremented.
-    /// Additional values are considered to be added in the future. Clients should react to an unknown action by skipping the rule.
+    ///   Additional values are considered to be added in the future. Clients should react to an unknown action by skipping the rule.
     ///
     /// Defaults to `""` (set by the API server).
     pub action: Option<String>,
@@ -517,7 +517,7 @@ pub struct PodFailurePolicyOnExitCodesRequirementApply {
     /// - NotIn: the requirement is satisfied if at least one container exit code
     ///   (might be multiple if there are multiple containers not restricted
     ///   by the 'containerName' field) is not in the set of specified values.
-    /// Additional values are considered to be added in the future. Clients should react to an unknown operator by assuming the requirement is not satisfied.
+    ///   Additional values are considered to be added in the future. Clients should react to an unknown operator by assuming the requirement is not satisfied.
     ///
     /// Defaults to `""` (set by the API server).
     pub operator: Option<String>,

@@ -324,7 +324,7 @@ pub struct HttpIngressPathApply {
     /// * ImplementationSpecific: Interpretation of the Path matching is up to
     ///   the IngressClass. Implementations can treat this as a separate PathType
     ///   or treat it identically to Prefix or Exact path types.
-    /// Implementations are required to support all path types.
+    ///   Implementations are required to support all path types.
     pub path_type: Option<String>,
 }
 __kubegen_serde!(HttpIngressPathApply {

@@ -33,6 +33,10 @@ pub const VERSION: &str = "v1";
 
 /// An Icecream: a flavor, the pods that serve it, and (in its status) where they run.
 #[derive(Debug, Default, PartialEq, DeepCopy, Resource)]
+#[allow(
+    clippy::duplicated_attributes,
+    reason = "each `printcolumn(...)` has its own `type`; clippy reads the repeats as duplicates"
+)]
 #[resource(
     group = "icecream.example.com",
     version = "v1",
@@ -134,6 +138,7 @@ impl Icecream {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 mod tests {
     use super::*;
 

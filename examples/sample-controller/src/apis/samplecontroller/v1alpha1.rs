@@ -12,6 +12,10 @@ pub const VERSION: &str = "v1alpha1";
 
 /// A Foo asks for a Deployment named `spec.deploymentName` running `spec.replicas` pods.
 #[derive(Debug, Default, PartialEq, DeepCopy, Resource)]
+#[allow(
+    clippy::duplicated_attributes,
+    reason = "each `printcolumn(...)` has its own `type`; clippy reads the repeats as duplicates"
+)]
 #[resource(
     group = "samplecontroller.k8s.io",
     version = "v1alpha1",
@@ -81,6 +85,7 @@ impl Foo {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 mod tests {
     use super::*;
 
