@@ -10,8 +10,8 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use crate::http::admission;
-use crate::http::conversion::Versions;
 use crate::http::auth;
+use crate::http::conversion::Versions;
 use crate::http::discovery;
 use crate::http::negotiation::{Encoded, Negotiated, Offer};
 use crate::http::openapi;
