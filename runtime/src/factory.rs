@@ -48,6 +48,7 @@ use crate::informer::{HasSynced, InformerConfig, SharedInformer, wait_for_cache_
 use crate::metrics::NoopMetrics;
 use crate::metrics::informer::InformerMetricsProvider;
 use crate::reflector::{DEFAULT_BACKOFF, ReflectorConfig};
+use crate::shard::ShardSelector;
 
 /// Which collection an informer watches; the factory's sharing key (with the type).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -140,6 +141,7 @@ pub struct SharedInformerFactory {
     namespace: Option<String>,
     metrics: Arc<dyn InformerMetricsProvider>,
     backoff: Backoff,
+    shard: Option<ShardSelector>,
     state: Arc<Mutex<State>>,
 }
 
@@ -169,6 +171,7 @@ impl SharedInformerFactory {
             namespace: None,
             metrics: Arc::new(NoopMetrics),
             backoff: DEFAULT_BACKOFF,
+            shard: None,
             state: Arc::default(),
         }
     }
@@ -201,6 +204,20 @@ impl SharedInformerFactory {
     pub fn reflector_backoff(mut self, backoff: Backoff) -> Self {
         self.backoff = backoff;
         self
+    }
+
+    /// Informers created from now on cache only the objects of this shard (KEP-5866's
+    /// `shardSelector`, see [`ReflectorConfig::shard_selector`]): a factory per shard is
+    /// how a sharded replica runs its controllers on a slice of the objects.
+    #[must_use]
+    pub fn shard(mut self, selector: ShardSelector) -> Self {
+        self.shard = Some(selector);
+        self
+    }
+
+    /// The shard of this factory's informers, if any.
+    pub fn shard_selector(&self) -> Option<&ShardSelector> {
+        self.shard.as_ref()
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -253,6 +270,7 @@ impl SharedInformerFactory {
             .metrics(self.metrics.reflector(&name));
         reflector.label_selector = options.label_selector.clone();
         reflector.field_selector = options.field_selector.clone();
+        reflector.shard_selector = self.shard.clone();
         let mut config = InformerConfig::default().reflector(reflector);
         config.resync = self.default_resync;
         let informer = SharedInformer::new(api, config);

@@ -28,6 +28,22 @@ pub struct ApiServerConfig {
     pub(crate) history_window: usize,
     pub(crate) bookmark_interval: Duration,
     pub(crate) watch_timeout: Duration,
+    pub(crate) shard_selectors: ShardSelectors,
+}
+
+/// What the server does with KEP-5866's `shardSelector` on list and watch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ShardSelectors {
+    /// Serves it, as an API server with the alpha feature gate on: only the shard's
+    /// objects are listed and watched, and lists echo the selector in
+    /// `metadata.shardInfo.selector` (default).
+    #[default]
+    Served,
+    /// Ignores it, as a server without the feature: every object is sent.
+    Ignored,
+    /// Refuses any request carrying it with a 400, as a server that rejects the field
+    /// it names would.
+    Refused,
 }
 
 impl Default for ApiServerConfig {
@@ -37,6 +53,7 @@ impl Default for ApiServerConfig {
             history_window: 10_000,
             bookmark_interval: Duration::from_secs(60),
             watch_timeout: Duration::from_secs(1800),
+            shard_selectors: ShardSelectors::Served,
         }
     }
 }
@@ -59,6 +76,12 @@ impl ApiServerConfig {
     /// about what a real server does).
     pub fn bookmark_interval(mut self, interval: Duration) -> Self {
         self.bookmark_interval = interval;
+        self
+    }
+
+    /// What lists and watches do with a `shardSelector` (default: serve it).
+    pub fn shard_selectors(mut self, handling: ShardSelectors) -> Self {
+        self.shard_selectors = handling;
         self
     }
 
