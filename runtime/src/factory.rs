@@ -176,6 +176,21 @@ impl SharedInformerFactory {
         }
     }
 
+    /// A factory with this one's settings (resync, namespace, metrics, backoff, shard)
+    /// and no informers, not started: e.g. one per shard a replica holds, shut down with
+    /// the shard.
+    pub fn new_like(&self) -> Self {
+        Self {
+            client: self.client.clone(),
+            default_resync: self.default_resync,
+            namespace: self.namespace.clone(),
+            metrics: self.metrics.clone(),
+            backoff: self.backoff,
+            shard: self.shard.clone(),
+            state: Arc::default(),
+        }
+    }
+
     /// The resync period of informers created from now on (zero: none).
     #[must_use]
     pub fn default_resync(mut self, period: Duration) -> Self {

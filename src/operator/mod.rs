@@ -11,6 +11,10 @@
 //! - [`Manager`]: several controllers in one process on one informer factory, one
 //!   optional Lease and (feature `metrics`) one registry served with `/healthz` and
 //!   `/readyz`; stopped with a drain within a deadline (controller-runtime's Manager).
+//! - [`ShardConfig`], [`Manager::add_sharded`]: a manager's controllers split across
+//!   replicas by shard (KEP-5866's hash of the uid or namespace), one Lease per shard;
+//!   the replica holding a shard runs that shard's controllers on informers that list
+//!   and watch its objects only.
 //! - [`RunningController`]: the reconcile loop on its own task, alone or under leader
 //!   election.
 //! - [`shutdown_signal`]: resolves on SIGTERM or SIGINT (Ctrl-C elsewhere), to stop the
@@ -74,6 +78,7 @@ mod manager;
 #[cfg(feature = "metrics")]
 mod metrics;
 mod running;
+mod shards;
 mod shutdown;
 
 pub use args::{ClusterArgs, LeaderElectArgs, RunArgs};
@@ -86,4 +91,5 @@ pub use manager::{DEFAULT_SHUTDOWN_TIMEOUT, Manager, ManagerError, RunningManage
 #[cfg(feature = "metrics")]
 pub use metrics::Metrics;
 pub use running::RunningController;
+pub use shards::{HeldShards, Shard, ShardConfig};
 pub use shutdown::shutdown_signal;
