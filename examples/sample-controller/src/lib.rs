@@ -25,6 +25,11 @@
 //! (`apps_v1().deployments(ns)`, `DeploymentLister`), as client-go's `kubernetes`
 //! package serves Go's sample-controller.
 //!
+//! Two demos run on the embedded API server: [`failover`] (`--replicas N`: replicas under
+//! one Lease, the leader stopped, a standby taking over) and [`sharding`] (`--replicas N
+//! --shards S`: the Foos split by namespace into shards with a Lease each, a replica
+//! killed and its shards taken over).
+//!
 //! [sample-controller]: https://github.com/kubernetes/sample-controller
 //!
 //! ```no_run
@@ -45,6 +50,7 @@ pub mod apis;
 pub mod controller;
 pub mod demo;
 pub mod failover;
+pub mod sharding;
 // Written by `kubegen generate --rust src/apis` (hack/update-codegen.sh); never edited, so
 // rustfmt leaves the generator's layout alone and verify-codegen.sh can diff it.
 #[rustfmt::skip]
