@@ -161,6 +161,19 @@ impl Timeline {
             .max()
     }
 
+    /// The last reconciles of `key`: who, and whether it ended (for failure reports).
+    fn last_of(&self, key: &str) -> Vec<(String, bool)> {
+        let spans = self.lock();
+        let mut last: Vec<(String, bool)> = spans
+            .reconciles
+            .iter()
+            .filter(|r| r.key == key)
+            .map(|r| (r.who.clone(), r.end.is_some()))
+            .collect();
+        last.drain(..last.len().saturating_sub(3));
+        last
+    }
+
     fn count(&self) -> usize {
         self.lock().reconciles.len()
     }
@@ -377,7 +390,10 @@ async fn random_write(
 ) {
     let name = format!("cm-{}", rng.random_range(0..NAMES));
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), NAMESPACE);
-    let object = config_map(&name, rng.random_range(0..100));
+    // A value never written before: an update that changes nothing is no event, and
+    // nothing to reconcile.
+    let serial = u32::try_from(tally.get("write: create") + tally.get("write: update")).unwrap();
+    let object = config_map(&name, serial);
     let params = PostParams::default();
     // Before the write: its watch event may reach a replica before its answer reaches us.
     let written = Instant::now();
@@ -425,7 +441,20 @@ async fn converge(
             if held.len() == SHARDS as usize && stale.is_empty() {
                 return Ok(());
             }
-            last = format!("held {held:?}, not reconciled since written: {stale:?}");
+            let holders: Vec<(String, BTreeSet<u32>)> = replicas
+                .iter()
+                .map(|r| (r.name.clone(), r.held()))
+                .collect();
+            let history: Vec<(String, Vec<(String, bool)>)> = stale
+                .iter()
+                .map(|name| {
+                    let key = format!("{NAMESPACE}/{name}");
+                    (key.clone(), timeline.last_of(&key))
+                })
+                .collect();
+            last = format!(
+                "held {holders:?}, not reconciled since written (key, last reconciles (who, ended)): {history:?}"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     };
@@ -491,6 +520,7 @@ async fn soak(settings: Settings) {
         (Verb::Get, "configmaps"),
     ];
     let mut takeovers = Vec::new();
+    let mut actions: Vec<String> = Vec::new();
     for round in 0..settings.rounds {
         let writes = rng.random_range(2..10usize);
         let plan = FaultPlan::random(&mut rng, writes, &targets);
@@ -507,17 +537,20 @@ async fn soak(settings: Settings) {
         }
         match rng.random_range(0..10u32) {
             0..3 => {
+                actions.push(format!("round {round}: kill"));
                 takeovers.push(kill_and_measure_takeover(&mut replicas).await);
                 tally.count("replica: killed");
             }
             3..5 => {
                 let victim = rng.random_range(0..replicas.len());
+                actions.push(format!("round {round}: pause {}", replicas[victim].name));
                 replicas[victim].proxy.set(Link::Stalled);
                 paused = Some(victim);
                 tally.count("replica: paused");
             }
             5..7 => {
                 let victim = replicas.remove(rng.random_range(0..replicas.len()));
+                actions.push(format!("round {round}: stop {}", victim.name));
                 victim.stop().await;
                 tally.count("replica: stopped");
             }
@@ -533,7 +566,7 @@ async fn soak(settings: Settings) {
             replicas.push(Replica::start(&server, next_name(), &timeline).await);
         }
         if let Err(what) = converge(&replicas, &live, &timeline).await {
-            panic!("round {round}: {what}");
+            panic!("round {round}: {what}\nreplicas: {actions:?}");
         }
         tally.count("rounds");
     }

@@ -1,6 +1,8 @@
 //! [`SharedInformerFactory`]: one informer per (type, namespace, label selector, field
 //! selector), however many controllers ask for it; started, synced and stopped together,
-//! and released one at a time (what client-go cannot do, kubernetes#79610).
+//! and released one at a time (what client-go cannot do, kubernetes#79610). A factory
+//! made with [`SharedInformerFactory::shard`] gives informers of one shard (KEP-5866's
+//! `shardSelector`) only.
 //!
 //! Metadata-only informers (client-go's `metadatainformer`) are the informers of
 //! `kube::core::PartialObjectMeta<K>`: `Api<PartialObjectMeta<K>>` lists and watches with

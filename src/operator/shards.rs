@@ -6,10 +6,12 @@
 //! Every replica runs one leader-election candidate per shard. A replica holding shard
 //! `i` builds that shard's controllers on a fresh informer factory that lists and watches
 //! the shard only (`shardSelector`, filtered client-side where the server ignores it),
-//! runs them, and when it loses the Lease (or shuts down) stops them and drops their
-//! caches before the election reports it stopped leading. Leader election's timings make
-//! the handover safe: the old holder steps down at its renew deadline and its controllers
-//! have `lease_duration - renew_deadline` to stop, while a new holder acquires only after
+//! runs them, and stops them and drops their caches before the election reports it
+//! stopped leading: on shutdown with a drain (under the Lease, then released), on a lost
+//! Lease at once (the reconciles in flight are dropped, the queue skipped). Leader
+//! election's timings make the handover safe: the old holder steps down at its renew
+//! deadline and its controllers have `lease_duration - renew_deadline` to stop (they
+//! need only to notice), while a new holder acquires only after
 //! the Lease went unrenewed for a whole lease duration; so no object is reconciled by two
 //! replicas at once, and a dead replica's shards are taken over about one lease duration
 //! after its last renewal.
@@ -31,8 +33,9 @@ use std::time::{Duration, Instant};
 
 use futures::FutureExt;
 use futures::future::{BoxFuture, join_all};
-use kubegen_runtime::controller::{self, Controller, ControllerConfig, Reconciler};
+use kubegen_runtime::controller::{self, Action, Controller, ControllerConfig, Reconciler};
 use kubegen_runtime::factory::SharedInformerFactory;
+use kubegen_runtime::key::ObjectKey;
 use kubegen_runtime::leaderelection::{
     LeaderElectionConfig, LeaderElector, Outcome, StepDown, Vacancy,
 };
@@ -180,9 +183,10 @@ impl Shard {
 }
 
 /// One sharded controller's run: stops with a drain when the first token is cancelled
-/// (shutdown), and at once, finishing only the reconciles in flight, when the second is
-/// (the shard's Lease was lost: another replica may take it a lease duration after its
-/// last renewal, so there is no time to drain the queue; the new holder relists anyway).
+/// (shutdown), and at once when the second is, dropping the reconciles in flight and
+/// skipping the queue (the shard's Lease was lost: another replica may take it a lease
+/// duration after its last renewal, so there is no time to drain; the new holder
+/// relists and reconciles anyway).
 pub(super) type ShardRun = Box<
     dyn FnOnce(CancellationToken, CancellationToken) -> BoxFuture<'static, controller::Result<()>>
         + Send,
@@ -202,12 +206,16 @@ where
         Box::new(move |stop: CancellationToken, abandon: CancellationToken| {
             async move {
                 let queue = controller.queue().clone();
-                let run = controller.run(reconciler, stop.cancelled_owned());
+                let fenced = Fenced {
+                    inner: reconciler,
+                    abandon: abandon.clone(),
+                };
+                let run = controller.run(fenced, stop.cancelled_owned());
                 tokio::pin!(run);
                 tokio::select! {
                     result = &mut run => result,
                     () = abandon.cancelled() => {
-                        // Ends the drain: workers finish the keys they hold and stop.
+                        // Ends the drain: the workers skip what is still queued.
                         queue.shut_down();
                         run.await
                     }
@@ -216,6 +224,27 @@ where
             .boxed()
         })
     })
+}
+
+/// A shard's reconciler, fenced by its Lease: once the Lease is lost (`abandon`), the
+/// reconcile in flight is dropped (as one past the reconcile timeout is) and queued
+/// keys are skipped, so the shard's controller stops at once, well within the time
+/// leader election leaves before another replica may take the shard.
+struct Fenced<R> {
+    inner: R,
+    abandon: CancellationToken,
+}
+
+impl<R: Reconciler> Reconciler for Fenced<R> {
+    type Error = R::Error;
+
+    async fn reconcile(&self, key: &ObjectKey) -> Result<Action, Self::Error> {
+        tokio::select! {
+            biased;
+            () = self.abandon.cancelled() => Ok(Action::Done),
+            result = self.inner.reconcile(key) => result,
+        }
+    }
 }
 
 /// The shards a replica holds, updated as they change.
@@ -292,17 +321,16 @@ impl Shards {
     /// The acquire gate of shard `index`'s candidate: within its share, or past it when
     /// the shard's holder died or it stayed vacant a lease duration. A shard let through
     /// is claimed at once, so that candidates of several shards asking together do not
-    /// all fit in the same share; a claim that did not become a held shard within two
-    /// retry periods (another replica won the race) lapses.
+    /// all fit in the same share; a claim that did not become a held shard within a
+    /// lease duration (longer than any attempt: another replica won the race) lapses.
     fn may_take(&self, index: u32, vacancy: &Vacancy) -> bool {
         let now = Instant::now();
-        let lapse = self.config.election.retry_period_value() * 2;
+        let lapse = self.config.election.lease_duration_value();
         let held = self.held.borrow().clone();
         let mut claims = self.claims();
         claims.retain(|shard, at| held.contains(shard) || now.duration_since(*at) < lapse);
         let within_share = claims.contains_key(&index) || claims.len() < self.config.share();
-        let orphaned = vacancy.expired_holder.is_some()
-            || vacancy.vacant_for >= self.config.election.lease_duration_value();
+        let orphaned = vacancy.expired_holder.is_some() || vacancy.vacant_for >= lapse;
         if within_share || orphaned {
             claims.insert(index, now);
             true

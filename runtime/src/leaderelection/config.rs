@@ -189,11 +189,6 @@ impl LeaderElectionConfig {
         self.lease_duration
     }
 
-    /// The retry period.
-    pub fn retry_period_value(&self) -> Duration {
-        self.retry_period
-    }
-
     /// This replica's identity.
     pub fn holder_identity(&self) -> &str {
         &self.identity
