@@ -4,10 +4,12 @@
 //! - [`prelude`]: the names an operator's `main.rs` and controller use most
 //!   (`use kubegen::prelude::*;`).
 //! - [`runtime`]: the runtime crate (typed client, store, listers, informers, workqueue,
-//!   controller, finalizers, events, leader election).
+//!   controller, finalizers, events, leader election, KEP-5866 shards).
 //! - [`operator`]: what an operator binary needs around its controller: connect to a
 //!   cluster, install CRDs, run the controller on a task, stop on SIGTERM or Ctrl-C
-//!   ([`operator::shutdown_signal`]), and the common flags.
+//!   ([`operator::shutdown_signal`]), the common flags, and a manager that runs
+//!   controllers under one Lease or split across replicas by shard
+//!   ([`operator::ShardConfig`]).
 //! - [`Resource`] and [`DeepCopy`]: the derives (see [`derive`]).
 //! - [`crd`]: the CustomResourceDefinition helpers behind `Foo::crd()`.
 //! - [`gentype`]: the generics generated clientsets, listers and informers delegate to.

@@ -1,6 +1,8 @@
 //! [`SharedInformerFactory`]: one informer per (type, namespace, label selector, field
 //! selector), however many controllers ask for it; started, synced and stopped together,
-//! and released one at a time (what client-go cannot do, kubernetes#79610).
+//! and released one at a time (what client-go cannot do, kubernetes#79610). A factory
+//! made with [`SharedInformerFactory::shard`] gives informers of one shard (KEP-5866's
+//! `shardSelector`) only.
 //!
 //! Metadata-only informers (client-go's `metadatainformer`) are the informers of
 //! `kube::core::PartialObjectMeta<K>`: `Api<PartialObjectMeta<K>>` lists and watches with
@@ -48,6 +50,7 @@ use crate::informer::{HasSynced, InformerConfig, SharedInformer, wait_for_cache_
 use crate::metrics::NoopMetrics;
 use crate::metrics::informer::InformerMetricsProvider;
 use crate::reflector::{DEFAULT_BACKOFF, ReflectorConfig};
+use crate::shard::ShardSelector;
 
 /// Which collection an informer watches; the factory's sharing key (with the type).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -152,6 +155,7 @@ pub struct SharedInformerFactory {
     namespace: Option<String>,
     metrics: Arc<dyn InformerMetricsProvider>,
     backoff: Backoff,
+    shard: Option<ShardSelector>,
     state: Arc<Mutex<State>>,
 }
 
@@ -181,6 +185,22 @@ impl SharedInformerFactory {
             namespace: None,
             metrics: Arc::new(NoopMetrics),
             backoff: DEFAULT_BACKOFF,
+            shard: None,
+            state: Arc::default(),
+        }
+    }
+
+    /// A factory with this one's settings (resync, namespace, metrics, backoff, shard)
+    /// and no informers, not started: e.g. one per shard a replica holds, shut down with
+    /// the shard.
+    pub fn new_like(&self) -> Self {
+        Self {
+            client: self.client.clone(),
+            default_resync: self.default_resync,
+            namespace: self.namespace.clone(),
+            metrics: self.metrics.clone(),
+            backoff: self.backoff,
+            shard: self.shard.clone(),
             state: Arc::default(),
         }
     }
@@ -213,6 +233,20 @@ impl SharedInformerFactory {
     pub fn reflector_backoff(mut self, backoff: Backoff) -> Self {
         self.backoff = backoff;
         self
+    }
+
+    /// Informers created from now on cache only the objects of this shard (KEP-5866's
+    /// `shardSelector`, see [`ReflectorConfig::shard_selector`]): a factory per shard is
+    /// how a sharded replica runs its controllers on a slice of the objects.
+    #[must_use]
+    pub fn shard(mut self, selector: ShardSelector) -> Self {
+        self.shard = Some(selector);
+        self
+    }
+
+    /// The shard of this factory's informers, if any.
+    pub fn shard_selector(&self) -> Option<&ShardSelector> {
+        self.shard.as_ref()
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -265,6 +299,7 @@ impl SharedInformerFactory {
             .metrics(self.metrics.reflector(&name));
         reflector.label_selector = options.label_selector.clone();
         reflector.field_selector = options.field_selector.clone();
+        reflector.shard_selector = self.shard.clone();
         let mut config = InformerConfig::default().reflector(reflector);
         config.resync = self.default_resync;
         let informer = SharedInformer::new(api, config);

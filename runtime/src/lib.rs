@@ -23,6 +23,9 @@
 //!   with series and de-duplication of repeats.
 //! - [`leaderelection`]: client-go's `LeaderElector` over a Lease, so replicas of a
 //!   controller run their work one at a time.
+//! - [`shard`]: KEP-5866's shards (64-bit FNV-1a of an object's uid or namespace,
+//!   half-open hash ranges) and its `shardSelector`, which reflectors send on list and
+//!   watch and apply themselves where a server ignores it.
 //! - [`backoff`]: client-go's `wait.Backoff`, the one exponential backoff with jitter
 //!   behind the reflector, `retry_on_conflict` and the event recorder.
 //! - [`metrics`]: small metrics traits shared by every runtime component, with a
@@ -50,6 +53,7 @@ pub mod leaderelection;
 pub mod lister;
 pub mod metrics;
 pub mod reflector;
+pub mod shard;
 pub mod store;
 #[cfg(feature = "webhook")]
 pub mod webhook;

@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::rbac::{self, Access, Needs};
+use super::shards::{self, HeldShards, Shard, ShardConfig, Shards};
 
 /// controller-runtime's default `GracefulShutdownTimeout`.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -39,6 +40,13 @@ pub enum ManagerError {
         /// The Lease's name.
         lease: String,
     },
+    /// The sharding configuration is invalid, or sharded controllers were added without
+    /// one.
+    #[error("invalid sharding: {reason}")]
+    Sharding {
+        /// Which rule.
+        reason: String,
+    },
     /// The probe endpoint could not be bound.
     #[error("failed to serve the probes on {address}: {source}")]
     Probes {
@@ -56,7 +64,8 @@ pub enum ManagerError {
 }
 
 /// One controller's run, waiting for the token that stops it.
-type Run = Box<dyn FnOnce(CancellationToken) -> BoxFuture<'static, controller::Result<()>> + Send>;
+pub(super) type Run =
+    Box<dyn FnOnce(CancellationToken) -> BoxFuture<'static, controller::Result<()>> + Send>;
 
 /// Controllers sharing one informer factory, one optional leader election (all of them
 /// reconcile while this replica leads; the caches stay warm on standby replicas) and,
@@ -83,6 +92,8 @@ pub struct Manager {
     runs: Vec<Run>,
     access: Vec<Access>,
     events: bool,
+    sharding: Option<ShardConfig>,
+    sharded: Vec<shards::Build>,
     #[cfg(feature = "metrics")]
     metrics: super::Metrics,
     #[cfg(feature = "metrics")]
@@ -93,6 +104,8 @@ impl std::fmt::Debug for Manager {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Manager")
             .field("controllers", &self.runs.len())
+            .field("sharded_controllers", &self.sharded.len())
+            .field("shards", &self.sharding.as_ref().map(ShardConfig::shards))
             .field("leader_election", &self.election.as_ref().map(|c| c.name()))
             .field("shutdown_timeout", &self.shutdown_timeout)
             .finish_non_exhaustive()
@@ -116,6 +129,8 @@ impl Manager {
             runs: Vec::new(),
             access: Vec::new(),
             events: false,
+            sharding: None,
+            sharded: Vec::new(),
             #[cfg(feature = "metrics")]
             metrics,
             #[cfg(feature = "metrics")]
@@ -129,6 +144,21 @@ impl Manager {
         #[cfg(feature = "metrics")]
         let config = config.map(|config| self.metrics.instrument_election(config));
         self.election = config;
+        self
+    }
+
+    /// Splits the objects of the controllers added with [`add_sharded`](Self::add_sharded)
+    /// into shards, each run by the replica holding its Lease (see [`ShardConfig`] and
+    /// the `shards` module documentation for the protocol).
+    pub fn shards(mut self, config: ShardConfig) -> Self {
+        #[cfg(feature = "metrics")]
+        let config = {
+            let mut config = config;
+            let election = config.election_mut();
+            *election = self.metrics.instrument_election(election.clone());
+            config
+        };
+        self.sharding = Some(config);
         self
     }
 
@@ -223,8 +253,40 @@ impl Manager {
         self
     }
 
+    /// Adds a sharded controller: each time this replica takes a shard, `build` makes the
+    /// shard's controller and reconciler, watching informers of
+    /// [`Shard::factory`] (which list and watch that shard's objects only); they run
+    /// while the replica holds the shard's Lease. Needs [`shards`](Self::shards).
+    ///
+    /// ```no_run
+    /// # async fn demo(client: kube::Client, reconciler: impl kubegen::runtime::controller::Reconciler + Clone) -> Result<(), kubegen::operator::ManagerError> {
+    /// use k8s_openapi::api::core::v1::ConfigMap;
+    /// use kubegen::operator::{Manager, ShardConfig, shutdown_signal};
+    /// use kubegen::runtime::controller::{Controller, ControllerConfig, EnqueueObject};
+    /// use kubegen::runtime::leaderelection::LeaderElectionConfig;
+    ///
+    /// let election = LeaderElectionConfig::default().lease_name("foos").release_on_cancel(true);
+    /// let mut manager = Manager::new(client).shards(ShardConfig::new(election, 4).replicas(4));
+    /// manager.add_sharded(move |shard| {
+    ///     let controller = Controller::new(shard.controller_config(ControllerConfig::default().name("foos")));
+    ///     controller.watches(&shard.factory().informer::<ConfigMap>(), EnqueueObject::new(controller.queue()));
+    ///     (controller, reconciler.clone())
+    /// });
+    /// manager.run(shutdown_signal()).await
+    /// # }
+    /// ```
+    pub fn add_sharded<R, F>(&mut self, build: F) -> &mut Self
+    where
+        R: Reconciler,
+        F: Fn(&Shard) -> (Controller, R) + Send + Sync + 'static,
+    {
+        self.sharded.push(shards::build(build));
+        self
+    }
+
     /// Starts the informers, the probes and the controllers (under the Lease, when
-    /// configured) on tasks of the current Tokio runtime.
+    /// configured; sharded ones under their shards' Leases) on tasks of the current
+    /// Tokio runtime.
     ///
     /// # Panics
     /// Outside a Tokio runtime.
@@ -237,6 +299,23 @@ impl Manager {
             None => None,
         };
         let leader_status = elector.as_ref().map(|(elector, _)| elector.status());
+        let shards = match (self.sharding, self.sharded.is_empty()) {
+            (Some(config), _) => Some(Shards::new(
+                config,
+                self.client.clone(),
+                self.factory.clone(),
+                self.sharded,
+                #[cfg(feature = "metrics")]
+                self.metrics.clone(),
+            )?),
+            (None, true) => None,
+            (None, false) => {
+                return Err(ManagerError::Sharding {
+                    reason: "sharded controllers were added without Manager::shards".into(),
+                });
+            }
+        };
+        let held_shards = shards.as_ref().map(Shards::held);
         let stop = CancellationToken::new();
         #[cfg(feature = "metrics")]
         let listener = match self.probe_address {
@@ -260,12 +339,14 @@ impl Manager {
         let task = tokio::spawn(run_controllers(
             self.runs,
             elector,
+            shards,
             stop.clone(),
             stopped.clone(),
         ));
         Ok(RunningManager {
             factory: self.factory,
             leader_status,
+            held_shards,
             stop,
             stopped,
             task,
@@ -289,31 +370,47 @@ impl Manager {
 }
 
 /// Runs every controller until `stop` (or, under leader election, until the Lease is
-/// lost), and cancels `stopped` when they all have ended.
+/// lost) and the shards' campaigns until `stop`, and cancels `stopped` when they all
+/// have ended.
 async fn run_controllers(
     runs: Vec<Run>,
     elector: Option<(LeaderElector, String)>,
+    shards: Option<Shards>,
     stop: CancellationToken,
     stopped: CancellationToken,
 ) -> Result<(), ManagerError> {
     let _stopped = stopped.drop_guard();
-    // One controller failing stops the others: the manager as a whole has failed.
-    let all = |token: CancellationToken| async move {
-        let runs = runs.into_iter().map(|run| {
-            let token = token.clone();
-            async move {
-                let result = run(token.clone()).await;
-                if result.is_err() {
-                    token.cancel();
-                }
-                result
-            }
-        });
-        join_all(runs)
-            .await
-            .into_iter()
-            .collect::<controller::Result<Vec<()>>>()
+    // Either part failing (a lost Lease, a controller's error) stops the other: the
+    // manager as a whole has failed.
+    let failing = |result: Result<(), ManagerError>| {
+        if result.is_err() {
+            stop.cancel();
+        }
+        result
     };
+    let sharded = async {
+        match shards {
+            Some(shards) => failing(shards.run(stop.clone()).await),
+            None => Ok(()),
+        }
+    };
+    let unsharded = async { failing(run_unsharded(runs, elector, stop.clone()).await) };
+    let (unsharded, sharded) = tokio::join!(unsharded, sharded);
+    unsharded.and(sharded)
+}
+
+/// Runs the controllers added with [`Manager::add`] until `stop` or, under leader
+/// election, until the Lease is lost.
+async fn run_unsharded(
+    runs: Vec<Run>,
+    elector: Option<(LeaderElector, String)>,
+    stop: CancellationToken,
+) -> Result<(), ManagerError> {
+    if runs.is_empty() {
+        return Ok(());
+    }
+    // One controller failing stops the others: the manager as a whole has failed.
+    let all = |token: CancellationToken| shards::run_all(runs, token);
     let Some((mut elector, lease)) = elector else {
         all(stop).await?;
         return Ok(());
@@ -327,7 +424,7 @@ async fn run_controllers(
             output?;
             Err(ManagerError::LeadershipLost { lease })
         }
-        Outcome::Led { output, .. } => output.map(drop).map_err(ManagerError::from),
+        Outcome::Led { output, .. } => output.map_err(ManagerError::from),
     }
 }
 
@@ -336,6 +433,7 @@ async fn run_controllers(
 pub struct RunningManager {
     factory: SharedInformerFactory,
     leader_status: Option<watch::Receiver<LeaderStatus>>,
+    held_shards: Option<HeldShards>,
     stop: CancellationToken,
     stopped: CancellationToken,
     task: JoinHandle<Result<(), ManagerError>>,
@@ -360,6 +458,12 @@ impl RunningManager {
     /// leads), updated as it changes; `None` without leader election.
     pub fn leader_status(&self) -> Option<watch::Receiver<LeaderStatus>> {
         self.leader_status.clone()
+    }
+
+    /// The shards this replica holds, updated as it takes and loses them; `None`
+    /// without [`Manager::shards`].
+    pub fn held_shards(&self) -> Option<HeldShards> {
+        self.held_shards.clone()
     }
 
     /// The address the probes are served on, if any (the port the OS chose for `:0`).

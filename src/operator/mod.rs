@@ -15,6 +15,10 @@
 //!   controllers need, derived from its informers, its event recorder, its Lease and
 //!   the writes declared with [`Access`]; `rbac_manifest` (feature `cli`) writes them
 //!   as YAML for `config/rbac/role.yaml`.
+//! - [`ShardConfig`], [`Manager::add_sharded`]: a manager's controllers split across
+//!   replicas by shard (KEP-5866's hash of the uid or namespace), one Lease per shard;
+//!   the replica holding a shard runs that shard's controllers on informers that list
+//!   and watch its objects only.
 //! - [`RunningController`]: the reconcile loop on its own task, alone or under leader
 //!   election.
 //! - [`shutdown_signal`]: resolves on SIGTERM or SIGINT (Ctrl-C elsewhere), to stop the
@@ -79,6 +83,7 @@ mod manager;
 mod metrics;
 mod rbac;
 mod running;
+mod shards;
 mod shutdown;
 
 pub use args::{ClusterArgs, LeaderElectArgs, RunArgs};
@@ -94,4 +99,5 @@ pub use rbac::Access;
 #[cfg(feature = "cli")]
 pub use rbac::{ManifestError, manifest as rbac_manifest};
 pub use running::RunningController;
+pub use shards::{HeldShards, Shard, ShardConfig};
 pub use shutdown::shutdown_signal;

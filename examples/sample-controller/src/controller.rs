@@ -172,6 +172,12 @@ impl Controller {
         self.reconcile_loop.processed()
     }
 
+    /// The reconcile loop (to run it elsewhere than [`add_to`](Self::add_to) puts it,
+    /// e.g. as a sharded controller).
+    pub fn reconcile_loop(&self) -> &runtime::Controller {
+        &self.reconcile_loop
+    }
+
     /// The work queue (for inspection).
     pub fn queue(&self) -> &RateLimitingQueue<ObjectKey> {
         self.reconcile_loop.queue()

@@ -29,6 +29,11 @@
 //! informers, the event recorder, the Lease, the writes [`controller::Controller::add_to`]
 //! declares) and committed as `config/rbac/role.yaml` (`sample-controller --print-rbac`).
 //!
+//! Two demos run on the embedded API server: [`failover`] (`--replicas N`: replicas under
+//! one Lease, the leader stopped, a standby taking over) and [`sharding`] (`--replicas N
+//! --shards S`: the Foos split by namespace into shards with a Lease each, a replica
+//! killed and its shards taken over).
+//!
 //! [sample-controller]: https://github.com/kubernetes/sample-controller
 //!
 //! ```no_run
@@ -49,6 +54,7 @@ pub mod apis;
 pub mod controller;
 pub mod demo;
 pub mod failover;
+pub mod sharding;
 // Written by `kubegen generate --rust src/apis` (hack/update-codegen.sh); never edited, so
 // rustfmt leaves the generator's layout alone and verify-codegen.sh can diff it.
 #[rustfmt::skip]

@@ -9,6 +9,7 @@ use kubegen::operator::{ClusterSource, rbac_manifest};
 use kubegen::prelude::*;
 use sample_controller::apis::samplecontroller::v1alpha1::Foo;
 use sample_controller::demo::{self, DeploymentStandIn};
+use sample_controller::sharding::{self, ShardingOptions};
 use sample_controller::{App, Options, failover};
 
 /// client-go's sample-controller in Rust: every Foo gets the Deployment it asks for.
@@ -39,6 +40,17 @@ struct Args {
     /// one the controller would use (see --leader-elect-namespace).
     #[arg(long)]
     print_rbac: bool,
+    /// The sharding demo, on the embedded API server (with --replicas 2 or more): split
+    /// the Foos by namespace into this many shards, one Lease each, print what each
+    /// replica caches and reconciles, kill one replica and show its shards taken over.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    shards: Option<u32>,
+    /// Foos the sharding demo creates.
+    #[arg(long, default_value_t = 200)]
+    demo_foos: usize,
+    /// Namespaces the sharding demo spreads its Foos over.
+    #[arg(long, default_value_t = 64)]
+    demo_namespaces: usize,
 }
 
 fn main() -> ExitCode {
@@ -97,6 +109,22 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         resync: Duration::from_secs(args.resync_seconds),
         ..Options::default()
     };
+    if let Some(shards) = args.shards {
+        let Some(server) = cluster.server().filter(|_| args.replicas > 1) else {
+            return Err("--shards runs the sharding demo on the embedded API server with --replicas 2 or more; against a cluster, run one process per replica of a manager with Manager::shards".into());
+        };
+        let sharding = ShardingOptions {
+            replicas: usize::from(args.replicas),
+            shards,
+            namespaces: args.demo_namespaces.max(1),
+            foos: args.demo_foos,
+            options,
+        };
+        let config = server.kube_config();
+        sharding::run(config, client, sharding, |line| println!("{line}")).await?;
+        cluster.shutdown().await;
+        return Ok(());
+    }
     if args.replicas > 1 {
         if !cluster.is_embedded() {
             return Err("--replicas runs the failover demo on the embedded API server; against a cluster, run one process per replica with --leader-elect".into());

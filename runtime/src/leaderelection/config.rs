@@ -14,6 +14,22 @@ use crate::workqueue::{Clock, TokioClock};
 /// exceed `JITTER_FACTOR * retry_period`.
 pub const JITTER_FACTOR: f64 = 1.2;
 
+/// Decides whether a candidate takes a vacant Lease now (see
+/// [`LeaderElectionConfig::acquire_if`]).
+pub type AcquireGate = Arc<dyn Fn(&Vacancy) -> bool + Send + Sync>;
+
+/// A Lease this candidate could take: absent, released, or not renewed by its holder for
+/// a lease duration (by this replica's clock).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Vacancy {
+    /// The holder whose Lease expired (it stopped renewing: dead, paused or cut off);
+    /// `None` for an absent or released Lease.
+    pub expired_holder: Option<String>,
+    /// How long the Lease has been vacant as this candidate saw it: since the holder's
+    /// lease duration ran out, or since it was first seen absent or released.
+    pub vacant_for: Duration,
+}
+
 /// How a [`LeaderElector`](super::LeaderElector) campaigns: the Lease it competes for, its
 /// identity, client-go's timings and what it does on shutdown.
 ///
@@ -47,6 +63,7 @@ pub struct LeaderElectionConfig {
     pub(crate) release_on_cancel: bool,
     pub(crate) metrics: Arc<dyn LeaderElectionMetrics>,
     pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) acquire_if: Option<AcquireGate>,
 }
 
 impl Default for LeaderElectionConfig {
@@ -61,6 +78,7 @@ impl Default for LeaderElectionConfig {
             release_on_cancel: false,
             metrics: Arc::new(NoopMetrics),
             clock: Arc::new(TokioClock),
+            acquire_if: None,
         }
     }
 }
@@ -75,6 +93,7 @@ impl fmt::Debug for LeaderElectionConfig {
             .field("renew_deadline", &self.renew_deadline)
             .field("retry_period", &self.retry_period)
             .field("release_on_cancel", &self.release_on_cancel)
+            .field("acquire_if", &self.acquire_if.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -145,6 +164,15 @@ impl LeaderElectionConfig {
         self
     }
 
+    /// Takes a vacant Lease only when `gate` says so, asked at each attempt (default:
+    /// always). A refused candidate keeps polling at the retry period; renewals are
+    /// never gated. Sharded managers use it to keep a replica from taking more than its
+    /// share of shards while their holders live.
+    pub fn acquire_if(mut self, gate: impl Fn(&Vacancy) -> bool + Send + Sync + 'static) -> Self {
+        self.acquire_if = Some(Arc::new(gate));
+        self
+    }
+
     /// Reads time from `clock` (default: [`TokioClock`], which honours paused Tokio time).
     pub fn clock(mut self, clock: impl Clock) -> Self {
         self.clock = Arc::new(clock);
@@ -159,6 +187,11 @@ impl LeaderElectionConfig {
     /// The Lease's namespace, if set (`None`: the client's default namespace).
     pub fn lease_namespace(&self) -> Option<&str> {
         self.namespace.as_deref()
+    }
+
+    /// The lease duration.
+    pub fn lease_duration_value(&self) -> Duration {
+        self.lease_duration
     }
 
     /// This replica's identity.

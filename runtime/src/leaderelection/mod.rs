@@ -22,6 +22,11 @@
 //! releases the Lease (holder cleared, lease duration 1 s, as client-go does), and another
 //! replica takes over within about one retry period instead of a lease duration.
 //!
+//! A candidate may be told when to take a vacant Lease
+//! ([`acquire_if`](LeaderElectionConfig::acquire_if)): the gate sees whether the Lease's
+//! holder stopped renewing or it was absent or released, and for how long; renewals are
+//! never gated. Sharded managers keep replicas to their share of shards with it.
+//!
 //! ```no_run
 //! # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
 //! use kubegen_runtime::leaderelection::{LeaderElectionConfig, LeaderElector, Outcome, StepDown};
@@ -68,7 +73,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-pub use config::{JITTER_FACTOR, LeaderElectionConfig};
+pub use config::{AcquireGate, JITTER_FACTOR, LeaderElectionConfig, Vacancy};
 use lock::{KubeLeaseLock, LeaseLock};
 use state::{Election, State};
 

@@ -14,7 +14,7 @@ use k8s_openapi::jiff::Timestamp;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use super::config::{JITTER_FACTOR, LeaderElectionConfig, jittered};
+use super::config::{AcquireGate, JITTER_FACTOR, LeaderElectionConfig, Vacancy, jittered};
 use super::lock::{LeaseLock, Versioned};
 use super::record::LeaseRecord;
 use super::{Error, LeaderStatus};
@@ -74,6 +74,8 @@ enum Attempt {
         /// When the Lease expires unless it changes again.
         until: Instant,
     },
+    /// The Lease is vacant but the acquire gate said not yet.
+    Deferred,
     /// The attempt failed (API error, lost race, timeout): try again later.
     Failed(Error),
 }
@@ -87,6 +89,9 @@ pub(crate) struct Election {
     renew_deadline: Duration,
     retry_period: Duration,
     observed: Option<Observed>,
+    /// When this replica first found the Lease absent, while it stays so.
+    absent_since: Option<Instant>,
+    acquire_if: Option<AcquireGate>,
     status: watch::Sender<LeaderStatus>,
 }
 
@@ -106,6 +111,8 @@ impl Election {
             renew_deadline: config.renew_deadline,
             retry_period: config.retry_period,
             observed: None,
+            absent_since: None,
+            acquire_if: config.acquire_if.clone(),
             status,
         }
     }
@@ -173,6 +180,10 @@ impl Election {
                     at: retry.min(until),
                 }
             }
+            Attempt::Deferred => {
+                tracing::debug!(lease = %self.lock.describe(), "the lease is vacant; not taking it yet");
+                State::Candidate { at: retry }
+            }
             Attempt::Failed(error) => {
                 if matches!(error, Error::Conflict { .. }) {
                     tracing::debug!(lease = %self.lock.describe(), "lost a race for the lease");
@@ -204,6 +215,12 @@ impl Election {
                 renewed: started,
                 at: now + self.retry_period,
             },
+            Attempt::Deferred => {
+                // The record no longer names this replica and nobody live holds it: the
+                // lease was lost in between.
+                tracing::info!(lease = %self.lock.describe(), identity = %self.identity, "the lease no longer names this replica: stepping down");
+                State::Lost
+            }
             Attempt::Held { by, .. } => {
                 // client-go keeps retrying until the deadline; a leader that knows another
                 // replica holds the lease has nothing left to wait for.
@@ -291,6 +308,14 @@ impl Election {
             Err(error) => return Attempt::Failed(error),
         };
         let Some(current) = current else {
+            let since = *self.absent_since.get_or_insert(started);
+            let vacancy = Vacancy {
+                expired_holder: None,
+                vacant_for: started.saturating_duration_since(since),
+            };
+            if !self.may_acquire(&vacancy) {
+                return Attempt::Deferred;
+            }
             let record = LeaseRecord {
                 holder: self.identity.clone(),
                 lease_duration_seconds: self.lease_duration_seconds,
@@ -306,6 +331,7 @@ impl Election {
                 Err(error) => Attempt::Failed(error),
             };
         };
+        self.absent_since = None;
         let observed = self.observe(current);
         let leading = self.is_leader();
         if let Some(holder) = observed.record.holder().filter(|_| !leading) {
@@ -315,6 +341,20 @@ impl Election {
                     by: holder.to_owned(),
                     until,
                 };
+            }
+        }
+        if !leading {
+            let holder = observed.record.holder().map(str::to_owned);
+            let vacant_since = match holder {
+                Some(_) => observed.at + observed.record.lease_duration(),
+                None => observed.at,
+            };
+            let vacancy = Vacancy {
+                expired_holder: holder,
+                vacant_for: started.saturating_duration_since(vacant_since),
+            };
+            if !self.may_acquire(&vacancy) {
+                return Attempt::Deferred;
             }
         }
         let record = if leading {
@@ -341,6 +381,11 @@ impl Election {
             }
             Err(error) => Attempt::Failed(error),
         }
+    }
+
+    /// Whether the acquire gate, if any, lets this candidate take the vacant Lease.
+    fn may_acquire(&self, vacancy: &Vacancy) -> bool {
+        self.acquire_if.as_ref().is_none_or(|gate| gate(vacancy))
     }
 
     /// Takes in a record read from the store: its time of observation moves only when

@@ -7,6 +7,7 @@ use super::Error;
 use crate::backoff::Backoff;
 use crate::metrics::NoopMetrics;
 use crate::metrics::informer::ReflectorMetrics;
+use crate::shard::ShardSelector;
 
 /// The reflector's backoff, client-go's `NewReflector` values: 800 ms, doubling to a 30 s
 /// cap, jitter 1.0 (a delay `d` lies in `[d, 2d)`), starting over after 2 minutes without
@@ -35,6 +36,10 @@ pub struct ReflectorConfig<K> {
     pub label_selector: Option<String>,
     /// Only objects whose fields match (`fieldSelector`).
     pub field_selector: Option<String>,
+    /// Only objects of this shard (KEP-5866's `shardSelector`): sent with every list and
+    /// watch, and applied to what arrives, so a server that ignores the parameter (or
+    /// refuses it, after which it is no longer sent) leaves the same objects cached.
+    pub shard_selector: Option<ShardSelector>,
     /// Objects per list page (default 500, as client-go).
     pub page_size: u32,
     /// Backoff on errors (default [`DEFAULT_BACKOFF`]); never shorter than a server's
@@ -75,6 +80,7 @@ impl<K> Clone for ReflectorConfig<K> {
             name: self.name.clone(),
             label_selector: self.label_selector.clone(),
             field_selector: self.field_selector.clone(),
+            shard_selector: self.shard_selector.clone(),
             page_size: self.page_size,
             backoff: self.backoff,
             min_watch_timeout: self.min_watch_timeout,
@@ -95,6 +101,7 @@ impl<K> std::fmt::Debug for ReflectorConfig<K> {
             .field("name", &self.name)
             .field("label_selector", &self.label_selector)
             .field("field_selector", &self.field_selector)
+            .field("shard_selector", &self.shard_selector)
             .field("page_size", &self.page_size)
             .field("backoff", &self.backoff)
             .field("min_watch_timeout", &self.min_watch_timeout)
@@ -113,6 +120,7 @@ impl<K> Default for ReflectorConfig<K> {
             name: String::from("reflector"),
             label_selector: None,
             field_selector: None,
+            shard_selector: None,
             page_size: 500,
             backoff: DEFAULT_BACKOFF,
             min_watch_timeout: Duration::from_secs(300),
@@ -146,6 +154,13 @@ impl<K> ReflectorConfig<K> {
     #[must_use]
     pub fn field_selector(mut self, selector: impl Into<String>) -> Self {
         self.field_selector = Some(selector.into());
+        self
+    }
+
+    /// Caches only the objects of one shard (see [`shard_selector`](Self::shard_selector)).
+    #[must_use]
+    pub fn shard_selector(mut self, selector: ShardSelector) -> Self {
+        self.shard_selector = Some(selector);
         self
     }
 

@@ -6,7 +6,10 @@
 //! resourceVersion seen (bookmarks included); relists on `410 Gone`; backs off with
 //! jitter on errors and `429` (800 ms doubling to 30 s, reset after 2 minutes without
 //! errors, never less than the server's Retry-After); optionally streams the initial
-//! list (`sendInitialEvents`); drops `managedFields` (unless told to keep them) and
+//! list (`sendInitialEvents`); with a shard selector (KEP-5866) sends `shardSelector` on
+//! list and watch and drops whatever arrives from outside the shard, so a server that
+//! ignores the parameter gives the same cache (one that refuses it with a 400 is no
+//! longer sent it); drops `managedFields` (unless told to keep them) and
 //! applies an optional transform before caching. Errors are
 //! logged with `tracing` and passed to the configured error handler; they never stop it.
 //!
@@ -50,7 +53,7 @@ use kube::Resource;
 use kube::core::Status;
 
 pub use config::{DEFAULT_BACKOFF, ErrorHandler, ReflectorConfig, Transform};
-pub use source::{ListerWatcher, WatchStream};
+pub use source::{ListerWatcher, ShardedList, WatchStream};
 pub use state::{INITIAL_EVENTS_END, State};
 
 use crate::backoff::Delays;
@@ -228,6 +231,9 @@ pub struct Reflector<K: Clone, S> {
     backoff: Delays,
     /// False once a streaming list was refused by the server: fall back to list+watch.
     streaming: bool,
+    /// Whether the shard selector goes to the server: false once it refused it (the
+    /// reflector then filters alone).
+    send_shard: bool,
     relisting: bool,
 }
 
@@ -255,6 +261,7 @@ where
             config,
             backoff,
             streaming,
+            send_shard: true,
             relisting: false,
         }
     }

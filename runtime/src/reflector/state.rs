@@ -14,6 +14,7 @@ use super::{Delta, DeltaSink, Error, Reflector, Stalled, WatchStream};
 use crate::error as api_error;
 use crate::key::ObjectKey;
 use crate::metrics::informer::WatchEventKind;
+use crate::shard::ShardSelector;
 
 /// The annotation on the bookmark that ends a streamed initial list.
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
@@ -209,6 +210,37 @@ where
         }
     }
 
+    /// Whether `object` belongs in the cache: in the shard, when there is one.
+    fn in_shard(&self, object: &K) -> bool {
+        self.config
+            .shard_selector
+            .as_ref()
+            .is_none_or(|shard| shard.matches(object.meta()))
+    }
+
+    /// The shard selector to send to the server, unless it refused it.
+    fn shard_to_send(&self) -> Option<ShardSelector> {
+        self.config
+            .shard_selector
+            .clone()
+            .filter(|_| self.send_shard)
+    }
+
+    /// After a failed request that carried the shard selector: a `400` means the server
+    /// refuses it, so it is no longer sent (the reflector filters alone) and the request
+    /// is retried at once. `true` when that is what happened.
+    fn shard_refused(&mut self, error: &Error, sent: bool) -> bool {
+        let refused = sent
+            && error
+                .status()
+                .is_some_and(|s| s.code == 400 || api_error::is_invalid(s));
+        if refused {
+            tracing::info!(reflector = %self.config.name, error = %error, "the server refused shardSelector; filtering the shard client-side");
+            self.send_shard = false;
+        }
+        refused
+    }
+
     fn transform(&self, mut object: K) -> Arc<K> {
         if !self.config.keep_managed_fields {
             object.meta_mut().managed_fields = None;
@@ -249,18 +281,31 @@ where
                 reflector: self.config.name.clone(),
                 source,
             };
-            let answer = self
-                .bounded(Stalled::List, self.source.list(&params), failed)
-                .await;
+            let shard = self.shard_to_send();
+            let request = async {
+                match &shard {
+                    Some(shard) => Ok(self.source.list_shard(&params, shard).await?.list),
+                    None => self.source.list(&params).await,
+                }
+            };
+            let answer = self.bounded(Stalled::List, request, failed).await;
             let page = match answer {
                 Ok(page) => page,
                 Err(error) => {
                     self.config.metrics.list_failed();
                     self.report(&error);
+                    if self.shard_refused(&error, shard.is_some()) {
+                        return State::Empty;
+                    }
                     return self.backoff_to(&error, State::Empty);
                 }
             };
-            objects.extend(page.items.into_iter().map(|o| self.transform(o)));
+            let kept: Vec<K> = page
+                .items
+                .into_iter()
+                .filter(|o| self.in_shard(o))
+                .collect();
+            objects.extend(kept.into_iter().map(|o| self.transform(o)));
             match page.metadata.continue_.filter(|token| !token.is_empty()) {
                 Some(token) => params.continue_token = Some(token),
                 None => break page.metadata.resource_version.unwrap_or_default(),
@@ -283,7 +328,11 @@ where
             resource_version: String::new(),
             source,
         };
-        let opening = self.source.watch(&params, "");
+        let shard = self.shard_to_send();
+        let opening = match &shard {
+            Some(shard) => self.source.watch_shard(&params, "", shard),
+            None => self.source.watch(&params, ""),
+        };
         let answer = self.bounded(Stalled::WatchOpen, opening, failed).await;
         match answer {
             Ok(stream) => State::StreamingList {
@@ -294,6 +343,9 @@ where
             Err(error) => {
                 self.report(&error);
                 self.config.metrics.watch_ended();
+                if self.shard_refused(&error, shard.is_some()) {
+                    return State::Empty;
+                }
                 if error
                     .status()
                     .is_some_and(|s| api_error::is_invalid(s) || s.code == 400)
@@ -344,11 +396,15 @@ where
         match event {
             WatchEvent::Added(object) => {
                 self.config.metrics.watch_event(WatchEventKind::Added);
-                objects.insert(ObjectKey::of(&object), self.transform(object));
+                if self.in_shard(&object) {
+                    objects.insert(ObjectKey::of(&object), self.transform(object));
+                }
             }
             WatchEvent::Modified(object) => {
                 self.config.metrics.watch_event(WatchEventKind::Modified);
-                objects.insert(ObjectKey::of(&object), self.transform(object));
+                if self.in_shard(&object) {
+                    objects.insert(ObjectKey::of(&object), self.transform(object));
+                }
             }
             WatchEvent::Deleted(object) => {
                 self.config.metrics.watch_event(WatchEventKind::Deleted);
@@ -394,6 +450,10 @@ where
         if let Some(rv) = resource_version_of(&object) {
             *resource_version = rv.to_owned();
         }
+        // An object's uid and namespace never change: one outside the shard never was in.
+        if !self.in_shard(&object) {
+            return;
+        }
         let object = self.transform(object);
         self.sink.apply(Delta::Upsert(object));
     }
@@ -407,7 +467,11 @@ where
             resource_version: resource_version.clone(),
             source,
         };
-        let opening = self.source.watch(&params, &resource_version);
+        let shard = self.shard_to_send();
+        let opening = match &shard {
+            Some(shard) => self.source.watch_shard(&params, &resource_version, shard),
+            None => self.source.watch(&params, &resource_version),
+        };
         let answer = self.bounded(Stalled::WatchOpen, opening, failed).await;
         match answer {
             Ok(stream) => State::Watching {
@@ -419,6 +483,9 @@ where
             Err(error) => {
                 self.config.metrics.watch_ended();
                 self.report(&error);
+                if self.shard_refused(&error, shard.is_some()) {
+                    return State::Synced { resource_version };
+                }
                 let then = if error.is_gone() {
                     State::Empty
                 } else {
@@ -488,8 +555,10 @@ where
                     resource_version = rv.to_owned();
                 }
                 self.config.metrics.watch_event(WatchEventKind::Deleted);
-                let object = self.transform(object);
-                self.sink.apply(Delta::Delete(object));
+                if self.in_shard(&object) {
+                    let object = self.transform(object);
+                    self.sink.apply(Delta::Delete(object));
+                }
             }
             WatchEvent::Bookmark(bookmark) => {
                 self.config.metrics.watch_event(WatchEventKind::Bookmark);

@@ -262,6 +262,12 @@
 //!   `resourceVersion` with `resourceVersionMatch` `NotOlderThan` (latest state) or
 //!   `Exact` (the state at that version, rebuilt from the history window; 410 Expired
 //!   beyond it, as a compacted etcd).
+//! - **Sharded list and watch** (KEP-5866, alpha in Kubernetes v1.36): `shardSelector`
+//!   on list and watch, `shardRange(object.metadata.uid|namespace, '0x<start>',
+//!   '0x<end>')` joined by `||`, keeps the objects whose field's 64-bit FNV-1a hash
+//!   falls in `[start, end)`; lists echo it in `metadata.shardInfo.selector`; a
+//!   malformed one is a 400 saying what is wrong. [`ShardSelectors`] makes the server
+//!   ignore the parameter (as one without the feature gate) or refuse it instead.
 //! - **Watch**: an unset or `"0"` resourceVersion starts with synthetic ADDED events
 //!   for the current state; a given one replays the events after it, in order, then
 //!   streams; one older than the history window (see [`ApiServerConfig`]) answers HTTP
@@ -340,4 +346,4 @@ pub use http::server::{ApiServer, Error, Faults, Result};
 /// The request verb faults match on: the runtime's one [`Verb`](kubegen_runtime::error::Verb).
 pub use kubegen_runtime::error::Verb;
 pub use store::faults::{Delay, Failure, Matcher};
-pub use store::shared::ApiServerConfig;
+pub use store::shared::{ApiServerConfig, ShardSelectors};

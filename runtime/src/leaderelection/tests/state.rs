@@ -8,6 +8,7 @@ use tokio::time::Instant;
 
 use super::scripted::{Call, Mode, ScriptedLock};
 use super::*;
+use crate::leaderelection::JITTER_FACTOR;
 
 #[tokio::test(start_paused = true)]
 async fn a_missing_lease_is_created_then_renewed_every_retry_period_on_the_fast_path() {
@@ -253,4 +254,48 @@ fn election_with_identity(
     let (status, rx) = watch::channel(LeaderStatus::default());
     let config = config().identity(identity);
     (Election::new(Arc::new(lock.clone()), &config, status), rx)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_gated_candidate_takes_a_vacant_lease_only_when_the_gate_lets_it() {
+    use std::sync::Mutex;
+
+    use crate::leaderelection::Vacancy;
+
+    let asked: Arc<Mutex<Vec<Vacancy>>> = Arc::default();
+    let config = {
+        let asked = asked.clone();
+        config().acquire_if(move |vacancy| {
+            asked.lock().unwrap().push(vacancy.clone());
+            vacancy.expired_holder.is_some() || vacancy.vacant_for >= LEASE
+        })
+    };
+
+    // An absent Lease: taken once it has been seen absent for a lease duration.
+    let lock = ScriptedLock::new(None);
+    let (status, _rx) = watch::channel(LeaderStatus::default());
+    let mut election = Election::new(Arc::new(lock.clone()), &config, status);
+    let start = Instant::now();
+    let first = election.start();
+    let (state, acquired) = campaign(&mut election, first).await;
+    assert!(matches!(state, State::Leader { .. }));
+    assert!(acquired - start >= LEASE, "{:?}", acquired - start);
+    assert!(acquired - start < LEASE + RETRY.mul_f64(1.0 + JITTER_FACTOR));
+    assert_eq!(asked.lock().unwrap()[0].vacant_for, Duration::ZERO);
+    assert_eq!(asked.lock().unwrap()[0].expired_holder, None);
+
+    // A Lease whose holder stopped renewing: taken as soon as it expires, naming it.
+    asked.lock().unwrap().clear();
+    let lock = ScriptedLock::new(Some(held_by("dead", Timestamp::now())));
+    let (status, _rx) = watch::channel(LeaderStatus::default());
+    let mut election = Election::new(Arc::new(lock.clone()), &config, status);
+    let start = Instant::now();
+    let first = election.start();
+    let (state, acquired) = campaign(&mut election, first).await;
+    assert!(matches!(state, State::Leader { .. }));
+    assert_eq!(acquired - start, LEASE);
+    let last = asked.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(last.expired_holder.as_deref(), Some("dead"));
+    assert_eq!(last.vacant_for, Duration::ZERO);
+    assert_eq!(lock.record().holder, "me");
 }

@@ -18,7 +18,8 @@ use crate::http::openapi;
 use crate::http::patching::{self, ConvertedPatch, PatchTarget, Patched, patch_object};
 use crate::http::protobuf;
 use crate::store::page::Page;
-use crate::store::shared::Shared;
+use crate::store::registry::ResourceType;
+use crate::store::shared::{ShardSelectors, Shared};
 use crate::store::status::{ApiError, ApiResult, Cause};
 use crate::verbs::collection::{self, Query, WatchDefaults};
 use crate::verbs::deletion::DeleteOptions;
@@ -229,9 +230,22 @@ async fn dispatch(
             openapi::document(&shared.lock().registry, &document).map(|d| ok(&d))
         }
         Route::Resource(request) => {
-            let query: Query = QueryExtractor::try_from_uri(uri)
+            let mut query: Query = QueryExtractor::try_from_uri(uri)
                 .map(|q| q.0)
                 .unwrap_or_default();
+            match shared.config.shard_selectors {
+                ShardSelectors::Served => {}
+                ShardSelectors::Ignored => {
+                    query.remove("shardSelector");
+                }
+                ShardSelectors::Refused => {
+                    if query.contains_key("shardSelector") {
+                        return Err(ApiError::bad_request(
+                            "shardSelector is not supported by this server",
+                        ));
+                    }
+                }
+            }
             resource(shared, method, headers, &query, request, body).await
         }
     }

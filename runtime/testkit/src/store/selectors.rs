@@ -1,4 +1,5 @@
-//! Label selectors (the runtime's, read from requests) and field selectors.
+//! Label selectors (the runtime's, read from requests), field selectors and KEP-5866's
+//! shard selectors (the runtime's, matched against JSON objects).
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as ApiLabelSelector;
 use serde_json::{Map, Value};
@@ -6,6 +7,7 @@ use serde_json::{Map, Value};
 use crate::store::registry::ResourceType;
 use crate::store::status::{ApiError, ApiResult};
 use kubegen_runtime::labels::{Labels, Selector};
+use kubegen_runtime::shard::{ShardKey, ShardSelector};
 
 /// An object's `metadata.labels`, as the runtime's selectors read them.
 struct ObjectLabels<'a>(Option<&'a Map<String, Value>>);
@@ -132,6 +134,45 @@ impl FieldSelector {
     }
 }
 
+/// A `shardSelector` query parameter (KEP-5866, alpha in Kubernetes v1.36):
+/// `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')`, several
+/// joined by `||`; absent, it matches everything.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ShardFilter(Option<ShardSelector>);
+
+impl ShardFilter {
+    /// Parses the parameter; a malformed one is a 400 saying what is wrong.
+    pub(crate) fn parse(input: Option<&str>) -> ApiResult<Self> {
+        input
+            .map(|text| {
+                text.parse::<ShardSelector>()
+                    .map_err(|error| ApiError::bad_request(error.to_string()))
+            })
+            .transpose()
+            .map(Self)
+    }
+
+    /// The selector, to echo in the list's `metadata.shardInfo`.
+    pub(crate) fn selector(&self) -> Option<&ShardSelector> {
+        self.0.as_ref()
+    }
+
+    /// Whether the FNV-1a hash of the object's uid or namespace falls in a range.
+    pub(crate) fn matches(&self, object: &Value) -> bool {
+        self.0.as_ref().is_none_or(|selector| {
+            let pointer = match selector.key() {
+                ShardKey::Uid => "/metadata/uid",
+                ShardKey::Namespace => "/metadata/namespace",
+            };
+            let value = object
+                .pointer(pointer)
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            selector.matches_value(value)
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -216,5 +257,29 @@ mod tests {
                 .code,
             400
         );
+    }
+
+    #[test]
+    fn shard_selectors_match_the_hash_of_the_uid_or_namespace() {
+        // fnv1a_64("default") = 0xebada5168620c5fe, in the upper half.
+        let object = json!({"metadata": {"namespace": "default", "uid": "u"}});
+        let upper =
+            "shardRange(object.metadata.namespace, '0x8000000000000000', '0x10000000000000000')";
+        let lower = "shardRange(object.metadata.namespace, '0x0', '0x8000000000000000')";
+        let matches = |selector| ShardFilter::parse(selector).is_ok_and(|f| f.matches(&object));
+        assert!(matches(Some(upper)));
+        assert!(!matches(Some(lower)));
+        assert!(matches(None));
+        match ShardFilter::parse(Some("shardRange(object.metadata.name, '0x0', '0x1')")) {
+            Err(error) => {
+                assert_eq!(error.code, 400);
+                assert!(
+                    error.message.contains("unsupported field"),
+                    "{}",
+                    error.message
+                );
+            }
+            Ok(filter) => panic!("parsed {filter:?}"),
+        }
     }
 }

@@ -31,6 +31,22 @@ pub struct ApiServerConfig {
     pub(crate) watch_timeout: Duration,
     pub(crate) conversion_timeout: Duration,
     pub(crate) rbac: bool,
+    pub(crate) shard_selectors: ShardSelectors,
+}
+
+/// What the server does with KEP-5866's `shardSelector` on list and watch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ShardSelectors {
+    /// Serves it, as an API server with the alpha feature gate on: only the shard's
+    /// objects are listed and watched, and lists echo the selector in
+    /// `metadata.shardInfo.selector` (default).
+    #[default]
+    Served,
+    /// Ignores it, as a server without the feature: every object is sent.
+    Ignored,
+    /// Refuses any request carrying it with a 400, as a server that rejects the field
+    /// it names would.
+    Refused,
 }
 
 impl Default for ApiServerConfig {
@@ -42,6 +58,7 @@ impl Default for ApiServerConfig {
             watch_timeout: Duration::from_secs(1800),
             conversion_timeout: Duration::from_secs(30),
             rbac: false,
+            shard_selectors: ShardSelectors::Served,
         }
     }
 }
@@ -64,6 +81,12 @@ impl ApiServerConfig {
     /// about what a real server does).
     pub fn bookmark_interval(mut self, interval: Duration) -> Self {
         self.bookmark_interval = interval;
+        self
+    }
+
+    /// What lists and watches do with a `shardSelector` (default: serve it).
+    pub fn shard_selectors(mut self, handling: ShardSelectors) -> Self {
+        self.shard_selectors = handling;
         self
     }
 

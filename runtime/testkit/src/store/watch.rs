@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 
 use crate::store::event::{Event, EventType};
 use crate::store::registry::StorageKey;
-use crate::store::selectors::{FieldSelector, LabelSelector};
+use crate::store::selectors::{FieldSelector, LabelSelector, ShardFilter};
 use crate::store::status::ApiError;
 
 /// What a watch stream sends next.
@@ -29,6 +29,7 @@ pub(crate) struct Filter {
     pub(crate) namespace: Option<String>,
     pub(crate) labels: LabelSelector,
     pub(crate) fields: FieldSelector,
+    pub(crate) shard: ShardFilter,
 }
 
 impl Filter {
@@ -40,7 +41,10 @@ impl Filter {
                 .unwrap_or_default()
                 == ns
         });
-        namespace_ok && self.labels.matches(object) && self.fields.matches(object)
+        namespace_ok
+            && self.labels.matches(object)
+            && self.fields.matches(object)
+            && self.shard.matches(object)
     }
 
     /// What a watcher with this filter sees of an event: objects entering the filter

@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use crate::store::event::EventType;
 use crate::store::page::Page;
 use crate::store::registry::ResourceType;
-use crate::store::selectors::{FieldSelector, LabelSelector};
+use crate::store::selectors::{FieldSelector, LabelSelector, ShardFilter};
 use crate::store::shared::Shared;
 use crate::store::status::{ApiError, ApiResult, Cause};
 use crate::store::storage::{Cluster, ObjectKey, parse_rv};
@@ -37,7 +37,7 @@ fn list_options_invalid(field: &str, value: &str, why: &str) -> ApiError {
     ApiError::invalid("meta.k8s.io", "ListOptions", "", vec![cause])
 }
 
-/// The namespace, label and field filter of a collection request.
+/// The namespace, label, field and shard filter of a collection request.
 pub(crate) fn filter(
     rt: &ResourceType,
     namespace: Option<&str>,
@@ -47,6 +47,7 @@ pub(crate) fn filter(
         namespace: namespace.map(str::to_owned),
         labels: LabelSelector::parse(param(query, "labelSelector").unwrap_or_default())?,
         fields: FieldSelector::parse(param(query, "fieldSelector").unwrap_or_default(), rt)?,
+        shard: ShardFilter::parse(param(query, "shardSelector"))?,
     })
 }
 
@@ -191,6 +192,10 @@ pub(crate) fn list(
         last_key = Some(key);
     }
     let mut metadata = json!({"resourceVersion": snapshot_rv.to_string()});
+    if let Some(shard) = filter.shard.selector() {
+        // KEP-5866: the applied selector, echoed so the client knows it was served.
+        metadata["shardInfo"] = json!({"selector": shard.to_string()});
+    }
     if let (Some(_), Some(last)) = (limit, last_key)
         && matching.next().is_some()
     {
@@ -201,7 +206,8 @@ pub(crate) fn list(
             last: (last.0.to_owned(), last.1.to_owned()),
         };
         metadata["continue"] = json!(next.encode());
-        if filter.labels.is_empty() && filter.fields.is_empty() {
+        if filter.labels.is_empty() && filter.fields.is_empty() && filter.shard.selector().is_none()
+        {
             metadata["remainingItemCount"] =
                 json!(revision.count(namespace).saturating_sub(returned));
         }
