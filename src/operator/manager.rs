@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures::FutureExt;
-use futures::future::{BoxFuture, join_all};
+use futures::future::BoxFuture;
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
 use kubegen_runtime::controller::{self, Controller, ControllerConfig, Reconciler};
 use kubegen_runtime::events::{EventRecorder, EventRecorderConfig};

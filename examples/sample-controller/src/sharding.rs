@@ -307,6 +307,7 @@ fn manager(
             shard.factory(),
             recorder.clone(),
             options.workers,
+            options.stale_cache_guard,
         );
         let reconcile_loop = controller.reconcile_loop().clone();
         let counting = Counting {

@@ -18,7 +18,6 @@ use crate::http::openapi;
 use crate::http::patching::{self, ConvertedPatch, PatchTarget, Patched, patch_object};
 use crate::http::protobuf;
 use crate::store::page::Page;
-use crate::store::registry::ResourceType;
 use crate::store::shared::{ShardSelectors, Shared};
 use crate::store::status::{ApiError, ApiResult, Cause};
 use crate::verbs::collection::{self, Query, WatchDefaults};
