@@ -213,6 +213,7 @@ pub fn crd(client: &WebhookClient) -> Result<CustomResourceDefinition, crd::Erro
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 mod tests {
     use super::*;
 

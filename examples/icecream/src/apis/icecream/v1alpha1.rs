@@ -30,6 +30,10 @@ pub const VERSION: &str = "v1alpha1";
 
 /// An Icecream as `v1alpha1` writes it: an order and the pods that serve it.
 #[derive(Debug, Default, PartialEq, DeepCopy, Resource)]
+#[allow(
+    clippy::duplicated_attributes,
+    reason = "each `printcolumn(...)` has its own `type`; clippy reads the repeats as duplicates"
+)]
 #[resource(
     group = "icecream.example.com",
     version = "v1alpha1",
