@@ -308,7 +308,7 @@ fn a_kind_with_several_versions_is_one_crd_converted_by_the_webhook_named() {
     let dir = scratch("versions");
     let out = dir.join("crd");
     let out_s = out.display().to_string();
-    let fixture = fixture("gadgets").display().to_string();
+    let fixture = fixture("multiversion").display().to_string();
     let written = kubegen(&[
         "crd",
         "--rust",

@@ -267,6 +267,13 @@ pub(super) fn resource(
     kind: &Kind,
     root: &str,
 ) -> TokenStream {
+    // Among several versions of the kind, the stored one says so (`kubegen crd --rust`
+    // and the conversions read it back).
+    let versions = group
+        .versions
+        .values()
+        .filter(|v| v.kinds.contains_key(&kind.name))
+        .count();
     let (group, version_name) = (&group.name, &version.name);
     let mut parts = vec![
         quote! { group = #group },
@@ -284,6 +291,9 @@ pub(super) fn resource(
     }
     if kind.scope == Scope::Cluster {
         parts.push(quote! { cluster });
+    }
+    if kind.storage && versions > 1 {
+        parts.push(quote! { storage });
     }
     if kind.subresources.status {
         parts.push(quote! { status });

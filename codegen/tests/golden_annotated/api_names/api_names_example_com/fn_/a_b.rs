@@ -6,7 +6,13 @@ use kubegen::Resource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Resource)]
-#[resource(group = "api-names.example.com", version = "fn", kind = "a-b", plural = "a-bs")]
+#[resource(
+    group = "api-names.example.com",
+    version = "fn",
+    kind = "a-b",
+    plural = "a-bs",
+    storage,
+)]
 pub struct AB {
     /// Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     pub metadata: ObjectMeta,
