@@ -1,7 +1,13 @@
 # Sourced by update-codegen.sh and verify-codegen.sh: the generated trees of this repository.
 # Each entry names one generated tree; update_target / verify_target know how to build it.
 # wellknown-schemas comes first: the kubegen binary the other targets run embeds its table.
-KUBEGEN_TARGETS=(wellknown-schemas kubernetes kubernetes-apply e2e-api e2e-api-crd sample-controller icecream crd-e2e-api crd-sample-controller crd-icecream testkit-tables)
+# kubernetes-inputs comes before the two targets that generate from what it writes.
+KUBEGEN_TARGETS=(wellknown-schemas kubernetes-inputs kubernetes kubernetes-apply e2e-api e2e-api-crd sample-controller icecream crd-e2e-api crd-sample-controller crd-icecream testkit-tables)
+
+# The committed inputs derived from Kubernetes' OpenAPI documents (kubernetes-inputs): what
+# kubernetes-apply and testkit-tables generate from, so they need no document outside the
+# repository.
+KUBERNETES_INPUTS=hack/kubernetes
 
 # kubegen's own CLI, built from this checkout.
 kubegen() { cargo run --quiet --package kubegen-codegen --bin cargo-kubegen -- "$@"; }
@@ -32,13 +38,18 @@ target_args() {
 }
 
 # The testkit API server's facts about the built-in kinds it serves (patch strategies,
-# OpenAPI definitions, protobuf field numbers), from Kubernetes' OpenAPI v2 document in the corpus
-# ($KUBEGEN_CORPUS or ../shared/corpus); skipped with a message where it is absent.
+# OpenAPI definitions, protobuf field numbers), from the committed pruned OpenAPI v2 document
+# ($KUBERNETES_INPUTS/swagger.json) and k8s-pb's sources.
 testkit_tables() {
-  local swagger="${KUBEGEN_CORPUS:-../shared/corpus}/openapi/swagger.json"
+  testkit_tables_from "$KUBERNETES_INPUTS/swagger.json" "$@"
+}
+
+testkit_tables_from() {
+  local swagger="$1"
+  shift
   if [ ! -f "$swagger" ]; then
-    echo "testkit-tables: skipped, no $swagger (set KUBEGEN_CORPUS to the corpus directory)" >&2
-    return 0
+    echo "testkit-tables: no $swagger" >&2
+    return 1
   fi
   # k8s-pb (a dev-dependency of kubegen-testkit) holds the protobuf field numbers.
   local k8s_pb
@@ -54,21 +65,66 @@ testkit_tables() {
 }
 
 # The built-in kinds' apply configurations (kubegen::applyconfigurations), their fields read
-# from Kubernetes' OpenAPI v3 documents in the corpus ($KUBEGEN_CORPUS or ../shared/corpus;
-# the types stay k8s-openapi's); skipped with a message where they are absent.
+# from the committed pruned OpenAPI v3 documents ($KUBERNETES_INPUTS/*_openapi.json; the
+# types stay k8s-openapi's).
 kubernetes_apply() {
-  local dir="${KUBEGEN_CORPUS:-../shared/corpus}/openapi"
+  kubernetes_apply_from "$KUBERNETES_INPUTS" "$@"
+}
+
+kubernetes_apply_from() {
+  local dir="$1"
+  shift
   local documents=()
   local doc
   for doc in "$dir"/*_openapi.json; do
     [ -f "$doc" ] && documents+=(--kubernetes-openapi "$doc")
   done
   if [ ${#documents[@]} -eq 0 ]; then
-    echo "kubernetes-apply: skipped, no $dir/*_openapi.json (set KUBEGEN_CORPUS to the corpus directory)" >&2
-    return 0
+    echo "kubernetes-apply: no $dir/*_openapi.json" >&2
+    return 1
   fi
   kubegen generate --kubernetes "${documents[@]}" --facade-path crate \
     --apply-out src/applyconfigurations "$@"
+}
+
+# $KUBERNETES_INPUTS from Kubernetes' OpenAPI documents in the corpus ($KUBEGEN_CORPUS or
+# ../shared/corpus, its openapi/ directory), outside the repository. Without the corpus this
+# target alone is skipped, loudly, and fails instead with KUBEGEN_REQUIRE_CORPUS=1. Its
+# Kubernetes version is the one the committed files record, or $KUBEGEN_KUBERNETES_VERSION
+# (to move to another release). With --verify, the whole documents must also generate the
+# committed apply configurations and testkit tables: the pruning dropped nothing they read.
+kubernetes_inputs() {
+  local dir="${KUBEGEN_CORPUS:-../shared/corpus}/openapi"
+  if [ ! -f "$dir/swagger.json" ] || ! compgen -G "$dir/*_openapi.json" >/dev/null; then
+    if [ "${KUBEGEN_REQUIRE_CORPUS:-}" = 1 ]; then
+      echo "kubernetes-inputs: FAILED: no $dir/swagger.json and *_openapi.json, and KUBEGEN_REQUIRE_CORPUS=1" >&2
+      return 1
+    fi
+    {
+      echo "################################################################################"
+      echo "kubernetes-inputs: SKIPPED: no Kubernetes OpenAPI documents in $dir"
+      echo "  $KUBERNETES_INPUTS/ was NOT checked against them (kubernetes-apply and"
+      echo "  testkit-tables are still generated and checked from the committed files)."
+      echo "  Set KUBEGEN_CORPUS to the corpus directory; KUBEGEN_REQUIRE_CORPUS=1 makes this an error."
+      echo "################################################################################"
+    } >&2
+    return 0
+  fi
+  local version="${KUBEGEN_KUBERNETES_VERSION:-}"
+  if [ -z "$version" ]; then
+    version=$(sed -n 's/^"kubernetes": "\(.*\)",$/\1/p' "$KUBERNETES_INPUTS/swagger.json" 2>/dev/null | head -1)
+  fi
+  if [ -z "$version" ]; then
+    echo "kubernetes-inputs: set KUBEGEN_KUBERNETES_VERSION to the documents' Kubernetes version (none is committed yet)" >&2
+    return 1
+  fi
+  kubegen kubernetes-inputs --openapi "$dir" --kubernetes-version "$version" \
+    --out "$KUBERNETES_INPUTS" "$@" || return 1
+  if [ "${1:-}" = --verify ]; then
+    echo "kubernetes-inputs: the whole documents of $dir generate the committed trees too:" >&2
+    kubernetes_apply_from "$dir" --verify || return 1
+    testkit_tables_from "$dir/swagger.json" --verify || return 1
+  fi
 }
 
 # The schemas crd() writes for numbers and k8s-openapi types, which `kubegen crd` cannot
@@ -83,6 +139,7 @@ update_target() {
   if [ "$1" = wellknown-schemas ]; then wellknown_schemas; return; fi
   if [ "$1" = testkit-tables ]; then testkit_tables; return; fi
   if [ "$1" = kubernetes-apply ]; then kubernetes_apply; return; fi
+  if [ "$1" = kubernetes-inputs ]; then kubernetes_inputs; return; fi
   local args
   args=$(target_args "$1") || return 1
   # shellcheck disable=SC2086
@@ -93,6 +150,7 @@ verify_target() {
   if [ "$1" = wellknown-schemas ]; then wellknown_schemas --verify; return; fi
   if [ "$1" = testkit-tables ]; then testkit_tables --verify; return; fi
   if [ "$1" = kubernetes-apply ]; then kubernetes_apply --verify; return; fi
+  if [ "$1" = kubernetes-inputs ]; then kubernetes_inputs --verify; return; fi
   local args
   args=$(target_args "$1") || return 1
   # shellcheck disable=SC2086

@@ -35,6 +35,8 @@
 //!   time.
 //! - [`output`] and [`diff`]: writing files all-or-nothing, and `--verify`.
 //! - [`testkit_tables`]: the testkit API server's generated facts about built-in kinds.
+//! - [`kubernetes_inputs`]: Kubernetes' OpenAPI documents pruned to what the built-in
+//!   apply configurations and the testkit tables read, for a repository to commit.
 //! - [`wellknown`]: the schemas `crd()` writes for numbers and k8s-openapi types, a
 //!   generated table `kubegen crd` reads them from.
 //! - [`fuzz`]: arbitrary bytes through each front-end and the whole pipeline, for the
@@ -74,7 +76,7 @@
 //!
 //! | layer | files | may use |
 //! |-------|-------|---------|
-//! | orchestration | `lib.rs`, `config.rs`, `pipeline.rs`, `fuzz.rs`, `bin/` | everything |
+//! | orchestration | `lib.rs`, `config.rs`, `pipeline.rs`, `fuzz.rs`, `kubernetes_inputs.rs`, `bin/` | everything |
 //! | output | `output.rs`, `diff.rs` | output, emit shared |
 //! | scaffold | `scaffold/` | naming |
 //! | testkit tables | `testkit_tables/` | emit shared |
@@ -102,6 +104,8 @@ pub mod emit;
 pub mod frontend;
 #[cfg(feature = "generator")]
 pub mod fuzz;
+#[cfg(feature = "generator")]
+pub mod kubernetes_inputs;
 pub mod model;
 pub mod naming;
 #[cfg(feature = "generator")]

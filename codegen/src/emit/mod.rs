@@ -69,8 +69,8 @@ pub mod types;
 
 pub use common::{Error, Options};
 #[cfg(feature = "generator")]
-pub(crate) use generated::has_kubegen_header;
+pub use generated::{GeneratedFile, HEADER, JSON_HEADER};
 #[cfg(feature = "generator")]
-pub use generated::{GeneratedFile, HEADER};
+pub(crate) use generated::{has_kubegen_header, has_kubegen_json_header};
 #[cfg(feature = "generator")]
 pub use types::generate;

@@ -476,6 +476,28 @@ fn definitions_json(
     Ok(format!("{{\n{}\n}}\n", lines.join(",\n")))
 }
 
+/// The part of an OpenAPI v2 document that [`generate`] reads for `kinds`: its `swagger`
+/// version and the definitions of the kinds, of their lists and of everything they reach,
+/// whole (they are copied into `definitions.json`). [`generate`] makes the same files of it
+/// as of the whole document; `kubegen kubernetes-inputs` commits it.
+pub fn pruned(swagger: &Value, kinds: &[ServedKind]) -> Result<Value, Error> {
+    let definitions = swagger
+        .get("definitions")
+        .and_then(Value::as_object)
+        .ok_or(Error::NoDefinitions)?;
+    let Closure { names, .. } = closure(definitions, kinds)?;
+    let kept: Map<String, Value> = names
+        .iter()
+        .filter_map(|name| Some((name.clone(), definitions.get(name)?.clone())))
+        .collect();
+    let mut out = Map::new();
+    if let Some(version) = swagger.get("swagger") {
+        out.insert("swagger".to_owned(), version.clone());
+    }
+    out.insert("definitions".to_owned(), Value::Object(kept));
+    Ok(Value::Object(out))
+}
+
 /// Generates the testkit's built-in tables from an OpenAPI v2 document and the k8s-pb
 /// crate's sources (its `src` directory; without it the protobuf table is empty):
 /// `mod.rs` (served kinds, patch strategies, protobuf messages) and `definitions.json`.
@@ -608,6 +630,18 @@ mod tests {
             "the reachable definitions"
         );
         assert_eq!(json["spec"], swagger()["definitions"]["spec"]);
+    }
+
+    #[test]
+    fn the_pruned_document_generates_the_same_tables() {
+        let pruned = pruned(&swagger(), POD).unwrap();
+        let names: Vec<&String> = pruned["definitions"].as_object().unwrap().keys().collect();
+        assert_eq!(names.len(), 8, "the reachable definitions: {names:?}");
+        assert!(pruned["definitions"].get("unused").is_none());
+        assert_eq!(
+            generate(&pruned, POD, None).unwrap(),
+            generate(&swagger(), POD, None).unwrap()
+        );
     }
 
     #[test]

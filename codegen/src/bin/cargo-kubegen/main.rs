@@ -75,6 +75,11 @@ enum Command {
     /// and CRD.
     #[command(after_help = scaffold::ADD_HELP)]
     Add(Box<scaffold::AddArgs>),
+    /// Write Kubernetes' OpenAPI documents pruned to what kubegen reads of them (the
+    /// built-in kinds' apply configurations, the testkit's tables), for a repository to
+    /// commit and generate from.
+    #[command(after_help = KUBERNETES_INPUTS_HELP)]
+    KubernetesInputs(KubernetesInputsArgs),
     /// Generate code for an embedded sample CRD (samplecontroller.k8s.io Foo) and print
     /// it, or write it with --out.
     #[command(
@@ -191,6 +196,37 @@ Examples:
   cargo kubegen crd --rust src/apis --out config/crd --verify   # in CI: fail if stale
   cargo kubegen crd --rust src/apis --out config/crd \
       --conversion-webhook icecream-system/icecream-webhook --cert-manager icecream-system/serving-cert";
+
+const KUBERNETES_INPUTS_HELP: &str = "\
+--openapi is a directory laid out as Kubernetes' api/openapi-spec/ (what kube-apiserver serves \
+at /openapi/v2 and /openapi/v3/<group-version>): swagger.json and <path>_openapi.json, `/` \
+written `__` (apis__apps__v1_openapi.json). --out gets files of the same names (replaced as \
+a whole; kubegen owns it): swagger.json with the definitions the testkit's served kinds reach, \
+and each *_openapi.json that serves a built-in kind with those kinds' resource paths and the \
+definitions they reach, each schema with only the keys kubegen reads. `generate --kubernetes \
+--kubernetes-openapi` gives the same apply configurations from them as from the whole \
+documents. The documents do not say their Kubernetes version (info.version is \"unversioned\"): \
+--kubernetes-version records it in each file.
+
+Examples:
+  cargo kubegen kubernetes-inputs --openapi kubernetes/api/openapi-spec --kubernetes-version 1.35 --out hack/kubernetes
+  cargo kubegen kubernetes-inputs --openapi kubernetes/api/openapi-spec --kubernetes-version 1.35 --out hack/kubernetes --verify";
+
+#[derive(Args)]
+struct KubernetesInputsArgs {
+    /// The directory of Kubernetes' OpenAPI documents (swagger.json, *_openapi.json).
+    #[arg(long, value_name = "DIR")]
+    openapi: PathBuf,
+    /// The Kubernetes version of the documents (1.35), recorded in each file.
+    #[arg(long, value_name = "VERSION")]
+    kubernetes_version: String,
+    /// Write the pruned documents here (created if missing, replaced as a whole).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Compare with what --out holds instead of writing; exit 1 with a diff when stale.
+    #[arg(long)]
+    verify: bool,
+}
 
 #[derive(Args)]
 struct CrdArgs {
@@ -552,6 +588,7 @@ fn main() -> ExitCode {
     match Cli::parse_from(command_line()).command {
         Command::Generate(args) => run("generate", &args.config(), args.verify),
         Command::Crd(args) => run("crd", &args.config(), args.verify),
+        Command::KubernetesInputs(args) => kubernetes_inputs(&args),
         Command::Demo { out } => demo(out.as_deref()),
         Command::New(args) => scaffold::new(&args),
         Command::Add(args) => scaffold::add(&args),
@@ -614,6 +651,39 @@ fn run(name: &str, config: &Config, verify: bool) -> ExitCode {
         }
     }
     status
+}
+
+/// `kubernetes-inputs`: reads the documents, prunes them, then writes or verifies.
+fn kubernetes_inputs(args: &KubernetesInputsArgs) -> ExitCode {
+    use kubegen_codegen::kubernetes_inputs::{self, Header};
+    use kubegen_codegen::testkit_tables::SERVED;
+
+    let header = Header {
+        kubernetes_version: args.kubernetes_version.clone(),
+        regenerate: format!(
+            "cargo kubegen kubernetes-inputs --openapi <Kubernetes {} api/openapi-spec> \
+--kubernetes-version {} --out {}",
+            args.kubernetes_version,
+            args.kubernetes_version,
+            args.out.display()
+        ),
+    };
+    let files = kubernetes_inputs::read_dir(&args.openapi).and_then(|(swagger, documents)| {
+        kubernetes_inputs::generate(&swagger, &documents, SERVED, &header)
+    });
+    let files = match files {
+        Ok(files) => files,
+        Err(e) if e.is_input() => return fail(EXIT_INPUT, &e),
+        Err(e) => return fail(EXIT_FAILED, &e),
+    };
+    let output = Output {
+        dir: args.out.clone(),
+        files,
+    };
+    match args.verify {
+        true => check(&output),
+        false => write(&output),
+    }
 }
 
 fn demo(out: Option<&Path>) -> ExitCode {

@@ -103,14 +103,10 @@ fn read(model: &mut Model, sources: &[Source], parser: Parser) -> Result<()> {
     // Every definition of a target's package reached from any kind, with the first
     // document (in file order) that reaches it.
     let mut reached: BTreeMap<String, usize> = BTreeMap::new();
-    for target in &targets {
-        for (doc, definition) in target.kinds.values() {
-            let mut seen = BTreeSet::new();
-            walk(&parsed[*doc], definition, &mut seen);
-            for name in seen {
-                if packages.contains_key(naming::definition_package(&name)) {
-                    reached.entry(name).or_insert(*doc);
-                }
+    for (doc, seen) in walk_targets(&parsed, &targets) {
+        for name in seen {
+            if packages.contains_key(naming::definition_package(&name)) {
+                reached.entry(name).or_insert(doc);
             }
         }
     }
@@ -165,6 +161,67 @@ fn targets(
         }
     }
     out
+}
+
+/// For each target kind in turn: its document and every definition reached from its
+/// definition in that document (itself included, any package).
+fn walk_targets(parsed: &[Parsed], targets: &[Target]) -> Vec<(usize, BTreeSet<String>)> {
+    let mut out = Vec::new();
+    for target in targets {
+        for (doc, definition) in target.kinds.values() {
+            let mut seen = BTreeSet::new();
+            walk(&parsed[*doc], definition, &mut seen);
+            out.push((*doc, seen));
+        }
+    }
+    out
+}
+
+/// What [`load_external_fields`] reads of one document for a model.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Read {
+    /// The kinds that get fields from the document.
+    pub(crate) kinds: BTreeSet<GroupVersionKind>,
+    /// The packages of those kinds' definitions (`io.k8s.api.apps.v1`): the packages whose
+    /// definitions get fields.
+    pub(crate) packages: BTreeSet<String>,
+    /// The definitions read: those kinds' and every definition they reach, of any package.
+    pub(crate) definitions: BTreeSet<String>,
+}
+
+/// What [`load_external_fields`] reads of each of `sources` (in the order given) for
+/// `model`. Keeping these, and dropping the rest, leaves what it builds unchanged.
+pub(crate) fn definitions_read(model: &Model, sources: &[Source]) -> Result<Vec<Read>> {
+    crate::parallel::deep(|| {
+        let parsed: Vec<Parsed> = sources
+            .iter()
+            .map(|s| document::parse(s, Parser::Fast))
+            .collect::<Result<_>>()?;
+        let mut order: Vec<usize> = (0..parsed.len()).collect();
+        order.sort_by(|a, b| parsed[*a].file.cmp(&parsed[*b].file));
+        let served: Vec<BTreeMap<GroupVersionKind, resources::Resource>> = parsed
+            .iter()
+            .map(|doc| resources::resources(&doc.paths))
+            .collect();
+        let targets = targets(model, &parsed, &order, &served);
+        let mut out = vec![Read::default(); parsed.len()];
+        for target in &targets {
+            for (kind, (doc, definition)) in &target.kinds {
+                out[*doc].kinds.insert(GroupVersionKind {
+                    group: target.group.clone(),
+                    version: target.version.clone(),
+                    kind: kind.clone(),
+                });
+                out[*doc]
+                    .packages
+                    .insert(naming::definition_package(definition).to_owned());
+            }
+        }
+        for (doc, seen) in walk_targets(&parsed, &targets) {
+            out[doc].definitions.extend(seen);
+        }
+        Ok(out)
+    })
 }
 
 /// Collects `name` and every definition its schema reaches through `$ref`s.

@@ -67,9 +67,11 @@
 
 mod document;
 mod external;
+mod prune;
 mod resources;
 
 pub use external::load_external_fields;
+pub(crate) use prune::prune_for_external_fields;
 
 use std::collections::{BTreeMap, BTreeSet};
 

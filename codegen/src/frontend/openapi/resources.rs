@@ -76,6 +76,15 @@ fn shape<'p>(segments: &[&'p str]) -> Option<Shape<'p>> {
     }
 }
 
+/// Whether `path` is the collection or item path of a resource (not a subresource, not a
+/// deprecated watch path): the paths whose kind [`resources`] reads.
+pub(crate) fn is_resource_path(path: &str) -> bool {
+    split(path).is_some_and(|(_, segments)| {
+        segments.first() != Some(&"watch")
+            && matches!(shape(&segments), Some(Shape::Resource { .. }))
+    })
+}
+
 /// Every resource the paths serve, keyed by kind (`group`, `version`, `kind`).
 pub(crate) fn resources(
     paths: &BTreeMap<String, Spanned<PathItem>>,

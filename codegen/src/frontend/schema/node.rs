@@ -198,3 +198,75 @@ impl Schema {
             && self.additional_properties.is_none()
     }
 }
+
+impl Schema {
+    /// The keys of a schema node that [`Schema`] reads, as its derived reader names them:
+    /// what a pruned copy of an OpenAPI document must keep for code generation to read the
+    /// same schemas (`kubegen kubernetes-inputs`). Taken from the reader itself, so the list
+    /// cannot drift from the struct.
+    pub(crate) fn keys() -> &'static [&'static str] {
+        struct Keys(Option<&'static [&'static str]>);
+
+        /// A deserializer that answers every request with an error, after recording the
+        /// field names a struct reader passes to `deserialize_struct`.
+        struct Capture<'k>(&'k mut Keys);
+
+        impl<'de> Deserializer<'de> for Capture<'_> {
+            type Error = de::value::Error;
+
+            fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+                Err(de::Error::custom("only the field names are read"))
+            }
+
+            fn deserialize_struct<V: Visitor<'de>>(
+                self,
+                _name: &'static str,
+                fields: &'static [&'static str],
+                _visitor: V,
+            ) -> Result<V::Value, Self::Error> {
+                self.0.0 = Some(fields);
+                Err(de::Error::custom("only the field names are read"))
+            }
+
+            serde::forward_to_deserialize_any! {
+                bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+                bytes byte_buf option unit unit_struct newtype_struct seq tuple
+                tuple_struct map enum identifier ignored_any
+            }
+        }
+
+        let mut keys = Keys(None);
+        // The derived reader (`remote = "Self"`) asks for a struct with its field names.
+        let _ = Schema::deserialize(Capture(&mut keys));
+        keys.0.unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod keys_tests {
+    use super::Schema;
+
+    #[test]
+    fn keys_are_the_wire_names_the_reader_reads() {
+        let keys = Schema::keys();
+        for key in [
+            "type",
+            "description",
+            "properties",
+            "items",
+            "additionalProperties",
+            "allOf",
+            "$ref",
+            "x-kubernetes-group-version-kind",
+            "x-kubernetes-patch-merge-key",
+            "minProperties",
+        ] {
+            assert!(keys.contains(&key), "{key} missing from {keys:?}");
+        }
+        assert!(!keys.contains(&"type_"), "Rust names are not wire names");
+        assert!(
+            !keys.contains(&"example"),
+            "keys Schema skips are not listed"
+        );
+    }
+}
