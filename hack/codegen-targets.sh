@@ -16,7 +16,7 @@ kubegen() { cargo run --quiet --package kubegen-codegen --bin cargo-kubegen -- "
 target_args() {
   case "$1" in
     # The built-in groups' clientset, listers and informers, inside the facade crate.
-    kubernetes) echo "generate --kubernetes --facade-path crate --clients-out src/kubernetes" ;;
+    kubernetes) echo "generate --kubernetes --facade-path crate --clients-out src/generated/kubernetes" ;;
     # Clients and apply configurations of the end-to-end test's API crate, from its
     # #[derive(Resource)] types.
     e2e-api) echo "generate --rust tests/e2e-api/src/apis --rust-module crate::apis --clients-out tests/e2e-api/src/generated --apply-out tests/e2e-api/src/applyconfigurations" ;;
@@ -84,7 +84,7 @@ kubernetes_apply_from() {
     return 1
   fi
   kubegen generate --kubernetes "${documents[@]}" --facade-path crate \
-    --apply-out src/applyconfigurations "$@"
+    --apply-out src/generated/applyconfigurations "$@"
 }
 
 # $KUBERNETES_INPUTS from Kubernetes' OpenAPI documents in the corpus ($KUBEGEN_CORPUS or

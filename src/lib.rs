@@ -24,6 +24,9 @@
 //!   generated from Kubernetes' OpenAPI documents, as client-go's `applyconfigurations`
 //!   package.
 //!
+//! Both generated trees live under `src/generated/` (`kubernetes/`, `applyconfigurations/`),
+//! beside the hand-written modules, and are mounted here at the paths above.
+//!
 //! Features:
 //!
 //! | feature | what it adds |
@@ -66,12 +69,16 @@
 //! assert_eq!(Foo::crd().metadata.name.as_deref(), Some("foos.samplecontroller.k8s.io"));
 //! ```
 
+// The generated trees live under `src/generated/` (hack/update-codegen.sh), mounted at
+// their public paths.
 #[cfg(feature = "apply")]
 #[rustfmt::skip]
+#[path = "generated/applyconfigurations/mod.rs"]
 pub mod applyconfigurations;
 pub mod crd;
 pub mod gentype;
 #[rustfmt::skip]
+#[path = "generated/kubernetes/mod.rs"]
 pub mod kubernetes;
 pub mod operator;
 pub mod prelude;

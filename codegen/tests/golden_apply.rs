@@ -1,7 +1,7 @@
 //! Golden tests of the apply configuration emitter: each CRD fixture in `tests/fixtures/`
 //! generates exactly the files under `tests/golden_apply/<fixture>/`; and the built-in kinds'
 //! apply configurations from cut-down Kubernetes OpenAPI documents (the whole output, from
-//! `hack/kubernetes/`, is the committed `src/applyconfigurations`, checked by
+//! `hack/kubernetes/`, is the committed `src/generated/applyconfigurations`, checked by
 //! verify-codegen).
 //!
 //! After an intended change to the generated code, re-bless them with:
