@@ -300,6 +300,23 @@ mod tests {
         "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {"type": "object", "externalDocs": {"url": "x"},
           "properties": {"name": {"type": "string", "uniqueItems": false}}}}}}"##;
 
+    /// apps/v1 Deployment reaching core/v1 PodTemplateSpec, which the core document above
+    /// does not reach: its fields are built from this document's copy.
+    const APPS: &str = r##"{"openapi": "3.0.0",
+      "paths": {"/apis/apps/v1/namespaces/{namespace}/deployments": {
+        "get": {"x-kubernetes-group-version-kind": {"group": "apps", "version": "v1", "kind": "Deployment"}}}},
+      "components": {"schemas": {
+        "io.k8s.api.apps.v1.Deployment": {"type": "object", "description": "A Deployment.",
+          "x-kubernetes-group-version-kind": [{"group": "apps", "version": "v1", "kind": "Deployment"}],
+          "properties": {
+            "metadata": {"allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]},
+            "template": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"}]}}},
+        "io.k8s.api.core.v1.PodTemplateSpec": {"type": "object", "description": "A template.",
+          "properties": {"metadata": {"description": "Its metadata.",
+            "allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]}}},
+        "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {"type": "object", "description": "Metadata.",
+          "properties": {"name": {"type": "string", "description": "The name."}}}}}}"##;
+
     const SERVED: &[ServedKind] = &[ServedKind {
         group: "",
         version: "v1",
@@ -316,15 +333,27 @@ mod tests {
     fn files() -> Vec<GeneratedFile> {
         let swagger = Source::new("dir/swagger.json", SWAGGER_DOC);
         let core = Source::new("dir/api__v1_openapi.json", CORE);
-        generate(&swagger, &[core], SERVED, &header()).unwrap()
+        let apps = Source::new("dir/apis__apps__v1_openapi.json", APPS);
+        generate(&swagger, &[core, apps], SERVED, &header()).unwrap()
+    }
+
+    fn file<'f>(files: &'f [GeneratedFile], name: &str) -> &'f str {
+        &files.iter().find(|f| f.path == name).unwrap().contents
     }
 
     #[test]
     fn documents_keep_what_is_read_one_entry_per_line() {
         let files = files();
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-        assert_eq!(paths, ["api__v1_openapi.json", "swagger.json"]);
-        let core = &files[0].contents;
+        assert_eq!(
+            paths,
+            [
+                "api__v1_openapi.json",
+                "apis__apps__v1_openapi.json",
+                "swagger.json"
+            ]
+        );
+        let core = file(&files, "api__v1_openapi.json");
         assert!(core.starts_with(JSON_HEADER), "{core}");
         assert!(
             core.contains("kube-apiserver's /openapi/v3/api/v1"),
@@ -359,7 +388,7 @@ mod tests {
             2,
             "one definition per line:\n{core}"
         );
-        let v2: Value = serde_json::from_str(&files[1].contents).unwrap();
+        let v2: Value = serde_json::from_str(file(&files, "swagger.json")).unwrap();
         assert_eq!(
             v2["definitions"]["io.k8s.api.core.v1.ConfigMap"]["description"], "cm",
             "testkit definitions are kept whole"
@@ -368,16 +397,50 @@ mod tests {
     }
 
     #[test]
+    fn descriptions_are_kept_where_fields_are_built_from() {
+        let files = files();
+        let apps: Value =
+            serde_json::from_str(file(&files, "apis__apps__v1_openapi.json")).unwrap();
+        let schemas = &apps["components"]["schemas"];
+        assert_eq!(
+            schemas["io.k8s.api.apps.v1.Deployment"]["description"],
+            "A Deployment."
+        );
+        assert_eq!(
+            schemas["io.k8s.api.core.v1.PodTemplateSpec"]["properties"]["metadata"]["description"],
+            "Its metadata.",
+            "core/v1 gets PodTemplateSpec's fields from this copy"
+        );
+        assert_eq!(
+            schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"],
+            serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+            "ObjectMeta stays k8s-openapi's: read for its shape only"
+        );
+    }
+
+    #[test]
     fn the_pruned_documents_build_the_same_model() {
-        let build = |text: &str| {
+        let build = |core: &str, apps: &str| {
             let mut model = Model::default();
             builtin::load(&mut model, &builtin::Options::default()).unwrap();
-            openapi::load_external_fields(&mut model, &[Source::new("api__v1_openapi.json", text)])
-                .unwrap();
+            let sources = [
+                Source::new("api__v1_openapi.json", core),
+                Source::new("apis__apps__v1_openapi.json", apps),
+            ];
+            openapi::load_external_fields(&mut model, &sources).unwrap();
             model
         };
         let files = files();
-        assert_eq!(build(&files[0].contents), build(CORE));
+        let pruned = build(
+            file(&files, "api__v1_openapi.json"),
+            file(&files, "apis__apps__v1_openapi.json"),
+        );
+        assert_eq!(pruned, build(CORE, APPS));
+        assert!(
+            pruned.groups[""].versions["v1"]
+                .type_named("PodTemplateSpec")
+                .is_some()
+        );
     }
 
     #[test]

@@ -64,10 +64,10 @@ pub fn load_external_fields(model: &mut Model, sources: &[Source]) -> Result<()>
     crate::parallel::deep(|| {
         let original = model.clone();
         match read(model, sources, Parser::Fast) {
-            Ok(()) => Ok(()),
+            Ok(_) => Ok(()),
             Err(_) => {
                 *model = original;
-                read(model, sources, Parser::Located)
+                read(model, sources, Parser::Located).map(|_| ())
             }
         }
     })
@@ -83,7 +83,9 @@ struct Target {
     kinds: BTreeMap<String, (usize, String)>,
 }
 
-fn read(model: &mut Model, sources: &[Source], parser: Parser) -> Result<()> {
+/// Reads the fields into `model`; returns, per source, the definitions built from it (each
+/// with its descriptions, the only source's that are read).
+fn read(model: &mut Model, sources: &[Source], parser: Parser) -> Result<Vec<BTreeSet<String>>> {
     let parsed: Vec<Parsed> = crate::parallel::map(sources, |s| document::parse(s, parser))
         .into_iter()
         .collect::<Result<_>>()?;
@@ -110,12 +112,15 @@ fn read(model: &mut Model, sources: &[Source], parser: Parser) -> Result<()> {
             }
         }
     }
+    let mut built_from = vec![BTreeSet::new(); parsed.len()];
     for target in &targets {
-        add_fields(model, &parsed, target, &reached)?;
+        for (doc, name) in add_fields(model, &parsed, target, &reached)? {
+            built_from[doc].insert(name);
+        }
     }
     model.box_recursive_fields();
     model.validate()?;
-    Ok(())
+    Ok(built_from)
 }
 
 /// The versions of `model` whose kinds are k8s-openapi's and which a document serves, in
@@ -182,9 +187,9 @@ fn walk_targets(parsed: &[Parsed], targets: &[Target]) -> Vec<(usize, BTreeSet<S
 pub(crate) struct Read {
     /// The kinds that get fields from the document.
     pub(crate) kinds: BTreeSet<GroupVersionKind>,
-    /// The packages of those kinds' definitions (`io.k8s.api.apps.v1`): the packages whose
-    /// definitions get fields.
-    pub(crate) packages: BTreeSet<String>,
+    /// The definitions fields are built from in this document: the only ones whose
+    /// descriptions are read.
+    pub(crate) built: BTreeSet<String>,
     /// The definitions read: those kinds' and every definition they reach, of any package.
     pub(crate) definitions: BTreeSet<String>,
 }
@@ -192,6 +197,15 @@ pub(crate) struct Read {
 /// What [`load_external_fields`] reads of each of `sources` (in the order given) for
 /// `model`. Keeping these, and dropping the rest, leaves what it builds unchanged.
 pub(crate) fn definitions_read(model: &Model, sources: &[Source]) -> Result<Vec<Read>> {
+    // A whole read, on a copy, says which definitions fields are built from.
+    let mut copy = model.clone();
+    let built = match crate::parallel::deep(|| read(&mut copy, sources, Parser::Fast)) {
+        Ok(built) => built,
+        Err(_) => {
+            let mut copy = model.clone();
+            crate::parallel::deep(|| read(&mut copy, sources, Parser::Located))?
+        }
+    };
     crate::parallel::deep(|| {
         let parsed: Vec<Parsed> = sources
             .iter()
@@ -204,17 +218,20 @@ pub(crate) fn definitions_read(model: &Model, sources: &[Source]) -> Result<Vec<
             .map(|doc| resources::resources(&doc.paths))
             .collect();
         let targets = targets(model, &parsed, &order, &served);
-        let mut out = vec![Read::default(); parsed.len()];
+        let mut out: Vec<Read> = built
+            .into_iter()
+            .map(|built| Read {
+                built,
+                ..Read::default()
+            })
+            .collect();
         for target in &targets {
-            for (kind, (doc, definition)) in &target.kinds {
+            for (kind, (doc, _)) in &target.kinds {
                 out[*doc].kinds.insert(GroupVersionKind {
                     group: target.group.clone(),
                     version: target.version.clone(),
                     kind: kind.clone(),
                 });
-                out[*doc]
-                    .packages
-                    .insert(naming::definition_package(definition).to_owned());
             }
         }
         for (doc, seen) in walk_targets(&parsed, &targets) {
@@ -267,13 +284,14 @@ fn references(schema: &Schema, prefix: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Builds the reached definitions of `target`'s package into its version.
+/// Builds the reached definitions of `target`'s package into its version; returns the
+/// definitions built, each with the document it was built from.
 fn add_fields(
     model: &mut Model,
     parsed: &[Parsed],
     target: &Target,
     reached: &BTreeMap<String, usize>,
-) -> Result<()> {
+) -> Result<Vec<(usize, String)>> {
     let version = model.version_mut(&target.group, &target.version);
     let mut names = UniqueNames::camel();
     let mut modules = UniqueNames::snake();
@@ -299,11 +317,12 @@ fn add_fields(
     // Definition name -> its Rust name, once built.
     let mut built: BTreeMap<String, String> = BTreeMap::new();
     let mut types = Vec::new();
-    for (doc, name, kind_module) in jobs {
+    let mut built_from = Vec::new();
+    for (doc_index, name, kind_module) in jobs {
         if built.contains_key(name) {
             continue;
         }
-        let doc = &parsed[doc];
+        let doc = &parsed[doc_index];
         let module = match kind_module {
             Some(module) => modules.claim(module),
             None => modules.claim(naming::kind_module(naming::definition_short_name(name))),
@@ -340,6 +359,7 @@ fn add_fields(
             if let TypeRef::Named(rust) = ty
                 && naming::definition_package(&other) == target.package
             {
+                built_from.push((doc_index, other.clone()));
                 built.insert(other, rust);
             }
         }
@@ -350,7 +370,7 @@ fn add_fields(
     let module = naming::k8s_openapi_path(&format!("{}.X", target.package))
         .and_then(|path| path.strip_suffix("::X").map(str::to_owned));
     version.external_module = module;
-    Ok(())
+    Ok(built_from)
 }
 
 fn definition_location(doc: &Parsed, name: &str) -> serde_saphyr::Location {

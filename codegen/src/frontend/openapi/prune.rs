@@ -13,10 +13,11 @@
 //! - the definitions those kinds reach through `$ref`s (their own included), each schema
 //!   node reduced to the keys [`Schema`] reads, at every depth (properties, items,
 //!   `additionalProperties`, `allOf` / `oneOf` / `anyOf`); values that are not schemas
-//!   (`enum`, `default`, `x-kubernetes-validations`...) are kept whole. Definitions of
-//!   packages that get no fields (`ObjectMeta`'s, `LabelSelector`'s...) lose their
-//!   `description`s too: they stay k8s-openapi's types and are read for their shape only
-//!   (the references to follow, whether k8s-openapi's type has a `Default`).
+//!   (`enum`, `default`, `x-kubernetes-validations`...) are kept whole. Definitions no field is
+//!   built from in this document (those of packages that get no fields, `ObjectMeta`'s,
+//!   `LabelSelector`'s...; another document's copy of a core/v1 one) lose their
+//!   `description`s too: they are read for their shape only (the references to follow,
+//!   whether k8s-openapi's type has a `Default`).
 
 use std::collections::BTreeSet;
 
@@ -27,7 +28,6 @@ use super::resources::is_resource_path;
 use crate::frontend::schema::{self, GroupVersionKind, Schema};
 use crate::frontend::{Result, Source};
 use crate::model::Model;
-use crate::naming;
 
 /// The methods of a path item, in the order [`PathItem::kinds`](super::document::PathItem)
 /// reads them.
@@ -38,14 +38,10 @@ const METHODS: [&str; 5] = ["get", "put", "post", "patch", "delete"];
 /// front-end's, at `file:line:column`.
 pub(crate) fn prune_for_external_fields(model: &Model, sources: &[Source]) -> Result<Vec<Value>> {
     let read = definitions_read(model, sources)?;
-    let documented: BTreeSet<&str> = read
-        .iter()
-        .flat_map(|r| r.packages.iter().map(String::as_str))
-        .collect();
     sources
         .iter()
         .zip(&read)
-        .map(|(source, read)| Ok(prune(&value(source)?, read, &documented)))
+        .map(|(source, read)| Ok(prune(&value(source)?, read)))
         .collect()
 }
 
@@ -61,8 +57,7 @@ fn value(source: &Source) -> Result<Value> {
         .map_err(|e| schema::parse_error(&source.name, 0, &e))
 }
 
-/// `documented`: the packages whose definitions keep their descriptions.
-fn prune(document: &Value, read: &Read, documented: &BTreeSet<&str>) -> Value {
+fn prune(document: &Value, read: &Read) -> Value {
     let mut out = Map::new();
     for key in ["openapi", "swagger"] {
         if let Some(version) = document.get(key) {
@@ -80,8 +75,8 @@ fn prune(document: &Value, read: &Read, documented: &BTreeSet<&str>) -> Value {
             .flatten()
             .filter(|(name, _)| read.definitions.contains(name.as_str()))
             .map(|(name, schema)| {
-                let own = documented.contains(naming::definition_package(name));
-                (name.clone(), prune_schema(schema, own))
+                let documented = read.built.contains(name.as_str());
+                (name.clone(), prune_schema(schema, documented))
             })
             .collect();
         Value::Object(kept)
