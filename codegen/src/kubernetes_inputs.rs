@@ -3,9 +3,10 @@
 //! same output as from the whole documents, so the trees generated from them can be
 //! regenerated and verified without the documents.
 //!
-//! From a directory laid out as kube-apiserver serves the documents (Kubernetes'
-//! `api/openapi-spec/`: `swagger.json` for `/openapi/v2`, `<path>_openapi.json` for each
-//! `/openapi/v3/<path>`, `/` written `__`), it writes files of the same names:
+//! From a directory laid out as Kubernetes' `api/openapi-spec/` (`swagger.json`, what
+//! kube-apiserver serves at `/openapi/v2`; `v3/<path>_openapi.json` for each
+//! `/openapi/v3/<path>`, `/` written `__`; the v3 documents may also sit beside
+//! `swagger.json`), it writes files of the same names into one directory:
 //!
 //! - `swagger.json`: what [`testkit_tables`] reads ([`testkit_tables::pruned`]: the
 //!   definitions the testkit's served kinds reach, whole);
@@ -63,12 +64,20 @@ pub enum Error {
         reason: String,
     },
     /// The directory lacks a document every run needs.
-    #[error("{}: no {expected} in this directory (Kubernetes' api/openapi-spec layout: swagger.json and *_openapi.json)", dir.display())]
+    #[error("{}: no {expected} in this directory (Kubernetes' api/openapi-spec layout: swagger.json, and *_openapi.json in it or in v3/)", dir.display())]
     Missing {
         /// The directory.
         dir: PathBuf,
         /// What is missing.
         expected: &'static str,
+    },
+    /// The same document name in the directory and in its `v3/`.
+    #[error("{} and {}: the same document twice", first.display(), second.display())]
+    Twice {
+        /// One.
+        first: PathBuf,
+        /// The other.
+        second: PathBuf,
     },
     /// `swagger.json` is not JSON.
     #[error("{file}:{line}:{column}: {reason}")]
@@ -113,7 +122,8 @@ pub struct Header {
 }
 
 /// The documents of a directory laid out as Kubernetes' `api/openapi-spec/`: its
-/// `swagger.json` and its `*_openapi.json`, sorted by name; other files are ignored.
+/// `swagger.json` and the `*_openapi.json` in it and in its `v3/`, sorted by file name;
+/// other files are ignored.
 pub fn read_dir(dir: &Path) -> Result<(Source, Vec<Source>), Error> {
     let read = |path: &Path| {
         std::fs::read_to_string(path).map_err(|e| Error::Read {
@@ -121,23 +131,18 @@ pub fn read_dir(dir: &Path) -> Result<(Source, Vec<Source>), Error> {
             reason: e.to_string(),
         })
     };
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::Read {
-        path: dir.to_owned(),
-        reason: e.to_string(),
-    })?;
-    let mut names = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::Read {
-            path: dir.to_owned(),
-            reason: e.to_string(),
-        })?;
-        if let Some(name) = entry.file_name().to_str()
-            && name.ends_with(V3_SUFFIX)
-        {
-            names.push(name.to_owned());
-        }
+    let mut v3 = v3_documents(dir)?;
+    let nested = dir.join("v3");
+    if nested.is_dir() {
+        v3.extend(v3_documents(&nested)?);
     }
-    names.sort();
+    v3.sort_by(|a, b| (a.file_name(), a).cmp(&(b.file_name(), b)));
+    if let Some(pair) = v3.windows(2).find(|w| w[0].file_name() == w[1].file_name()) {
+        return Err(Error::Twice {
+            first: pair[0].clone(),
+            second: pair[1].clone(),
+        });
+    }
     let swagger_path = dir.join(SWAGGER);
     if !swagger_path.is_file() {
         return Err(Error::Missing {
@@ -145,7 +150,7 @@ pub fn read_dir(dir: &Path) -> Result<(Source, Vec<Source>), Error> {
             expected: SWAGGER,
         });
     }
-    if names.is_empty() {
+    if v3.is_empty() {
         return Err(Error::Missing {
             dir: dir.to_owned(),
             expected: "*_openapi.json",
@@ -156,11 +161,28 @@ pub fn read_dir(dir: &Path) -> Result<(Source, Vec<Source>), Error> {
         Ok(Source::new(path.display().to_string(), text))
     };
     let swagger = source(swagger_path)?;
-    let documents = names
-        .into_iter()
-        .map(|name| source(dir.join(name)))
-        .collect::<Result<_, _>>()?;
+    let documents = v3.into_iter().map(source).collect::<Result<_, _>>()?;
     Ok((swagger, documents))
+}
+
+/// The `*_openapi.json` files of `dir`.
+fn v3_documents(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let failed = |e: std::io::Error| Error::Read {
+        path: dir.to_owned(),
+        reason: e.to_string(),
+    };
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(failed)? {
+        let path = entry.map_err(failed)?.path();
+        let is_v3 = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| name.ends_with(V3_SUFFIX));
+        if is_v3 && path.is_file() {
+            out.push(path);
+        }
+    }
+    Ok(out)
 }
 
 /// The pruned copies of `swagger` (for the testkit's tables of `served` kinds) and of

@@ -220,3 +220,47 @@ fn bad_documents_are_reported_at_file_line_column() {
         stderr(&output)
     );
 }
+
+#[test]
+fn kubernetes_layout_with_a_v3_directory_gives_the_same_files() {
+    let dir = scratch("layout");
+    // Kubernetes' api/openapi-spec/: swagger.json, then v3/*_openapi.json.
+    let spec = dir.join("api/openapi-spec");
+    std::fs::create_dir_all(spec.join("v3")).unwrap();
+    for (name, contents) in files(&committed()) {
+        let target = match name.as_str() {
+            "swagger.json" => spec.join(&name),
+            _ => spec.join("v3").join(&name),
+        };
+        std::fs::write(target, contents).unwrap();
+    }
+    let output = kubegen_in(
+        &dir,
+        &[
+            "kubernetes-inputs",
+            "--openapi",
+            "api/openapi-spec",
+            "--kubernetes-version",
+            "1.35",
+            "--out",
+            "hack/kubernetes",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(files(&dir.join("hack/kubernetes")) == files(&committed()));
+
+    // The same document beside swagger.json and in v3/ is refused.
+    std::fs::copy(
+        spec.join("v3/apis__apps__v1_openapi.json"),
+        spec.join("apis__apps__v1_openapi.json"),
+    )
+    .unwrap();
+    let out = dir.join("twice").display().to_string();
+    let twice = run(&spec.display().to_string(), &out, false);
+    assert_eq!(twice.status.code(), Some(2), "{}", stderr(&twice));
+    assert!(
+        stderr(&twice).contains("the same document twice"),
+        "{}",
+        stderr(&twice)
+    );
+}

@@ -199,8 +199,9 @@ Examples:
 
 const KUBERNETES_INPUTS_HELP: &str = "\
 --openapi is a directory laid out as Kubernetes' api/openapi-spec/ (what kube-apiserver serves \
-at /openapi/v2 and /openapi/v3/<group-version>): swagger.json and <path>_openapi.json, `/` \
-written `__` (apis__apps__v1_openapi.json). --out gets files of the same names (replaced as \
+at /openapi/v2 and /openapi/v3/<group-version>): swagger.json, and v3/<path>_openapi.json with \
+`/` written `__` (v3/apis__apps__v1_openapi.json; the v3 documents may also sit beside \
+swagger.json). --out gets files of the same names, in one directory (replaced as \
 a whole; kubegen owns it): swagger.json with the definitions the testkit's served kinds reach, \
 and each *_openapi.json that serves a built-in kind with those kinds' resource paths and the \
 definitions they reach, each schema with only the keys kubegen reads. `generate --kubernetes \
