@@ -9,6 +9,7 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::events::v1::Event as KubeEvent;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
+use kubegen::operator::ManagerOptions;
 use kubegen::operator::install_crds;
 use kubegen::runtime::key::ObjectKey;
 use kubegen::testkit::{ApiServer, Failure, Matcher, Verb};
@@ -37,14 +38,17 @@ impl Fixture {
         let app = App::start(
             client.clone(),
             Options {
-                workers: 2,
-                resync: Duration::from_secs(30),
+                manager: ManagerOptions {
+                    workers: 2,
+                    resync: Duration::from_secs(30),
+                    ..ManagerOptions::default()
+                },
                 ..Options::default()
             },
             None,
         )
         .unwrap();
-        let stand_in = DeploymentStandIn::start(client.clone(), app.factory());
+        let stand_in = DeploymentStandIn::start(client.clone(), app.running().factory());
         demo::seed(&client).await.unwrap();
         Self {
             server,
