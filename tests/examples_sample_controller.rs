@@ -125,7 +125,16 @@ async fn converges_on_the_demo_objects() {
     let legacy = fx.deployments().get("legacy-app").await.unwrap();
     assert!(legacy.metadata.owner_references.is_none());
     let intruder = fx.foos().get("intruder").await.unwrap();
-    let events = Api::<KubeEvent>::namespaced(fx.server.client(), "default")
+    // Events are read once the controller has drained: a convergence check may pass
+    // between a reconcile's status write and the Synced event it publishes next, and the
+    // shutdown writes every event published.
+    let Fixture {
+        server,
+        app,
+        stand_in,
+    } = fx;
+    app.shutdown().await.unwrap();
+    let events = Api::<KubeEvent>::namespaced(server.client(), "default")
         .list(&ListParams::default())
         .await
         .unwrap()
@@ -147,7 +156,8 @@ async fn converges_on_the_demo_objects() {
         .filter(|e| e.reason.as_deref() == Some("Synced"))
         .count();
     assert_eq!(synced, 2, "one Synced event (a series) per synced Foo");
-    fx.stop().await;
+    stand_in.stop().await;
+    server.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
