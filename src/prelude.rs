@@ -14,7 +14,8 @@
 //!   event recorder's events);
 //! - [`ErrorChain`], to print an error with its causes;
 //! - around the controller ([`operator`](crate::operator)): [`Cluster`],
-//!   [`install_crds`], [`RunningController`], [`shutdown_signal`], the flags
+//!   [`install_crds`], [`Manager`], [`RunningController`], [`shutdown_signal`],
+//!   [`run_main`], the flags
 //!   [`ClusterArgs`], [`RunArgs`], [`LeaderElectArgs`] (`clap::Args` with the `cli`
 //!   feature), and with `cli` `init_logging`.
 //!
@@ -55,6 +56,6 @@ pub use kubegen_runtime::key::ObjectKey;
 #[cfg(feature = "cli")]
 pub use crate::operator::init_logging;
 pub use crate::operator::{
-    Cluster, ClusterArgs, LeaderElectArgs, RunArgs, RunningController, install_crds,
-    shutdown_signal,
+    Cluster, ClusterArgs, LeaderElectArgs, Manager, RunArgs, RunningController, install_crds,
+    run_main, shutdown_signal,
 };

@@ -33,7 +33,7 @@ async fn a_kubeconfig_reaches_the_cluster_it_names() {
         .await
         .unwrap();
     let app = App::start(client.clone(), Options::default(), None).unwrap();
-    let stand_in = DeploymentStandIn::start(client.clone(), app.factory());
+    let stand_in = DeploymentStandIn::start(client.clone(), app.running().factory());
     demo::seed(&client).await.unwrap();
     let report = tokio::time::timeout(GUARD, app.wait_converged())
         .await

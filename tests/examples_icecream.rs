@@ -5,14 +5,15 @@
 
 use std::time::Duration;
 
+use icecream::App;
 use icecream::apis::icecream::v1::{Icecream, IcecreamStatus, PodPlacement};
 use icecream::controller::REASON_INVALID_SELECTOR;
 use icecream::demo::{self, DEMO_NAMESPACE, Report};
 use icecream::menu::{FINALIZER, MENU};
-use icecream::{App, Options};
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use k8s_openapi::api::events::v1::Event as KubeEvent;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kubegen::operator::ManagerOptions;
 use kubegen::operator::install_crds;
 use kubegen::testkit::{ApiServer, Failure, Matcher, Verb};
 use serde_json::json;
@@ -25,7 +26,7 @@ async fn start() -> (ApiServer, App) {
     install_crds(&server.client(), &[Icecream::crd()], "test", GUARD)
         .await
         .unwrap();
-    let app = App::start(server.client(), Options::default(), None).unwrap();
+    let app = App::start(server.client(), ManagerOptions::default(), None).unwrap();
     demo::seed(&server.client()).await.unwrap();
     (server, app)
 }
@@ -296,7 +297,7 @@ async fn versions_convert_through_the_webhook_and_toppings_are_validated() {
         .create(&PostParams::default(), &validating)
         .await
         .unwrap();
-    let app = App::start(client.clone(), Options::default(), None).unwrap();
+    let app = App::start(client.clone(), ManagerOptions::default(), None).unwrap();
     demo::seed(&client).await.unwrap();
 
     let old: Api<v1alpha1::Icecream> = Api::namespaced(client.clone(), DEMO_NAMESPACE);

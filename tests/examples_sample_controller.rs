@@ -9,6 +9,7 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::events::v1::Event as KubeEvent;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
+use kubegen::operator::ManagerOptions;
 use kubegen::operator::install_crds;
 use kubegen::runtime::key::ObjectKey;
 use kubegen::testkit::{ApiServer, Failure, Matcher, Verb};
@@ -37,14 +38,17 @@ impl Fixture {
         let app = App::start(
             client.clone(),
             Options {
-                workers: 2,
-                resync: Duration::from_secs(30),
+                manager: ManagerOptions {
+                    workers: 2,
+                    resync: Duration::from_secs(30),
+                    ..ManagerOptions::default()
+                },
                 ..Options::default()
             },
             None,
         )
         .unwrap();
-        let stand_in = DeploymentStandIn::start(client.clone(), app.factory());
+        let stand_in = DeploymentStandIn::start(client.clone(), app.running().factory());
         demo::seed(&client).await.unwrap();
         Self {
             server,
@@ -121,7 +125,16 @@ async fn converges_on_the_demo_objects() {
     let legacy = fx.deployments().get("legacy-app").await.unwrap();
     assert!(legacy.metadata.owner_references.is_none());
     let intruder = fx.foos().get("intruder").await.unwrap();
-    let events = Api::<KubeEvent>::namespaced(fx.server.client(), "default")
+    // Events are read once the controller has drained: a convergence check may pass
+    // between a reconcile's status write and the Synced event it publishes next, and the
+    // shutdown writes every event published.
+    let Fixture {
+        server,
+        app,
+        stand_in,
+    } = fx;
+    app.shutdown().await.unwrap();
+    let events = Api::<KubeEvent>::namespaced(server.client(), "default")
         .list(&ListParams::default())
         .await
         .unwrap()
@@ -143,7 +156,8 @@ async fn converges_on_the_demo_objects() {
         .filter(|e| e.reason.as_deref() == Some("Synced"))
         .count();
     assert_eq!(synced, 2, "one Synced event (a series) per synced Foo");
-    fx.stop().await;
+    stand_in.stop().await;
+    server.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -131,14 +131,10 @@ impl Fixture {
         let (mut cluster_role, role) = sample_controller::rbac(client.clone(), election());
         edit(&mut cluster_role);
         bind(&server, &cluster_role, role.as_ref()).await;
-        let options = Options {
-            workers: 2,
-            ..Options::default()
-        };
-        let app = App::start(client, options, election()).unwrap();
+        let app = App::start(client, Options::default(), election()).unwrap();
         // The stand-in for the deployment controller writes Deployment status as the
         // administrator (reading through the controller's informer, which its role allows).
-        let stand_in = DeploymentStandIn::start(admin.clone(), app.factory());
+        let stand_in = DeploymentStandIn::start(admin.clone(), app.running().factory());
         demo::seed(&admin).await.unwrap();
         Self {
             server,
@@ -193,7 +189,7 @@ async fn converges_as_a_service_account_bound_to_exactly_the_derived_roles() {
         }
     );
     assert_eq!(state(&report, "intruder"), &FooState::Refused);
-    let leader = fx.app.leader_status().unwrap().borrow().clone();
+    let leader = fx.app.running().leader_status().unwrap().borrow().clone();
     assert!(
         leader.leading,
         "it holds the Lease its Role covers: {leader:?}"

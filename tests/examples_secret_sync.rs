@@ -8,19 +8,26 @@ use std::time::Duration;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::{Namespace, Secret};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kubegen::operator::ManagerOptions;
 use kubegen::testkit::ApiServer;
+use secret_sync::App;
 use secret_sync::controller::{
     MANAGED_BY_LABEL, SERVICE_ACCOUNT_TOKEN, SOURCE_ANNOTATION, Scope, is_managed,
 };
 use secret_sync::demo::{self, DEMO_SOURCE, Report};
-use secret_sync::{App, Options};
 use serde_json::json;
 
 /// A guard against a hang, not a timing assertion.
 const GUARD: Duration = Duration::from_secs(60);
 
 fn start(server: &ApiServer) -> App {
-    App::start(server.client(), Options::new(Scope::new(DEMO_SOURCE)), None).unwrap()
+    App::start(
+        server.client(),
+        Scope::new(DEMO_SOURCE),
+        ManagerOptions::default(),
+        None,
+    )
+    .unwrap()
 }
 
 async fn converge(app: &App) -> Report {
@@ -271,7 +278,7 @@ async fn skips_service_account_tokens_and_a_custom_exclusion() {
         .unwrap();
     let mut scope = Scope::new(DEMO_SOURCE);
     scope.excluded.insert("team-b".to_owned());
-    let app = App::start(server.client(), Options::new(scope), None).unwrap();
+    let app = App::start(server.client(), scope, ManagerOptions::default(), None).unwrap();
     let report = converge(&app).await;
     assert!(report.namespace("team-b").is_none());
     assert_eq!(

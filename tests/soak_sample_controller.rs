@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kubegen::operator::ManagerOptions;
 use kubegen::operator::install_crds;
 use kubegen::runtime::backoff::Backoff;
 use kubegen::runtime::controller::StaleCacheGuard;
@@ -264,15 +265,17 @@ async fn soak(settings: Settings) {
     let app = App::start(
         app_client.clone(),
         Options {
-            workers: 2,
-            resync: Duration::from_secs(30),
-            reflector_backoff: SOAK_BACKOFF,
+            manager: ManagerOptions {
+                workers: 2,
+                resync: Duration::from_secs(30),
+                reflector_backoff: SOAK_BACKOFF,
+            },
             stale_cache_guard: guard,
         },
         None,
     )
     .unwrap();
-    let stand_in = DeploymentStandIn::start(app_client.clone(), app.factory());
+    let stand_in = DeploymentStandIn::start(app_client.clone(), app.running().factory());
     demo::seed(&app_client).await.unwrap();
     converge(&app, 0).await;
 

@@ -3,8 +3,11 @@
 //! binary's parser; without it they are plain structs with a `Default`.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use kubegen_runtime::leaderelection::{self, LeaderElectionConfig, LeaderElector};
+
+use super::ManagerOptions;
 
 /// Where the operator finds its cluster ([`Cluster::connect`](super::Cluster::connect)).
 ///
@@ -31,7 +34,8 @@ pub struct ClusterArgs {
 
 /// How the controller runs.
 ///
-/// Flags: `--workers N` (at least 1, default 2) and `--keep-running`.
+/// Flags: `--workers N` (at least 1, default 2), `--resync-seconds S` (default 30) and
+/// `--keep-running`.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 // This documentation is not the binary's `--help` text when it has none of its own.
@@ -43,6 +47,9 @@ pub struct RunArgs {
         arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))
     )]
     pub workers: u16,
+    /// Informer resync period in seconds (0 disables resync).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 30))]
+    pub resync_seconds: u64,
     /// On the embedded API server, keep running after the demo converged (until Ctrl-C
     /// or SIGTERM). Against a real cluster the controller always runs until then.
     #[cfg_attr(feature = "cli", arg(long))]
@@ -53,7 +60,29 @@ impl Default for RunArgs {
     fn default() -> Self {
         Self {
             workers: 2,
+            resync_seconds: 30,
             keep_running: false,
+        }
+    }
+}
+
+impl RunArgs {
+    /// The [`ManagerOptions`] these flags set (`--workers`, `--resync-seconds`; the
+    /// reflector backoff is the default), for [`Manager::options`](super::Manager::options).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use kubegen::operator::RunArgs;
+    ///
+    /// let args = RunArgs { workers: 4, resync_seconds: 0, ..RunArgs::default() };
+    /// let options = args.manager_options();
+    /// assert_eq!((options.workers, options.resync), (4, Duration::ZERO));
+    /// ```
+    pub fn manager_options(&self) -> ManagerOptions {
+        ManagerOptions {
+            workers: usize::from(self.workers),
+            resync: Duration::from_secs(self.resync_seconds),
+            ..ManagerOptions::default()
         }
     }
 }
@@ -159,7 +188,9 @@ mod tests {
     fn defaults_and_flags() {
         let args = Args::parse_from(["x"]);
         assert_eq!(args.run.workers, 2);
+        assert_eq!(args.run.resync_seconds, 30);
         assert!(!args.run.keep_running);
+        assert_eq!(args.run.manager_options(), ManagerOptions::default());
         let args = Args::parse_from([
             "x",
             "--workers",
@@ -168,8 +199,11 @@ mod tests {
             "/k",
             "--context",
             "c",
+            "--resync-seconds",
+            "0",
         ]);
         assert_eq!(args.run.workers, 4);
+        assert_eq!(args.run.manager_options().resync, Duration::ZERO);
         assert_eq!(args.cluster.kubeconfig, Some(PathBuf::from("/k")));
         assert!(Args::try_parse_from(["x", "--workers", "0"]).is_err());
     }

@@ -1,6 +1,7 @@
 //! Several controllers in one process, as controller-runtime's Manager runs them: one
 //! informer factory, one leader election, one metrics registry and one probe endpoint,
-//! and one shutdown with a deadline.
+//! the event recorders, and one shutdown with a deadline. The handle of a started
+//! manager, [`RunningManager`], is in `running_manager.rs`.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -12,14 +13,17 @@ use kubegen_runtime::controller::{self, Controller, ControllerConfig, Reconciler
 use kubegen_runtime::events::{EventRecorder, EventRecorderConfig};
 use kubegen_runtime::factory::SharedInformerFactory;
 use kubegen_runtime::leaderelection::{
-    self, LeaderElectionConfig, LeaderElector, LeaderStatus, Outcome, StepDown,
+    self, LeaderElectionConfig, LeaderElector, Outcome, StepDown,
 };
 use tokio::sync::watch;
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::ManagerOptions;
+#[cfg(feature = "metrics")]
+use super::probes;
 use super::rbac::{self, Access, Needs};
-use super::shards::{self, HeldShards, Shard, ShardConfig, Shards};
+use super::running_manager::RunningManager;
+use super::shards::{self, Shard, ShardConfig, Shards};
 
 /// controller-runtime's default `GracefulShutdownTimeout`.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -90,8 +94,10 @@ pub struct Manager {
     election: Option<LeaderElectionConfig>,
     shutdown_timeout: Duration,
     runs: Vec<Run>,
+    processed: Vec<watch::Receiver<u64>>,
+    workers: Option<usize>,
     access: Vec<Access>,
-    events: bool,
+    recorders: Vec<EventRecorder>,
     sharding: Option<ShardConfig>,
     sharded: Vec<shards::Build>,
     #[cfg(feature = "metrics")]
@@ -127,8 +133,10 @@ impl Manager {
             election: None,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
             runs: Vec::new(),
+            processed: Vec::new(),
+            workers: None,
             access: Vec::new(),
-            events: false,
+            recorders: Vec::new(),
             sharding: None,
             sharded: Vec::new(),
             #[cfg(feature = "metrics")]
@@ -136,6 +144,18 @@ impl Manager {
             #[cfg(feature = "metrics")]
             probe_address: None,
         }
+    }
+
+    /// Applies `options`: the informer factory's resync period and reflector backoff,
+    /// and the workers [`controller_config`](Self::controller_config) gives each
+    /// controller (see [`ManagerOptions`]).
+    pub fn options(mut self, options: &ManagerOptions) -> Self {
+        self.factory = self
+            .factory
+            .default_resync(options.resync)
+            .reflector_backoff(options.reflector_backoff);
+        self.workers = Some(options.workers);
+        self
     }
 
     /// Runs the controllers only while this replica holds the Lease `config` names
@@ -198,19 +218,46 @@ impl Manager {
         &self.metrics
     }
 
-    /// `config` reporting to the manager's registry (with the `metrics` feature).
+    /// `config` with the workers of the manager's [`options`](Self::options) (when set;
+    /// set a controller's own count on the result) and reporting to the manager's
+    /// registry (with the `metrics` feature).
     pub fn controller_config(&self, config: ControllerConfig) -> ControllerConfig {
+        let config = match self.workers {
+            Some(workers) => config.workers(workers),
+            None => config,
+        };
         #[cfg(feature = "metrics")]
         let config = self.metrics.instrument(config);
         config
     }
 
-    /// An event recorder on the manager's client (client-go's `events.EventRecorder`;
-    /// the caller shuts it down after the manager). Events made this way put `create`
-    /// and `patch` on `events.k8s.io` Events in [`rbac`](Self::rbac)'s ClusterRole.
+    /// An event recorder on the manager's client (client-go's `events.EventRecorder`),
+    /// which the manager owns: [`RunningManager::flush_events`] flushes it and
+    /// [`RunningManager::stop`] shuts it down once the controllers drained. Making one
+    /// puts `create` and `patch` on `events.k8s.io` Events in [`rbac`](Self::rbac)'s
+    /// ClusterRole.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: kube::Client) -> Result<(), kubegen::operator::ManagerError> {
+    /// use kubegen::operator::Manager;
+    /// use kubegen::runtime::events::EventRecorderConfig;
+    ///
+    /// let mut manager = Manager::new(client);
+    /// let recorder = manager.event_recorder(EventRecorderConfig::new("foo-controller"));
+    /// // Controller::new(..., recorder) publishes through it.
+    /// # drop(recorder);
+    /// let (cluster_role, _) = manager.rbac("foo-controller"); // create, patch on events
+    /// # let _ = cluster_role;
+    /// manager.start()?.stop().await // drains, then writes the events still queued
+    /// # }
+    /// ```
+    ///
+    /// # Panics
+    /// Outside a Tokio runtime (the recorder spawns its writer).
     pub fn event_recorder(&mut self, config: EventRecorderConfig) -> EventRecorder {
-        self.events = true;
-        EventRecorder::new(self.client.clone(), config)
+        let recorder = EventRecorder::new(self.client.clone(), config);
+        self.recorders.push(recorder.clone());
+        recorder
     }
 
     /// Declares access a controller needs beyond watching (what its reconciler writes,
@@ -238,7 +285,7 @@ impl Manager {
         });
         let needs = Needs {
             informed: self.factory.resources(),
-            events: self.events,
+            events: !self.recorders.is_empty(),
             lease_namespace,
             access: &self.access,
         };
@@ -247,6 +294,7 @@ impl Manager {
 
     /// Adds a controller and its reconciler; it runs from [`start`](Self::start).
     pub fn add<R: Reconciler>(&mut self, controller: Controller, reconciler: R) -> &mut Self {
+        self.processed.push(controller.processed());
         self.runs.push(Box::new(move |stop: CancellationToken| {
             async move { controller.run(reconciler, stop.cancelled_owned()).await }.boxed()
         }));
@@ -305,6 +353,7 @@ impl Manager {
                 self.client.clone(),
                 self.factory.clone(),
                 self.sharded,
+                self.workers,
                 #[cfg(feature = "metrics")]
                 self.metrics.clone(),
             )?),
@@ -347,6 +396,8 @@ impl Manager {
             factory: self.factory,
             leader_status,
             held_shards,
+            recorders: self.recorders,
+            processed: self.processed,
             stop,
             stopped,
             task,
@@ -425,154 +476,5 @@ async fn run_unsharded(
             Err(ManagerError::LeadershipLost { lease })
         }
         Outcome::Led { output, .. } => output.map_err(ManagerError::from),
-    }
-}
-
-/// A [`Manager`] whose controllers run on a task.
-#[derive(Debug)]
-pub struct RunningManager {
-    factory: SharedInformerFactory,
-    leader_status: Option<watch::Receiver<LeaderStatus>>,
-    held_shards: Option<HeldShards>,
-    stop: CancellationToken,
-    stopped: CancellationToken,
-    task: JoinHandle<Result<(), ManagerError>>,
-    shutdown_timeout: Duration,
-    #[cfg(feature = "metrics")]
-    probes: Option<probes::Probes>,
-}
-
-impl RunningManager {
-    /// Resolves once every controller has ended: after [`stop`](Self::stop), or by
-    /// themselves (the Lease was lost, a controller failed).
-    pub fn stopped(&self) -> impl Future<Output = ()> + Send + 'static {
-        self.stopped.clone().cancelled_owned()
-    }
-
-    /// The informer factory (started: informers asked for now start at once).
-    pub fn factory(&self) -> &SharedInformerFactory {
-        &self.factory
-    }
-
-    /// The election as this replica sees it (who holds the Lease, whether this replica
-    /// leads), updated as it changes; `None` without leader election.
-    pub fn leader_status(&self) -> Option<watch::Receiver<LeaderStatus>> {
-        self.leader_status.clone()
-    }
-
-    /// The shards this replica holds, updated as it takes and loses them; `None`
-    /// without [`Manager::shards`].
-    pub fn held_shards(&self) -> Option<HeldShards> {
-        self.held_shards.clone()
-    }
-
-    /// The address the probes are served on, if any (the port the OS chose for `:0`).
-    #[cfg(feature = "metrics")]
-    pub fn probe_address(&self) -> Option<SocketAddr> {
-        self.probes.as_ref().map(|p| p.address)
-    }
-
-    /// Stops the controllers (their queues drain, under the Lease when leading; the Lease
-    /// is released), waiting at most the shutdown timeout, then the informers and the
-    /// probes; returns how the controllers ended.
-    pub async fn stop(self) -> Result<(), ManagerError> {
-        self.stop.cancel();
-        let waited = self.shutdown_timeout;
-        let result = match tokio::time::timeout(waited, self.task).await {
-            Ok(Ok(result)) => result,
-            Ok(Err(error)) => {
-                tracing::error!(%error, "the manager's controller task panicked");
-                Ok(())
-            }
-            Err(_elapsed) => Err(ManagerError::ShutdownTimeout { waited }),
-        };
-        self.factory.shutdown().await;
-        #[cfg(feature = "metrics")]
-        if let Some(probes) = self.probes {
-            probes.finish().await;
-        }
-        result
-    }
-}
-
-/// `/metrics`, `/healthz` and `/readyz` over HTTP/1.
-#[cfg(feature = "metrics")]
-mod probes {
-    use std::net::SocketAddr;
-    use std::time::Duration;
-
-    use kubegen_runtime::factory::SharedInformerFactory;
-    use tokio::task::JoinHandle;
-    use tokio_util::sync::CancellationToken;
-
-    use crate::operator::Metrics;
-
-    /// The served probes.
-    #[derive(Debug)]
-    pub(super) struct Probes {
-        pub(super) address: SocketAddr,
-        task: JoinHandle<std::io::Result<()>>,
-    }
-
-    impl Probes {
-        /// Waits for the server to finish the requests in flight.
-        pub(super) async fn finish(self) {
-            match self.task.await {
-                Ok(Err(error)) => tracing::error!(%error, "the probe server failed"),
-                Err(error) => tracing::error!(%error, "the probe server panicked"),
-                Ok(Ok(())) => {}
-            }
-        }
-    }
-
-    /// A listener on `address` and the address it is bound to (the port the OS chose
-    /// for `:0`), bound without awaiting so that starting a manager is synchronous.
-    pub(super) fn bind(
-        address: SocketAddr,
-    ) -> std::io::Result<(tokio::net::TcpListener, SocketAddr)> {
-        let listener = std::net::TcpListener::bind(address)?;
-        listener.set_nonblocking(true)?;
-        let bound = listener.local_addr()?;
-        Ok((tokio::net::TcpListener::from_std(listener)?, bound))
-    }
-
-    /// Serves on `listener`, bound to `address`, until `stop`.
-    pub(super) fn serve(
-        listener: tokio::net::TcpListener,
-        address: SocketAddr,
-        metrics: Metrics,
-        factory: SharedInformerFactory,
-        stop: CancellationToken,
-    ) -> Probes {
-        use axum::http::StatusCode;
-        use axum::routing::get;
-        let ready = get(move || {
-            let factory = factory.clone();
-            async move {
-                // A zero timeout still checks once: synced informers answer at once.
-                let report = factory.wait_for_cache_sync(Duration::ZERO).await;
-                let unsynced: Vec<&str> = report
-                    .iter()
-                    .filter(|(_, synced)| !**synced)
-                    .map(|(name, _)| name.as_str())
-                    .collect();
-                if unsynced.is_empty() {
-                    (StatusCode::OK, "ok".to_owned())
-                } else {
-                    let lines = unsynced.join("\n");
-                    (
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        format!("not synced:\n{lines}\n"),
-                    )
-                }
-            }
-        });
-        let app = metrics.router().route("/readyz", ready);
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(stop.cancelled_owned())
-                .await
-        });
-        Probes { address, task }
     }
 }

@@ -10,7 +10,12 @@
 //!   establishes them.
 //! - [`Manager`]: several controllers in one process on one informer factory, one
 //!   optional Lease and (feature `metrics`) one registry served with `/healthz` and
-//!   `/readyz`; stopped with a drain within a deadline (controller-runtime's Manager).
+//!   `/readyz`; stopped with a drain within a deadline (controller-runtime's Manager),
+//!   then its event recorders ([`Manager::event_recorder`]). [`ManagerOptions`]: the
+//!   knobs its controllers share (workers, resync, reflector backoff).
+//!   [`RunningManager`]: the started manager, which runs work until a signal
+//!   ([`RunningManager::until_shutdown`]), waits for every controller to converge
+//!   ([`RunningManager::wait_converged`]) and stops.
 //! - [`Manager::rbac`]: the ClusterRole (and leader election Role) the manager's
 //!   controllers need, derived from its informers, its event recorder, its Lease and
 //!   the writes declared with [`Access`]; `rbac_manifest` (feature `cli`) writes them
@@ -27,8 +32,10 @@
 //!   checked after every processed key (demos and tests).
 //! - `Metrics` (feature `metrics`): the runtime's Prometheus metrics in one registry,
 //!   served at `/metrics` with `/healthz` beside it.
+//! - [`run_main`]: an operator's `main` around its `run`: the Tokio runtime, the exit
+//!   status, the error printed with its sources.
 //! - [`ClusterArgs`], [`RunArgs`], [`LeaderElectArgs`]: the flags every operator takes
-//!   (`--kubeconfig`, `--context`, `--embedded`, `--workers`, `--keep-running`,
+//!   (`--kubeconfig`, `--context`, `--embedded`, `--workers`, `--resync-seconds`, `--keep-running`,
 //!   `--leader-elect`, `--leader-elect-lease-name`, `--leader-elect-namespace`); with
 //!   the `cli` feature they derive `clap::Args`, and `init_logging` sets up `tracing`.
 //!
@@ -81,8 +88,13 @@ mod logging;
 mod manager;
 #[cfg(feature = "metrics")]
 mod metrics;
+mod options;
+#[cfg(feature = "metrics")]
+mod probes;
+mod process;
 mod rbac;
 mod running;
+mod running_manager;
 mod shards;
 mod shutdown;
 
@@ -92,12 +104,15 @@ pub use convergence::{Converged, wait_converged};
 pub use crds::{CrdError, install_crds};
 #[cfg(feature = "cli")]
 pub use logging::init_logging;
-pub use manager::{DEFAULT_SHUTDOWN_TIMEOUT, Manager, ManagerError, RunningManager};
+pub use manager::{DEFAULT_SHUTDOWN_TIMEOUT, Manager, ManagerError};
 #[cfg(feature = "metrics")]
 pub use metrics::Metrics;
+pub use options::ManagerOptions;
+pub use process::run_main;
 pub use rbac::Access;
 #[cfg(feature = "cli")]
 pub use rbac::{ManifestError, manifest as rbac_manifest};
 pub use running::RunningController;
+pub use running_manager::RunningManager;
 pub use shards::{HeldShards, Shard, ShardConfig};
 pub use shutdown::shutdown_signal;

@@ -148,6 +148,7 @@ pub struct Shard {
     count: u32,
     selector: ShardSelector,
     factory: SharedInformerFactory,
+    workers: Option<usize>,
     #[cfg(feature = "metrics")]
     metrics: super::Metrics,
 }
@@ -174,8 +175,14 @@ impl Shard {
         &self.factory
     }
 
-    /// `config` reporting to the manager's registry (with the `metrics` feature).
+    /// `config` as [`Manager::controller_config`](super::Manager::controller_config)
+    /// gives it: with the workers of the manager's options (when set) and reporting to
+    /// the manager's registry (with the `metrics` feature).
     pub fn controller_config(&self, config: ControllerConfig) -> ControllerConfig {
+        let config = match self.workers {
+            Some(workers) => config.workers(workers),
+            None => config,
+        };
         #[cfg(feature = "metrics")]
         let config = self.metrics.instrument(config);
         config
@@ -256,6 +263,8 @@ pub(super) struct Shards {
     client: kube::Client,
     factory: SharedInformerFactory,
     builds: Vec<Build>,
+    /// The workers of the manager's options.
+    workers: Option<usize>,
     /// Shard `i`'s selector at index `i`.
     selectors: Vec<ShardSelector>,
     held: watch::Sender<BTreeSet<u32>>,
@@ -272,6 +281,7 @@ impl Shards {
         client: kube::Client,
         factory: SharedInformerFactory,
         builds: Vec<Build>,
+        workers: Option<usize>,
         #[cfg(feature = "metrics")] metrics: super::Metrics,
     ) -> Result<Self, ManagerError> {
         config.validate()?;
@@ -286,6 +296,7 @@ impl Shards {
             client,
             factory,
             builds,
+            workers,
             selectors,
             held: watch::Sender::new(BTreeSet::new()),
             claims: Mutex::default(),
@@ -418,6 +429,7 @@ impl Shards {
             count,
             selector,
             factory: factory.clone(),
+            workers: self.workers,
             #[cfg(feature = "metrics")]
             metrics: self.metrics.clone(),
         };

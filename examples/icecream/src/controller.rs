@@ -92,12 +92,13 @@ fn icecreams_selecting(icecreams: &IcecreamLister, pod: &Pod) -> Vec<ObjectKey> 
 
 impl Controller {
     /// Sets up the informers' event handlers on `factory` (which the caller starts) and
-    /// a reconcile loop with `workers` workers.
+    /// a reconcile loop configured by `config` (workers, metrics) under the controller's
+    /// name.
     pub fn new(
         client: kube::Client,
         factory: &SharedInformerFactory,
         recorder: EventRecorder,
-        workers: usize,
+        config: ControllerConfig,
     ) -> Arc<Self> {
         // Icecreams from our generated factory, Pods from the built-in groups' generated
         // factory; both hand out informers of the one shared factory.
@@ -111,9 +112,8 @@ impl Controller {
             .v1()
             .pods();
         let reconcile_loop = runtime::Controller::new(
-            ControllerConfig::default()
+            config
                 .name(CONTROLLER_NAME)
-                .workers(workers)
                 .cache_sync_timeout(CACHE_SYNC_TIMEOUT),
         );
         reconcile_loop.watches(

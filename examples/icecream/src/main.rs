@@ -7,14 +7,13 @@ use std::time::Duration;
 
 use clap::Parser;
 use icecream::webhooks::{self, Serving};
-use icecream::{App, Options, demo};
+use icecream::{App, demo};
 use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
 use kube::api::{Api, PostParams};
 use kubegen::operator::{
     Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, RunArgs, init_logging, install_crds,
-    shutdown_signal,
+    run_main,
 };
-use kubegen::runtime::controller::ErrorChain;
 use kubegen::webhook::{WebhookClient, WebhookServerConfig};
 
 /// Writes into every Icecream custom resource the nodes its pods run on.
@@ -27,9 +26,6 @@ struct Args {
     run: RunArgs,
     #[command(flatten)]
     election: LeaderElectArgs,
-    /// Informer resync period in seconds (0 disables resync).
-    #[arg(long, default_value_t = 30)]
-    resync_seconds: u64,
     /// Apply the Icecream CustomResourceDefinition to the cluster before starting (always
     /// done on the embedded API server), converting through the webhook Service
     /// --webhook-service.
@@ -55,23 +51,7 @@ struct Args {
 fn main() -> ExitCode {
     let args = Args::parse();
     init_logging();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: failed to start the tokio runtime: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {}", ErrorChain(error.as_ref()));
-            ExitCode::FAILURE
-        }
-    }
+    run_main(run(args))
 }
 
 async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -117,47 +97,35 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                 .await?;
         }
     }
-    let options = Options {
-        workers: usize::from(args.run.workers),
-        resync: Duration::from_secs(args.resync_seconds),
-        ..Options::default()
-    };
     let election = args.election.config(env!("CARGO_BIN_NAME"));
-    let app = App::start(client.clone(), options, election)?;
+    let app = App::start(client.clone(), args.run.manager_options(), election)?;
 
+    // Until SIGTERM or Ctrl-C, or until the controller stops by itself (a lost Lease: the
+    // shutdown below returns why, and the process exits non-zero); on the embedded API
+    // server, until the demo's tour is over unless --keep-running.
     if cluster.is_embedded() {
         demo::seed(&client).await?;
         println!(
             "Seeded Icecreams vanilla and chocolate and 5 pods on nodes node-a, node-b, node-c in namespace default"
         );
-        if args.run.keep_running {
-            tokio::select! {
-                () = shutdown_signal() => {}
-                () = app.stopped() => {}
-            }
-        } else {
-            let tour = async {
-                let report = app.wait_converged().await;
-                print!("Converged:\n{report}");
-                demo::versions(&client, |line| println!("{line}")).await?;
-                let report =
-                    demo::delete_and_clean_up(&app, &client, |line| println!("{line}")).await?;
-                print!("Converged:\n{report}");
-                Ok::<_, kubegen::runtime::error::Error>(())
-            };
-            tokio::select! {
-                toured = tour => toured?,
-                () = shutdown_signal() => {}
-                () = app.stopped() => {}
-            }
+    }
+    if cluster.is_embedded() && !args.run.keep_running {
+        let tour = async {
+            let report = app.wait_converged().await;
+            print!("Converged:\n{report}");
+            demo::versions(&client, |line| println!("{line}")).await?;
+            let report =
+                demo::delete_and_clean_up(&app, &client, |line| println!("{line}")).await?;
+            print!("Converged:\n{report}");
+            Ok::<_, kubegen::runtime::error::Error>(())
+        };
+        if let Some(toured) = app.running().until_shutdown(tour).await {
+            toured?;
         }
     } else {
-        // Until SIGTERM or Ctrl-C, or until the controller stops by itself (a lost Lease: the
-        // shutdown below returns why, and the process exits non-zero).
-        tokio::select! {
-            () = shutdown_signal() => {}
-            () = app.stopped() => {}
-        }
+        app.running()
+            .until_shutdown(std::future::pending::<()>())
+            .await;
     }
     app.shutdown().await?;
     if let Some(serving) = serving {

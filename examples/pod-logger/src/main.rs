@@ -7,9 +7,8 @@ use std::time::Duration;
 
 use clap::Parser;
 use kubegen::operator::{
-    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, init_logging, shutdown_signal,
+    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, init_logging, run_main, shutdown_signal,
 };
-use kubegen::runtime::controller::ErrorChain;
 use kubegen::runtime::reflector::DEFAULT_BACKOFF;
 use pod_logger::{Options, PodLogger, demo};
 
@@ -36,23 +35,7 @@ struct Args {
 fn main() -> ExitCode {
     let args = Args::parse();
     init_logging();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: failed to start the tokio runtime: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {}", ErrorChain(error.as_ref()));
-            ExitCode::FAILURE
-        }
-    }
+    run_main(run(args))
 }
 
 async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {

@@ -16,7 +16,7 @@ use kubegen::operator::{Access, Manager, ManagerError};
 use kubegen::runtime::apply::ApplyMetadata;
 use kubegen::runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueObject, EnqueueOwner, ErrorChain, Reconciler,
-    StaleCacheGuard, is_cache_lag,
+    is_cache_lag,
 };
 use kubegen::runtime::error::Verb;
 use kubegen::runtime::events::{Event, EventRecorder};
@@ -108,15 +108,14 @@ impl std::fmt::Debug for Controller {
 
 impl Controller {
     /// Sets up the informers' event handlers on `factory` (which the caller starts) and
-    /// a reconcile loop with `workers` workers and the runtime's stale-cache `guard`
-    /// (a Foo's next reconcile waits until both caches have seen what its last one
-    /// wrote: the Deployment, the Foo's status).
+    /// a reconcile loop configured by `config` (workers, metrics, the stale-cache guard:
+    /// by default a Foo's next reconcile waits until both caches have seen what its last
+    /// one wrote, the Deployment and the Foo's status) under the controller's name.
     pub fn new(
         client: kube::Client,
         factory: &SharedInformerFactory,
         recorder: EventRecorder,
-        workers: usize,
-        guard: StaleCacheGuard,
+        config: ControllerConfig,
     ) -> Arc<Self> {
         // Both generated factories hand out informers of the one shared factory, as
         // client-go's kubeInformerFactory and exampleInformerFactory do.
@@ -126,11 +125,9 @@ impl Controller {
         let foos = sample_informers.samplecontroller().v1alpha1().foos();
         let deployments = kube_informers.apps().v1().deployments();
         let reconcile_loop = runtime::Controller::new(
-            ControllerConfig::default()
+            config
                 .name(CONTROLLER_NAME)
-                .workers(workers)
-                .cache_sync_timeout(CACHE_SYNC_TIMEOUT)
-                .stale_cache_guard(guard),
+                .cache_sync_timeout(CACHE_SYNC_TIMEOUT),
         );
 
         tracing::info!("setting up event handlers");

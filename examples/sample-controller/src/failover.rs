@@ -219,6 +219,7 @@ pub async fn run(
             Some(election_config(&identity)),
         )?;
         let status = app
+            .running()
             .leader_status()
             .ok_or_else(|| Error::NoElection(identity.clone()))?;
         let follower = terms.follow(identity.clone(), status);

@@ -64,52 +64,40 @@ pub mod generated;
 pub mod applyconfigurations;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
-use kubegen::operator::{Manager, RunningManager};
-use kubegen::runtime::backoff::Backoff;
-use kubegen::runtime::controller::StaleCacheGuard;
-use kubegen::runtime::events::{EventRecorder, EventRecorderConfig};
-use kubegen::runtime::factory::SharedInformerFactory;
-use kubegen::runtime::leaderelection::{LeaderElectionConfig, LeaderStatus};
-use kubegen::runtime::reflector::DEFAULT_BACKOFF;
-use tokio::sync::watch;
+use kubegen::operator::{Manager, ManagerOptions, RunningManager};
+use kubegen::runtime::controller::{ControllerConfig, StaleCacheGuard};
+use kubegen::runtime::events::EventRecorderConfig;
+use kubegen::runtime::leaderelection::LeaderElectionConfig;
 
 use controller::{CONTROLLER_NAME, Controller, Error};
 use demo::Report;
 
 /// How [`App::start`] runs the controller.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// Workers processing the queue concurrently.
-    pub workers: usize,
-    /// How often informers re-deliver every cached object (level-based safety net).
-    pub resync: Duration,
-    /// How the informers' reflectors back off after a failed list or watch (default
-    /// client-go's: 800 ms doubling to a 30 s cap).
-    pub reflector_backoff: Backoff,
+    /// Workers, informer resync and reflector backoff (two workers, 30 s, client-go's
+    /// backoff by default).
+    pub manager: ManagerOptions,
     /// The reconcile loop's stale-cache guard (default: the runtime's, on).
     pub stale_cache_guard: StaleCacheGuard,
 }
 
-impl Default for Options {
-    fn default() -> Self {
-        Self {
-            workers: 2,
-            resync: Duration::from_secs(30),
-            reflector_backoff: DEFAULT_BACKOFF,
-            stale_cache_guard: StaleCacheGuard::default(),
-        }
+impl Options {
+    /// The controller's configuration on `manager`: its workers, metrics and guard.
+    fn controller_config(&self, manager: &Manager) -> ControllerConfig {
+        manager.controller_config(
+            ControllerConfig::default().stale_cache_guard(self.stale_cache_guard),
+        )
     }
 }
 
-/// The controller on its manager (informer factory, optional Lease) with its event
-/// recorder, running.
+/// The controller on its manager (informer factory, optional Lease, event recorder),
+/// running.
 pub struct App {
     client: kube::Client,
     controller: Arc<Controller>,
-    recorder: EventRecorder,
     running: RunningManager,
 }
 
@@ -122,30 +110,20 @@ impl std::fmt::Debug for App {
     }
 }
 
-/// The manager with the controller added (not started), the controller and its event
-/// recorder.
+/// The manager with the controller added (not started), and the controller.
 fn wire(
     client: kube::Client,
     options: &Options,
     election: Option<LeaderElectionConfig>,
-) -> (Manager, Arc<Controller>, EventRecorder) {
+) -> (Manager, Arc<Controller>) {
     let mut manager = Manager::new(client.clone())
-        .factory_with(|factory| {
-            factory
-                .default_resync(options.resync)
-                .reflector_backoff(options.reflector_backoff)
-        })
+        .options(&options.manager)
         .leader_election(election);
     let recorder = manager.event_recorder(EventRecorderConfig::new(CONTROLLER_NAME));
-    let controller = Controller::new(
-        client,
-        manager.factory(),
-        recorder.clone(),
-        options.workers,
-        options.stale_cache_guard,
-    );
+    let config = options.controller_config(&manager);
+    let controller = Controller::new(client, manager.factory(), recorder, config);
     controller.add_to(&mut manager);
-    (manager, controller, recorder)
+    (manager, controller)
 }
 
 /// The comment atop `config/rbac/role.yaml` and `--print-rbac`'s output.
@@ -162,27 +140,25 @@ pub fn rbac(
     client: kube::Client,
     election: Option<LeaderElectionConfig>,
 ) -> (ClusterRole, Option<Role>) {
-    let (manager, _, _) = wire(client, &Options::default(), election);
+    let (manager, _) = wire(client, &Options::default(), election);
     manager.rbac(CONTROLLER_NAME)
 }
 
 impl App {
-    /// Wires informers, handlers, queue, recorder and workers on a
-    /// [`Manager`](kubegen::operator::Manager), and starts them on the current tokio
-    /// runtime (as `main` in client-go's sample-controller does). With `election`, the
-    /// workers run only while this replica leads (the informers always run, so a new
-    /// leader starts with warm caches).
+    /// Wires informers, handlers, queue, recorder and workers on a [`Manager`], and
+    /// starts them on the current tokio runtime (as `main` in client-go's
+    /// sample-controller does). With `election`, the workers run only while this replica
+    /// leads (the informers always run, so a new leader starts with warm caches).
     pub fn start(
         client: kube::Client,
         options: Options,
         election: Option<LeaderElectionConfig>,
     ) -> Result<Self, Error> {
-        let (manager, controller, recorder) = wire(client.clone(), &options, election);
+        let (manager, controller) = wire(client.clone(), &options, election);
         let running = manager.start()?;
         Ok(Self {
             client,
             controller,
-            recorder,
             running,
         })
     }
@@ -192,35 +168,16 @@ impl App {
         &self.controller
     }
 
-    /// Resolves once the controller has stopped by itself: under leader election, when
-    /// this replica lost the Lease ([`shutdown`](Self::shutdown) then says so).
-    pub async fn stopped(&self) {
-        self.running.stopped().await;
-    }
-
-    /// The election as this replica sees it; `None` without leader election.
-    pub fn leader_status(&self) -> Option<watch::Receiver<LeaderStatus>> {
-        self.running.leader_status()
-    }
-
-    /// The shared informer factory (to add informers, e.g. [`demo::DeploymentStandIn`]).
-    pub fn factory(&self) -> &SharedInformerFactory {
-        self.running.factory()
+    /// The running manager: its informer factory (to add informers, e.g.
+    /// [`demo::DeploymentStandIn`]), its election, whether it stopped by itself.
+    pub fn running(&self) -> &RunningManager {
+        &self.running
     }
 
     /// Reads the server once and reports where every Foo stands.
     pub async fn check(&self) -> Result<Report, kubegen::runtime::error::Error> {
-        self.check_through(&self.client).await
-    }
-
-    /// [`check`](Self::check) reading through `client`: the report lists Events, which
-    /// the controller's own role (see [`rbac`]) does not allow.
-    pub async fn check_through(
-        &self,
-        client: &kube::Client,
-    ) -> Result<Report, kubegen::runtime::error::Error> {
-        self.recorder.flush().await;
-        demo::check(client, &self.controller).await
+        self.running.flush_events().await;
+        demo::check(&self.client, &self.controller).await
     }
 
     /// Waits until the server shows every Foo synced (or refused with a Warning event)
@@ -229,19 +186,19 @@ impl App {
         self.wait_converged_through(&self.client).await
     }
 
-    /// [`wait_converged`](Self::wait_converged) reading the server through `client`.
+    /// [`wait_converged`](Self::wait_converged) reading the server through `client`:
+    /// the report lists Events, which the controller's own role (see [`rbac`]) does not
+    /// allow.
     pub async fn wait_converged_through(&self, client: &kube::Client) -> Report {
-        kubegen::operator::wait_converged(self.controller.processed(), || {
-            self.check_through(client)
-        })
-        .await
+        let controller = &self.controller;
+        self.running
+            .wait_converged(|| demo::check(client, controller))
+            .await
     }
 
     /// Stops the workers after draining the queue (within the manager's 30 s), then the
     /// informers and the recorder (which writes what it still holds).
     pub async fn shutdown(self) -> Result<(), Error> {
-        let result = self.running.stop().await.map_err(Error::from);
-        self.recorder.shutdown().await;
-        result
+        Ok(self.running.stop().await?)
     }
 }

@@ -22,9 +22,6 @@ struct Args {
     run: RunArgs,
     #[command(flatten)]
     election: LeaderElectArgs,
-    /// Informer resync period in seconds (0 disables resync).
-    #[arg(long, default_value_t = 30)]
-    resync_seconds: u64,
     /// Apply the Foo CustomResourceDefinition to the cluster before starting (always
     /// done on the embedded API server).
     #[arg(long)]
@@ -59,23 +56,7 @@ fn main() -> ExitCode {
         // The manifest goes to standard output alone.
         init_logging();
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: failed to start the tokio runtime: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {}", ErrorChain(error.as_ref()));
-            ExitCode::FAILURE
-        }
-    }
+    run_main(run(args))
 }
 
 async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -105,8 +86,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .await?;
     }
     let options = Options {
-        workers: usize::from(args.run.workers),
-        resync: Duration::from_secs(args.resync_seconds),
+        manager: args.run.manager_options(),
         ..Options::default()
     };
     if let Some(shards) = args.shards {
@@ -147,35 +127,29 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let election = args.election.config(env!("CARGO_BIN_NAME"));
     let app = App::start(client.clone(), options, election)?;
+    let running = app.running();
 
+    // Until SIGTERM or Ctrl-C, or until the controller stops by itself (a lost Lease: the
+    // shutdown below returns why, and the process exits non-zero); on the embedded API
+    // server, until the demo converged unless --keep-running.
+    let mut stand_in = None;
     if cluster.is_embedded() {
-        let stand_in = DeploymentStandIn::start(client.clone(), app.factory());
+        stand_in = Some(DeploymentStandIn::start(client.clone(), running.factory()));
         demo::seed(&client).await?;
         println!(
             "Seeded 3 Foos (example-foo, web, intruder) and an unowned Deployment legacy-app in namespace default"
         );
-        if args.run.keep_running {
-            tokio::select! {
-                () = shutdown_signal() => {}
-                () = app.stopped() => {}
-            }
-        } else {
-            tokio::select! {
-                report = app.wait_converged() => print!("Converged:\n{report}"),
-                () = shutdown_signal() => {}
-                () = app.stopped() => {}
-            }
+    }
+    if cluster.is_embedded() && !args.run.keep_running {
+        if let Some(report) = running.until_shutdown(app.wait_converged()).await {
+            print!("Converged:\n{report}");
         }
-        app.shutdown().await?;
-        stand_in.stop().await;
     } else {
-        // Until SIGTERM or Ctrl-C, or until the controller stops by itself (a lost Lease: the
-        // shutdown below returns why, and the process exits non-zero).
-        tokio::select! {
-            () = shutdown_signal() => {}
-            () = app.stopped() => {}
-        }
-        app.shutdown().await?;
+        running.until_shutdown(std::future::pending::<()>()).await;
+    }
+    app.shutdown().await?;
+    if let Some(stand_in) = stand_in {
+        stand_in.stop().await;
     }
     cluster.shutdown().await;
     Ok(())

@@ -20,8 +20,8 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{ListParams, ObjectMeta, Patch, PatchParams};
 use kubegen::operator::{HeldShards, Manager, ShardConfig};
 use kubegen::runtime::client::{Scope, TypedClient};
-use kubegen::runtime::controller::{Action, Reconciler};
-use kubegen::runtime::events::{EventRecorder, EventRecorderConfig};
+use kubegen::runtime::controller::{Action, ControllerConfig, Reconciler};
+use kubegen::runtime::events::EventRecorderConfig;
 use kubegen::runtime::factory::SharedInformerFactory;
 use kubegen::runtime::key::ObjectKey;
 use kubegen::runtime::leaderelection::LeaderElectionConfig;
@@ -290,24 +290,20 @@ fn manager(
         .key(ShardKey::Namespace);
     let options = sharding.options.clone();
     let mut manager = Manager::new(client.clone())
-        .factory_with(|factory| {
-            factory
-                .default_resync(options.resync)
-                .reflector_backoff(options.reflector_backoff)
-        })
+        .options(&options.manager)
         .shards(shards);
-    let recorder = EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
+    let recorder = manager.event_recorder(EventRecorderConfig::new(CONTROLLER_NAME));
     manager.add_sharded(move |shard| {
         factories
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(shard.index(), shard.factory().clone());
+        let config = ControllerConfig::default().stale_cache_guard(options.stale_cache_guard);
         let controller = Controller::new(
             client.clone(),
             shard.factory(),
             recorder.clone(),
-            options.workers,
-            options.stale_cache_guard,
+            shard.controller_config(config),
         );
         let reconcile_loop = controller.reconcile_loop().clone();
         let counting = Counting {

@@ -136,13 +136,14 @@ impl std::fmt::Debug for Controller {
 
 impl Controller {
     /// Sets up the informers' event handlers on `factory` (which the caller starts) and
-    /// a reconcile loop with `workers` workers. Work items are the keys of Namespaces.
+    /// a reconcile loop configured by `config` (workers, metrics) under the controller's
+    /// name. Work items are the keys of Namespaces.
     pub fn new(
         client: kube::Client,
         factory: &SharedInformerFactory,
         recorder: EventRecorder,
         scope: Scope,
-        workers: usize,
+        config: ControllerConfig,
     ) -> Arc<Self> {
         // Secrets through the generated informers of the built-in groups, over the shared
         // factory; Namespaces through a metadata-only informer of the same factory: the
@@ -153,9 +154,8 @@ impl Controller {
         let secrets = informers.core().v1().secrets();
         let namespace_informer = factory.informer::<NamespaceMeta>();
         let reconcile_loop = runtime::Controller::new(
-            ControllerConfig::default()
+            config
                 .name(CONTROLLER_NAME)
-                .workers(workers)
                 .cache_sync_timeout(CACHE_SYNC_TIMEOUT),
         );
 

@@ -19,10 +19,12 @@
 //!
 //! ```no_run
 //! # async fn demo(client: kube::Client) -> Result<(), secret_sync::controller::Error> {
+//! use kubegen::operator::ManagerOptions;
+//! use secret_sync::App;
 //! use secret_sync::controller::Scope;
-//! use secret_sync::{App, Options};
 //!
-//! let app = App::start(client, Options::new(Scope::new("shared-secrets")), None)?;
+//! let scope = Scope::new("shared-secrets");
+//! let app = App::start(client, scope, ManagerOptions::default(), None)?;
 //! let report = app.wait_converged().await;
 //! print!("{report}");
 //! app.shutdown().await
@@ -33,49 +35,21 @@ pub mod controller;
 pub mod demo;
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use kubegen::operator::{Manager, RunningManager};
-use kubegen::runtime::backoff::Backoff;
-use kubegen::runtime::events::{EventRecorder, EventRecorderConfig};
+use k8s_openapi::api::rbac::v1::{ClusterRole, Role};
+use kubegen::operator::{Manager, ManagerOptions, RunningManager};
+use kubegen::runtime::controller::ControllerConfig;
+use kubegen::runtime::events::EventRecorderConfig;
 use kubegen::runtime::leaderelection::LeaderElectionConfig;
-use kubegen::runtime::reflector::DEFAULT_BACKOFF;
 
 use controller::{CONTROLLER_NAME, Controller, Error, Scope};
 use demo::Report;
 
-/// How [`App::start`] runs the controller.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Source and excluded namespaces.
-    pub scope: Scope,
-    /// Workers processing the queue concurrently.
-    pub workers: usize,
-    /// How often informers re-deliver every cached object.
-    pub resync: Duration,
-    /// How the informers' reflectors back off after a failed list or watch (default
-    /// client-go's: 800 ms doubling to a 30 s cap).
-    pub reflector_backoff: Backoff,
-}
-
-impl Options {
-    /// Two workers, 30 s resync, client-go's reflector backoff.
-    pub fn new(scope: Scope) -> Self {
-        Self {
-            scope,
-            workers: 2,
-            resync: Duration::from_secs(30),
-            reflector_backoff: DEFAULT_BACKOFF,
-        }
-    }
-}
-
-/// The controller on its manager (informer factory, optional Lease) with its event
-/// recorder, running.
+/// The controller on its manager (informer factory, optional Lease, event recorder),
+/// running.
 pub struct App {
     client: kube::Client,
     controller: Arc<Controller>,
-    recorder: EventRecorder,
     running: RunningManager,
 }
 
@@ -83,42 +57,59 @@ impl std::fmt::Debug for App {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("App")
             .field("controller", &self.controller)
+            .field("running", &self.running)
             .finish_non_exhaustive()
     }
 }
 
+/// The manager with the controller for `scope` added (not started), and the controller.
+fn wire(
+    client: kube::Client,
+    scope: Scope,
+    options: &ManagerOptions,
+    election: Option<LeaderElectionConfig>,
+) -> (Manager, Arc<Controller>) {
+    let mut manager = Manager::new(client.clone())
+        .options(options)
+        .leader_election(election);
+    let recorder = manager.event_recorder(EventRecorderConfig::new(CONTROLLER_NAME));
+    let config = manager.controller_config(ControllerConfig::default());
+    let controller = Controller::new(client, manager.factory(), recorder, scope, config);
+    controller.add_to(&mut manager);
+    (manager, controller)
+}
+
+/// The ClusterRole `secret-sync` the controller for `scope` needs (and with `election`
+/// the Role for its Lease), as its [`Manager`] derives them from the wiring
+/// [`App::start`] runs. Nothing is started; `client` is not called.
+///
+/// # Panics
+/// Outside a tokio runtime (the event recorder spawns its writer).
+pub fn rbac(
+    client: kube::Client,
+    scope: Scope,
+    election: Option<LeaderElectionConfig>,
+) -> (ClusterRole, Option<Role>) {
+    let (manager, _) = wire(client, scope, &ManagerOptions::default(), election);
+    manager.rbac(CONTROLLER_NAME)
+}
+
 impl App {
-    /// Wires informers, handlers, queue, recorder and workers on a
-    /// [`Manager`](kubegen::operator::Manager) and starts them. With `election`, the
-    /// workers run only while this replica leads (the informers always run, so a new
-    /// leader starts with warm caches).
+    /// Wires informers, handlers, queue, recorder and workers for `scope` on a
+    /// [`Manager`] run as `options` say, and starts them. With `election`, the workers
+    /// run only while this replica leads (the informers always run, so a new leader
+    /// starts with warm caches).
     pub fn start(
         client: kube::Client,
-        options: Options,
+        scope: Scope,
+        options: ManagerOptions,
         election: Option<LeaderElectionConfig>,
     ) -> Result<Self, Error> {
-        let recorder =
-            EventRecorder::new(client.clone(), EventRecorderConfig::new(CONTROLLER_NAME));
-        let mut manager = Manager::new(client.clone())
-            .factory_with(|factory| {
-                factory
-                    .default_resync(options.resync)
-                    .reflector_backoff(options.reflector_backoff)
-            })
-            .leader_election(election);
-        let controller = Controller::new(
-            client.clone(),
-            manager.factory(),
-            recorder.clone(),
-            options.scope,
-            options.workers,
-        );
-        controller.add_to(&mut manager);
+        let (manager, controller) = wire(client.clone(), scope, &options, election);
         let running = manager.start()?;
         Ok(Self {
             client,
             controller,
-            recorder,
             running,
         })
     }
@@ -128,28 +119,28 @@ impl App {
         &self.controller
     }
 
-    /// Resolves once the controller has stopped by itself: under leader election, when
-    /// this replica lost the Lease ([`shutdown`](Self::shutdown) then says so).
-    pub async fn stopped(&self) {
-        self.running.stopped().await;
+    /// The running manager (whether it stopped by itself, its informer factory).
+    pub fn running(&self) -> &RunningManager {
+        &self.running
     }
 
     /// Reads the server once and reports every target namespace.
     pub async fn check(&self) -> Result<Report, kubegen::runtime::error::Error> {
-        self.recorder.flush().await;
+        self.running.flush_events().await;
         demo::check(&self.client, &self.controller).await
     }
 
     /// Waits until every target namespace holds exactly the copies it should and the
     /// caches agree with the server. Checks after every sync, never on a timer.
     pub async fn wait_converged(&self) -> Report {
-        kubegen::operator::wait_converged(self.controller.processed(), || self.check()).await
+        let (client, controller) = (&self.client, &self.controller);
+        self.running
+            .wait_converged(|| demo::check(client, controller))
+            .await
     }
 
     /// Drains the queue and stops workers, informers and recorder.
     pub async fn shutdown(self) -> Result<(), Error> {
-        let result = self.running.stop().await.map_err(Error::from);
-        self.recorder.shutdown().await;
-        result
+        Ok(self.running.stop().await?)
     }
 }

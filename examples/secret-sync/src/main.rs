@@ -3,16 +3,14 @@
 //! until converged.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::Parser;
 use kubegen::operator::{
-    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, RunArgs, init_logging, shutdown_signal,
+    Cluster, ClusterArgs, ClusterSource, LeaderElectArgs, RunArgs, init_logging, run_main,
 };
-use kubegen::runtime::controller::ErrorChain;
+use secret_sync::App;
 use secret_sync::controller::Scope;
 use secret_sync::demo::{self, DEMO_SOURCE};
-use secret_sync::{App, Options};
 
 /// Copies every Secret of a source namespace into every other namespace.
 #[derive(Debug, Parser)]
@@ -30,31 +28,12 @@ struct Args {
     /// Namespaces never copied into (repeatable).
     #[arg(long = "exclude", value_name = "NAMESPACE", default_values = ["kube-system", "kube-public", "kube-node-lease"])]
     excluded: Vec<String>,
-    /// Informer resync period in seconds (0 disables resync).
-    #[arg(long, default_value_t = 30)]
-    resync_seconds: u64,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
     init_logging();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: failed to start the tokio runtime: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run(args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {}", ErrorChain(error.as_ref()));
-            ExitCode::FAILURE
-        }
-    }
+    run_main(run(args))
 }
 
 async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -65,39 +44,26 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut scope = Scope::new(args.source_namespace.clone());
     scope.excluded = args.excluded.iter().cloned().collect();
-    let options = Options {
-        workers: usize::from(args.run.workers),
-        resync: Duration::from_secs(args.resync_seconds),
-        ..Options::new(scope)
-    };
     let election = args.election.config(env!("CARGO_BIN_NAME"));
-    let app = App::start(client.clone(), options, election)?;
+    let app = App::start(client.clone(), scope, args.run.manager_options(), election)?;
+    let running = app.running();
 
+    // Until SIGTERM or Ctrl-C, or until the controller stops by itself (a lost Lease: the
+    // shutdown below returns why, and the process exits non-zero); on the embedded API
+    // server, until the demo converged unless --keep-running.
     if cluster.is_embedded() {
         demo::seed(&client, &args.source_namespace).await?;
         println!(
             "Seeded namespaces {} (2 secrets), team-a and team-b",
             args.source_namespace
         );
-        if args.run.keep_running {
-            tokio::select! {
-                () = shutdown_signal() => {}
-                () = app.stopped() => {}
-            }
-        } else {
-            tokio::select! {
-                report = app.wait_converged() => print!("Converged:\n{report}"),
-                () = shutdown_signal() => {}
-                () = app.stopped() => {}
-            }
+    }
+    if cluster.is_embedded() && !args.run.keep_running {
+        if let Some(report) = running.until_shutdown(app.wait_converged()).await {
+            print!("Converged:\n{report}");
         }
     } else {
-        // Until SIGTERM or Ctrl-C, or until the controller stops by itself (a lost Lease: the
-        // shutdown below returns why, and the process exits non-zero).
-        tokio::select! {
-            () = shutdown_signal() => {}
-            () = app.stopped() => {}
-        }
+        running.until_shutdown(std::future::pending::<()>()).await;
     }
     app.shutdown().await?;
     cluster.shutdown().await;
