@@ -143,6 +143,21 @@ impl Scaffold {
         self.kind.check()
     }
 
+    /// The command that installs the `cargo kubegen` this crate's generated code needs
+    /// (from the registry, or from the checkout the crate depends on), as one shell word.
+    fn install_command(&self) -> String {
+        let command = match &self.source {
+            Source::Registry => {
+                format!("cargo install --locked kubegen-codegen --version {VERSION}")
+            }
+            Source::Checkout(root) => format!(
+                "cargo install --locked --path {}",
+                root.join("codegen").display()
+            ),
+        };
+        shell_quote(&command)
+    }
+
     /// The placeholders and their values: the kind's and the crate's.
     fn values(&self) -> Vec<(&'static str, String)> {
         let source = |path: &[&str]| match &self.source {
@@ -162,6 +177,7 @@ impl Scaffold {
             ("kubegen_source", source(&[])),
             ("testkit_source", source(&["runtime", "testkit"])),
             ("kubegen_version", VERSION.to_owned()),
+            ("install_generator", self.install_command()),
         ]);
         values
     }
@@ -181,6 +197,11 @@ impl Scaffold {
             })
             .collect()
     }
+}
+
+/// `text` as one single-quoted shell word.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// The default crate directory's name as the package name (`cargo new`'s rule).

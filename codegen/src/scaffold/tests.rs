@@ -103,6 +103,29 @@ fn dependencies_name_this_version_and_a_checkout_when_given() {
 }
 
 #[test]
+fn the_install_hint_names_the_checkout_the_crate_depends_on() {
+    let files = backup(true).render().expect("renders");
+    let script = &file(&files, "hack/codegen.sh").contents;
+    assert!(
+        script.contains(&format!(
+            "install_generator='cargo install --locked kubegen-codegen --version {VERSION}'"
+        )),
+        "{script}"
+    );
+    let mut local = backup(true);
+    local.source = Source::Checkout(PathBuf::from("/src/it's kubegen"));
+    let files = local.render().expect("renders");
+    let script = &file(&files, "hack/codegen.sh").contents;
+    // One shell word, the quote in the path escaped as the shell needs.
+    assert!(
+        script.contains(
+            r#"install_generator='cargo install --locked --path /src/it'\''s kubegen/codegen'"#
+        ),
+        "{script}"
+    );
+}
+
+#[test]
 fn scripts_are_executable_and_check_the_generator_version() {
     let files = backup(true).render().expect("renders");
     assert!(file(&files, "hack/update-codegen.sh").executable);
