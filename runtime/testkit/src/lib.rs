@@ -65,6 +65,8 @@
 //! | core                         | v1      | Secret                         | secrets                         | yes        |               |             |
 //! | core                         | v1      | ConfigMap                      | configmaps                      | yes        |               | cm          |
 //! | core                         | v1      | Service                        | services                        | yes        | status        | svc         |
+//! | core                         | v1      | Endpoints                      | endpoints                       | yes        |               | ep          |
+//! | discovery.k8s.io             | v1      | EndpointSlice                  | endpointslices                  | yes        |               |             |
 //! | core                         | v1      | Event                          | events                          | yes        |               | ev          |
 //! | events.k8s.io                | v1      | Event                          | events                          | yes        |               | ev          |
 //! | apps                         | v1      | Deployment                     | deployments                     | yes        | status, scale | deploy      |
@@ -328,9 +330,11 @@
 //!   its first event only. Services default to `type: ClusterIP` but get no cluster IP.
 //! - **Simplifications**: CRD status (Established, NamesAccepted) is set in the same
 //!   write that creates the CRD; pods are deleted at once (no kubelet, no grace
-//!   period); core and `events.k8s.io` Events are separate stores; list items carry
-//!   `apiVersion`/`kind`; objects of every CRD version share one store, and with
-//!   conversion strategy `None` differ only in `apiVersion` (see *CRD conversion*).
+//!   period); Endpoints and EndpointSlices are stored as written (no controller fills
+//!   them from Services and pods); core and `events.k8s.io` Events are separate
+//!   stores; list items carry `apiVersion`/`kind`; objects of every CRD version share
+//!   one store, and with conversion strategy `None` differ only in `apiVersion` (see
+//!   *CRD conversion*).
 //! - **Client**: [`ApiServer::client`] has kube's automatic retries of 429/503/504 turned
 //!   off so tests see every answer; [`ApiServer::kube_config`] gives kube's defaults.
 
