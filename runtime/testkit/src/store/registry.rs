@@ -124,12 +124,47 @@ pub(crate) enum Conversion {
 /// A CRD's conversion webhook (`spec.conversion.webhook`) and its storage version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ConversionWebhook {
-    /// `clientConfig.url` (https; a `service` is refused when the CRD is written).
-    pub(crate) url: String,
+    /// `clientConfig.url` or `clientConfig.service`.
+    pub(crate) client: WebhookClient,
     /// `clientConfig.caBundle`, decoded: the PEM certificates the call trusts.
     pub(crate) ca_bundle: Vec<u8>,
     /// The version objects are stored at (`storage: true`).
     pub(crate) storage_version: String,
+}
+
+/// Where a webhook (admission or conversion) is called: its `clientConfig`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum WebhookClient {
+    /// `clientConfig.url` (https).
+    Url(String),
+    /// `clientConfig.service`, resolved to a loopback address when called.
+    Service(ServiceReference),
+}
+
+/// A `clientConfig.service`: the Service a webhook is reached through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ServiceReference {
+    /// `service.namespace`.
+    pub(crate) namespace: String,
+    /// `service.name`.
+    pub(crate) name: String,
+    /// `service.path` (empty: `/`).
+    pub(crate) path: String,
+    /// `service.port` (default 443): a port of the Service, not of its endpoints.
+    pub(crate) port: u16,
+}
+
+impl ServiceReference {
+    /// The name the webhook's certificate must hold, as kube-apiserver verifies it:
+    /// `<name>.<namespace>.svc`.
+    pub(crate) fn server_name(&self) -> String {
+        format!("{}.{}.svc", self.name, self.namespace)
+    }
+
+    /// The URL kube-apiserver prints for a call: `https://<name>.<namespace>.svc:<port><path>`.
+    pub(crate) fn url(&self) -> String {
+        format!("https://{}:{}{}", self.server_name(), self.port, self.path)
+    }
 }
 
 impl ResourceType {
@@ -292,6 +327,23 @@ impl Registry {
             .values()
             .find(|rt| rt.group == key.group && rt.plural == key.plural)
             .cloned()
+    }
+
+    /// Every served version of a storage key, preferred version first (Kubernetes'
+    /// version priority): the resources equivalent to one another.
+    pub(crate) fn versions_of(&self, key: &StorageKey) -> Vec<Arc<ResourceType>> {
+        let mut versions: Vec<_> = self
+            .types
+            .values()
+            .filter(|rt| rt.group == key.group && rt.plural == key.plural)
+            .cloned()
+            .collect();
+        versions.sort_by(|a, b| {
+            version_priority(&b.version)
+                .cmp(&version_priority(&a.version))
+                .then_with(|| a.version.cmp(&b.version))
+        });
+        versions
     }
 
     /// Types in a group version, sorted by plural.

@@ -110,7 +110,11 @@ mod tests {
             ("", "namespaces", Generation::Unset),
             ("", "services", Generation::Unset),
             ("", "endpoints", Generation::Unset),
-            ("discovery.k8s.io", "endpointslices", Generation::AllButMetadata),
+            (
+                "discovery.k8s.io",
+                "endpointslices",
+                Generation::AllButMetadata,
+            ),
             ("", "events", Generation::Unset),
             ("events.k8s.io", "events", Generation::Unset),
             ("coordination.k8s.io", "leases", Generation::Unset),
