@@ -363,6 +363,8 @@
 //!   subset: fields, indexes, `*`, `?(@.x=="y")` filters) or its one `Age` column;
 //!   `includeObject` and `noHeaders` honoured; a watch sends the column definitions with
 //!   its first event only. Services default to `type: ClusterIP` but get no cluster IP.
+//!   Endpoints and EndpointSlices get the default `Name` and `Created At` columns (a
+//!   real server prints their addresses and ports).
 //! - **Simplifications**: CRD status (Established, NamesAccepted) is set in the same
 //!   write that creates the CRD; pods are deleted at once (no kubelet, no grace
 //!   period); Endpoints and EndpointSlices are stored as written (no controller fills
