@@ -9,9 +9,9 @@
 
 mod webhooks;
 
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Service};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, ApiResource, DynamicObject, PostParams};
+use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::admission::AdmissionRequest;
 use kubegen_runtime::webhook::{Validator, Verdict, converter_fn};
 use kubegen_testkit::certs::TestCa;
@@ -214,9 +214,27 @@ async fn endpoints_resolve_a_service_on_the_default_port() {
         &client,
         json!({"apiVersion": "v1", "kind": "Service",
                "metadata": {"name": "guard", "namespace": "hooks"},
-               "spec": {"ports": [{"port": 443, "targetPort": 9443}]}}),
+               "spec": {"ports": [{"port": 80, "targetPort": 9443}]}}),
     )
     .await;
+    let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let (code, message) = api_error(
+        configmaps
+            .create(&PostParams::default(), &configmap("a", "ok"))
+            .await,
+    );
+    assert_eq!(code, 500);
+    assert!(
+        message.ends_with(
+            "Post \"https://guard.hooks.svc:443/validate\": no service port 443 found for service \"guard\""
+        ),
+        "{message}"
+    );
+    let ports = Patch::Merge(json!({"spec": {"ports": [{"port": 443, "targetPort": 9443}]}}));
+    Api::<Service>::namespaced(client.clone(), "hooks")
+        .patch("guard", &PatchParams::default(), &ports)
+        .await
+        .expect("the Service on port 443");
     create(
         &client,
         json!({"apiVersion": "v1", "kind": "Endpoints",
@@ -226,7 +244,6 @@ async fn endpoints_resolve_a_service_on_the_default_port() {
                             "ports": [{"port": hook.address.port()}]}]}),
     )
     .await;
-    let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
     let (code, message) = api_error(
         configmaps
             .create(&PostParams::default(), &configmap("b", "forbidden"))

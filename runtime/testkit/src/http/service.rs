@@ -68,6 +68,12 @@ fn from_cluster(shared: &Shared, service: &ServiceReference) -> Result<SocketAdd
     let stored = cluster
         .get(&core("services"), &service.namespace, name)
         .ok_or_else(|| format!("service {name:?} not found"))?;
+    let port_name = service_port_name(&stored, service.port).ok_or_else(|| {
+        format!(
+            "no service port {} found for service {name:?}",
+            service.port
+        )
+    })?;
     let kind = stored
         .pointer("/spec/type")
         .and_then(Value::as_str)
@@ -75,12 +81,6 @@ fn from_cluster(shared: &Shared, service: &ServiceReference) -> Result<SocketAdd
     if !matches!(kind, "ClusterIP" | "NodePort" | "LoadBalancer") {
         return Err(format!("unsupported service type {kind:?}"));
     }
-    let port_name = service_port_name(&stored, service.port).ok_or_else(|| {
-        format!(
-            "no service port {} found for service {name:?}",
-            service.port
-        )
-    })?;
     let slices_key = StorageKey {
         group: "discovery.k8s.io".to_owned(),
         plural: "endpointslices".to_owned(),
