@@ -430,3 +430,32 @@ async fn the_icecream_crd_converts_through_its_service() {
     server.shutdown().await;
     hook.stop().await;
 }
+
+#[tokio::test]
+async fn an_unresolvable_service_is_skipped_under_failure_policy_ignore() {
+    let server = ApiServer::start().await.expect("server");
+    let client = server.client();
+    let ca = TestCa::new().expect("CA");
+    let unresolvable = json!({
+        "service": {"namespace": "hooks", "name": "absent", "path": "/validate"},
+        "caBundle": webhooks::base64(ca.cert_pem()),
+    });
+    configure(
+        &client,
+        false,
+        "absent",
+        vec![webhook(
+            "absent.testkit.io",
+            unresolvable,
+            rule(&["CREATE"], "", &["v1"], &["configmaps"]),
+            json!({"failurePolicy": "Ignore"}),
+        )],
+    )
+    .await;
+    let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    configmaps
+        .create(&PostParams::default(), &configmap("a", "forbidden"))
+        .await
+        .expect("an unreachable webhook is ignored under failurePolicy: Ignore");
+    server.shutdown().await;
+}
