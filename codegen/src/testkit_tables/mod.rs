@@ -111,6 +111,7 @@ const fn kind(group: &'static str, version: &'static str, kind: &'static str) ->
 /// that the two agree). Their lists (`{Kind}List`) are included with them.
 pub const SERVED: &[ServedKind] = &[
     kind("", "v1", "ConfigMap"),
+    kind("", "v1", "Endpoints"),
     kind("", "v1", "Event"),
     kind("", "v1", "Namespace"),
     kind("", "v1", "Pod"),
@@ -130,6 +131,7 @@ pub const SERVED: &[ServedKind] = &[
     kind("apps", "v1", "Deployment"),
     kind("apps", "v1", "ReplicaSet"),
     kind("coordination.k8s.io", "v1", "Lease"),
+    kind("discovery.k8s.io", "v1", "EndpointSlice"),
     kind("events.k8s.io", "v1", "Event"),
     kind("rbac.authorization.k8s.io", "v1", "ClusterRole"),
     kind("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding"),

@@ -65,6 +65,8 @@
 //! | core                         | v1      | Secret                         | secrets                         | yes        |               |             |
 //! | core                         | v1      | ConfigMap                      | configmaps                      | yes        |               | cm          |
 //! | core                         | v1      | Service                        | services                        | yes        | status        | svc         |
+//! | core                         | v1      | Endpoints                      | endpoints                       | yes        |               | ep          |
+//! | discovery.k8s.io             | v1      | EndpointSlice                  | endpointslices                  | yes        |               |             |
 //! | core                         | v1      | Event                          | events                          | yes        |               | ev          |
 //! | events.k8s.io                | v1      | Event                          | events                          | yes        |               | ev          |
 //! | apps                         | v1      | Deployment                     | deployments                     | yes        | status, scale | deploy      |
@@ -97,8 +99,8 @@
 //!
 //! | layer             | directory  | what it holds                                                                                                                  | may import                          |
 //! |-------------------|------------|--------------------------------------------------------------------------------------------------------------------------------|-------------------------------------|
-//! | HTTP              | `http/`    | routing, authentication and request attributes, content negotiation, the JSON, protobuf and Table encodings, discovery, OpenAPI, admission and CRD conversion webhook calls (HTTPS), the [`ApiServer`] and [`Faults`] handles | `http`, `verbs`, `store`, `builtin` |
-//! | verbs             | `verbs/`   | what each verb and subresource does: validation, defaulting, CRD schemas, patches (merge, JSON, strategic, apply), field ownership (managedFields), deletion cascades, which admission webhooks match and what they answered, the ConversionReview sent and what its answer means, RBAC decisions | `verbs`, `store`, `builtin`         |
+//! | HTTP              | `http/`    | routing, authentication and request attributes, content negotiation, the JSON, protobuf and Table encodings, discovery, OpenAPI, admission and CRD conversion webhook calls (HTTPS) and the services they name, the [`ApiServer`] and [`Faults`] handles | `http`, `verbs`, `store`, `builtin` |
+//! | verbs             | `verbs/`   | what each verb and subresource does: validation, defaulting, CRD schemas, patches (merge, JSON, strategic, apply), field ownership (managedFields), deletion cascades, which admission webhooks match and what they answered, webhook client configurations, the ConversionReview sent and what its answer means, RBAC decisions | `verbs`, `store`, `builtin`         |
 //! | storage and watch | `store/`   | objects by revision, the type registry, resourceVersions and history, watch delivery, selectors, fault rules, `Status` errors, minted tokens | `store`, `builtin`                  |
 //! | Kubernetes facts  | `builtin/` | tables generated from Kubernetes' OpenAPI (patch strategies, protobuf fields, definitions), typed decoding of built-in kinds  | `builtin`                           |
 //!
@@ -161,30 +163,44 @@
 //!   are maintained on every write (see *Field ownership*).
 //! - **Admission webhooks**: stored `ValidatingWebhookConfiguration`s and
 //!   `MutatingWebhookConfiguration`s are called on create, update and delete of every
-//!   other resource, built-in or custom (PUT and PATCH of the main resource or `status`;
-//!   an apply that creates is a CREATE; a deletecollection admits each object as a
-//!   DELETE and stops at the first denial), as kube-apiserver calls them: the write is computed (defaulted, validated) first,
+//!   other resource, built-in or custom (PUT and PATCH of the main resource, `status`
+//!   or `scale`; an apply that creates is a CREATE; a deletecollection admits each
+//!   object as a DELETE and stops at the first denial), as kube-apiserver calls them: the write is computed (defaulted, validated) first,
 //!   then the mutating webhooks are called (configurations in name order, webhooks in
 //!   order; `reinvocationPolicy: IfNeeded` ones once more when a later webhook changed
 //!   the object) and their `JSONPatch`es applied, the result is checked again, the
 //!   validating webhooks are called, and only then is it stored (409 Conflict if the
 //!   object changed meanwhile). Matching: `rules` (operations, groups, versions,
 //!   resources with `*`, `*/*`, `pods/status`, scope), `namespaceSelector` (the
-//!   Namespace's labels; a Namespace's own), `objectSelector` (new or old object). The
-//!   call POSTs an `admission.k8s.io/v1` AdmissionReview to `clientConfig.url` over
-//!   HTTPS trusting only `clientConfig.caBundle`, within `timeoutSeconds` (default 10,
-//!   1 to 30). A denial is the webhook's `status` (code default 403, message
+//!   Namespace's labels; a Namespace's own), `objectSelector` (new or old object).
+//!   Writes through `/scale` are UPDATEs of subresource `scale` whose `object` and
+//!   `oldObject` are `autoscaling/v1` Scales (`kind` `autoscaling/v1 Scale`,
+//!   `resource` the parent's), matched by `deployments/scale`, `*/scale` or `*/*` (a
+//!   rule on `deployments` alone matches no subresource); a mutating webhook's patch
+//!   changes the Scale, whose replicas are stored. `/status` writes carry
+//!   `subResource: status` and the whole object. `matchPolicy: Equivalent` (the
+//!   default) also matches a rule naming another served version of the resource (a CRD
+//!   with several versions): the webhook is sent the objects converted to that version
+//!   (strategy `None`: `apiVersion` changed; `Webhook`: through the conversion webhook),
+//!   `kind`/`resource` at it and `requestKind`/`requestResource` at the request's, and
+//!   a mutating webhook's patch applies to the converted object, converted back;
+//!   `Exact` matches the request's version only. The call POSTs an
+//!   `admission.k8s.io/v1` AdmissionReview over HTTPS trusting only
+//!   `clientConfig.caBundle`, within `timeoutSeconds` (default 10, 1 to 30), to
+//!   `clientConfig.url` or to the address of `clientConfig.service` (see *Webhook
+//!   services*). A denial is the webhook's `status` (code default 403, message
 //!   `admission webhook "<name>" denied the request: <reason>`); a failed call
 //!   (unreachable, timed out, TLS refused, non-2xx, no valid review, wrong uid) is 500
 //!   `failed calling webhook "<name>": <why>` under `failurePolicy: Fail` (the default)
 //!   and skipped under `Ignore`; dry-run requests reaching a webhook whose
 //!   `sideEffects` is not `None`/`NoneOnDryRun` are 400. Warnings become `Warning`
-//!   headers. Configurations naming a `clientConfig.service` are refused (422: the
-//!   testkit needs `url`, having no cluster to resolve a service in). Not served:
-//!   admission of `/scale` requests, `matchPolicy:
-//!   Equivalent` (only the addressed group/version is matched), `matchConditions`,
-//!   and webhooks of the webhook configurations themselves (never called, as on a real
-//!   server).
+//!   headers. `clientConfig` is validated as kube-apiserver validates it (exactly one of
+//!   an `https` URL and a service; the service's `name`, `namespace`, `port` 1 to 65535
+//!   and `path`). Not served: `matchConditions`, and webhooks of the webhook
+//!   configurations themselves (never called, as on a real server). Differences: a
+//!   `/scale` webhook is sent the Scale of the object as it would be stored (a real
+//!   server sends the request's Scale body as decoded), and with a conversion webhook
+//!   the request's version for admission is the storage version (below).
 //! - **CRD conversion**: a CRD with `spec.conversion.strategy: Webhook` has its objects
 //!   stored at its storage version; every request at another served version goes
 //!   through the webhook, as kube-apiserver's converter calls it: get, list (one
@@ -196,8 +212,8 @@
 //!   request's version (and computed again, up to five times, when the object changed
 //!   before the result was stored). Objects already at the wanted version are not sent.
 //!   The call POSTs an `apiextensions.k8s.io/v1` ConversionReview (a fresh uid,
-//!   `desiredAPIVersion`, `objects`) to `clientConfig.url` over HTTPS trusting only
-//!   `clientConfig.caBundle`, within [`ApiServerConfig::conversion_timeout`] (30 s by
+//!   `desiredAPIVersion`, `objects`) to `clientConfig.url` or `clientConfig.service`
+//!   (see *Webhook services*) over HTTPS trusting only `clientConfig.caBundle`, within [`ApiServerConfig::conversion_timeout`] (30 s by
 //!   default, as kube-apiserver). The answer must carry the same uid, `result.status:
 //!   Success` and one object per object sent, each at the desired version with the same
 //!   kind, name, namespace and uid; other metadata but valid labels and annotations is
@@ -205,13 +221,34 @@
 //!   message is kube-apiserver's (`conversion webhook for example.com/v1, Kind=Widget
 //!   failed: ...`, `... returned 2 objects, expected 1`, `... returned invalid object:
 //!   must have the same name: a != b`); a watch ends with an ERROR event carrying it.
-//!   A CRD naming `clientConfig.service` (422: the testkit needs `url`), an `http` URL,
-//!   `conversionReviewVersions` without `v1`, or an unserved storage version is
-//!   refused. Differences: field selectors, admission webhooks, defaulting, validation
+//!   A CRD whose `clientConfig` kube-apiserver would refuse (an `http` URL, both or
+//!   neither of `url` and `service`, a bad service), `conversionReviewVersions` without
+//!   `v1`, or an unserved storage version is refused. Differences: field selectors, admission webhooks, defaulting, validation
 //!   and managedFields see the object at the storage version (a real server defaults
 //!   and admits at the request's version); `v1beta1` ConversionReviews are not sent.
 //!   With strategy `None` every version is the one stored object with its `apiVersion`
 //!   changed.
+//! - **Webhook services**: a `clientConfig.service` (admission or conversion) is
+//!   resolved when the webhook is called, as kube-apiserver's endpoint resolver does
+//!   but on loopback only: the Service `namespace/name` mapped by
+//!   [`ApiServerConfig::service_address`] is called there (no Service or endpoints
+//!   needed); else the stored Service (type `ClusterIP`, `NodePort` or
+//!   `LoadBalancer`), its port numbered `service.port` (default 443), and the ready
+//!   addresses (`conditions.ready` not false; `subsets[].addresses`) of its
+//!   EndpointSlices (label `kubernetes.io/service-name`) or else its Endpoints, on the
+//!   endpoint port named as the Service's port. A loopback address is preferred; any
+//!   other is refused (`service "ns/name" resolves to 10.0.0.7:9443: the testkit calls
+//!   webhooks on loopback addresses only`): the testkit never sends webhook traffic
+//!   elsewhere. The certificate is verified for `<service>.<namespace>.svc`, as
+//!   kube-apiserver verifies it (`certs::TestCa::service_cert`, feature `certs`, issues
+//!   one), and the call is `https://<service>.<namespace>.svc:<port><path>` in errors. An unresolvable
+//!   service fails the call as a refused connection does (`failurePolicy` applies),
+//!   with kube-apiserver's words: `Post "https://x.ns.svc:443/p": service "x" not
+//!   found`, `no service port 8443 found for service "x"`, `no endpoints available for
+//!   service "x"`. Differences: no kube-proxy or cluster IPs (a Service's `targetPort`
+//!   is not used: the endpoints' ports are), the first ready address is always chosen
+//!   (a real server picks one at random), and `service.port` is not defaulted in the
+//!   stored object.
 //! - **Decoding**: built-in objects are decoded through their k8s-openapi types on every
 //!   write (create, update, patch result), so a value of the wrong type is a 400
 //!   BadRequest (422 Invalid for a patch result, as on a real server) and fields the type
@@ -326,11 +363,15 @@
 //!   subset: fields, indexes, `*`, `?(@.x=="y")` filters) or its one `Age` column;
 //!   `includeObject` and `noHeaders` honoured; a watch sends the column definitions with
 //!   its first event only. Services default to `type: ClusterIP` but get no cluster IP.
+//!   Endpoints and EndpointSlices get the default `Name` and `Created At` columns (a
+//!   real server prints their addresses and ports).
 //! - **Simplifications**: CRD status (Established, NamesAccepted) is set in the same
 //!   write that creates the CRD; pods are deleted at once (no kubelet, no grace
-//!   period); core and `events.k8s.io` Events are separate stores; list items carry
-//!   `apiVersion`/`kind`; objects of every CRD version share one store, and with
-//!   conversion strategy `None` differ only in `apiVersion` (see *CRD conversion*).
+//!   period); Endpoints and EndpointSlices are stored as written (no controller fills
+//!   them from Services and pods); core and `events.k8s.io` Events are separate
+//!   stores; list items carry `apiVersion`/`kind`; objects of every CRD version share
+//!   one store, and with conversion strategy `None` differ only in `apiVersion` (see
+//!   *CRD conversion*).
 //! - **Client**: [`ApiServer::client`] has kube's automatic retries of 429/503/504 turned
 //!   off so tests see every answer; [`ApiServer::kube_config`] gives kube's defaults.
 

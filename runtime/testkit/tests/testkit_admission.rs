@@ -851,26 +851,58 @@ async fn dry_run_needs_webhooks_without_side_effects() {
 }
 
 #[tokio::test]
-async fn configurations_naming_a_service_are_refused() {
+async fn client_configs_are_validated_as_kube_apiserver_validates_them() {
     let server = ApiServer::start().await.expect("server");
     let client = server.client();
-    let configuration: ValidatingWebhookConfiguration = serde_json::from_value(json!({
-        "metadata": {"name": "service"},
-        "webhooks": [{
-            "name": "service.testkit.io",
-            "clientConfig": {"service": {"name": "webhook", "namespace": "default"}},
-            "sideEffects": "None",
-            "admissionReviewVersions": ["v1"],
-        }],
-    }))
-    .expect("a configuration");
+    let configuration = |client_config: Value| -> ValidatingWebhookConfiguration {
+        serde_json::from_value(json!({
+            "metadata": {"name": "service"},
+            "webhooks": [{
+                "name": "service.testkit.io",
+                "clientConfig": client_config,
+                "sideEffects": "None",
+                "admissionReviewVersions": ["v1"],
+            }],
+        }))
+        .expect("a configuration")
+    };
+    let api = Api::<ValidatingWebhookConfiguration>::all(client.clone());
     let (code, message) = api_error(
-        Api::<ValidatingWebhookConfiguration>::all(client.clone())
-            .create(&PostParams::default(), &configuration)
-            .await,
+        api.create(
+            &PostParams::default(),
+            &configuration(json!({"service": {"name": "webhook", "path": "no-slash"}})),
+        )
+        .await,
     );
     assert_eq!(code, 422);
-    assert!(message.contains("it needs clientConfig.url"), "{message}");
+    assert!(
+        message.contains("webhooks[0].clientConfig.service.namespace: Required value: service namespace is required"),
+        "{message}"
+    );
+    assert!(
+        message.contains("webhooks[0].clientConfig.service.path: Invalid value: \"no-slash\": must start with a '/'"),
+        "{message}"
+    );
+    let (code, message) = api_error(
+        api.create(
+            &PostParams::default(),
+            &configuration(json!({"url": "https://127.0.0.1:1/", "service": {"name": "webhook", "namespace": "default"}})),
+        )
+        .await,
+    );
+    assert_eq!(code, 422);
+    assert!(
+        message.contains("exactly one of url or service is required"),
+        "{message}"
+    );
+    api.create(
+        &PostParams::default(),
+        &configuration(
+            json!({"service": {"name": "webhook", "namespace": "default", "path": "/validate"}}),
+        ),
+    )
+    .await
+    .expect("a service is accepted");
     server.shutdown().await;
 }
 

@@ -746,7 +746,7 @@ async fn answers_of_the_wrong_count_uid_or_version_are_refused() {
 }
 
 #[tokio::test]
-async fn crds_with_a_webhook_the_testkit_cannot_call_are_refused() {
+async fn crds_with_a_webhook_kube_apiserver_would_refuse_are_refused() {
     let server = ApiServer::start().await.expect("start");
     let crds: Api<CustomResourceDefinition> = Api::all(server.client());
     let with = |edit: &dyn Fn(&mut Value)| {
@@ -756,15 +756,20 @@ async fn crds_with_a_webhook_the_testkit_cannot_call_are_refused() {
     };
     let service = with(&|conversion| {
         conversion["webhook"]["clientConfig"] =
-            json!({"service": {"name": "webhook", "namespace": "default", "path": "/convert"}});
+            json!({"service": {"namespace": "default", "path": "/convert", "port": 0}});
     });
     let (code, message) = failure(crds.create(&PostParams::default(), &service).await);
     assert_eq!(code, 422);
     assert!(
-        message.contains("spec.conversion.webhook.clientConfig.service"),
+        message.contains("spec.conversion.webhook.clientConfig.service.name: Required value: service name is required"),
         "{message}"
     );
-    assert!(message.contains("clientConfig.url"), "{message}");
+    assert!(
+        message.contains(
+            "spec.conversion.webhook.clientConfig.service.port: Invalid value: 0: port is not valid"
+        ),
+        "{message}"
+    );
     let plain = with(&|conversion| {
         conversion["webhook"]["clientConfig"]["url"] = json!("http://127.0.0.1:1/convert");
     });

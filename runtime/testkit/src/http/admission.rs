@@ -6,16 +6,27 @@
 //! cluster lock is never held across a call. With no webhook configuration stored,
 //! writes go straight to the verbs.
 //!
+//! A webhook whose rule names another version of the resource (`matchPolicy:
+//! Equivalent`) is sent the objects converted to that version ([`Versions::to_version`]:
+//! the CRD's conversion webhook, or a changed `apiVersion`), and its patch, applied to
+//! the converted object, is converted back. Writes through `/scale` are admitted as
+//! UPDATEs of `autoscaling/v1` Scales ([`scale`]).
+//!
 //! Which webhooks match and what their answers mean is decided in
-//! [`verbs::admission`](crate::verbs::admission); the calls are [`webhook::post`].
+//! [`verbs::admission`](crate::verbs::admission); the calls are [`webhook::post`], to the
+//! webhook's URL or the address its `clientConfig.service` resolves to
+//! ([`service::target`]).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::http::conversion::Versions;
+use crate::http::service;
 use crate::http::webhook;
 use crate::store::meta::{self, meta_str};
+use crate::store::registry::ResourceType;
 use crate::store::shared::Shared;
 use crate::store::status::{ApiError, ApiResult};
 use crate::verbs::admission::{self, Attributes, Operation, Phase, Webhook};
@@ -23,6 +34,7 @@ use crate::verbs::deletion::{self, DeleteOptions};
 use crate::verbs::managed_fields::Record;
 use crate::verbs::objects;
 use crate::verbs::place::{self, Part, Place, namespaces_key};
+use crate::verbs::scale as scale_view;
 
 /// A stored (or dry-run) write and the warnings the webhooks sent with it.
 pub(crate) struct Admitted {
@@ -41,28 +53,37 @@ impl Admitted {
     }
 }
 
-/// The webhooks stored when a request arrived, and the Namespace of its object.
+/// The webhooks stored when a request arrived, the Namespace of its object and the
+/// served versions of its resource.
 struct Chain {
+    shared: Arc<Shared>,
     mutating: Vec<Webhook>,
     validating: Vec<Webhook>,
     namespace: Option<Arc<Value>>,
+    /// Every served version of the resource (`matchPolicy: Equivalent`).
+    equivalents: Vec<Arc<ResourceType>>,
 }
 
 impl Chain {
-    fn load(shared: &Shared, place: &Place<'_>) -> Self {
+    fn load(shared: &Arc<Shared>, place: &Place<'_>) -> Self {
+        let mut chain = Self {
+            shared: Arc::clone(shared),
+            mutating: Vec::new(),
+            validating: Vec::new(),
+            namespace: None,
+            equivalents: Vec::new(),
+        };
         if admission::exempt(place.rt) {
-            return Self {
-                mutating: Vec::new(),
-                validating: Vec::new(),
-                namespace: None,
-            };
+            return chain;
         }
         let cluster = shared.lock();
-        Self {
-            mutating: admission::webhooks(&cluster, Phase::Mutating),
-            validating: admission::webhooks(&cluster, Phase::Validating),
-            namespace: cluster.get(&namespaces_key(), "", place.namespace),
+        chain.mutating = admission::webhooks(&cluster, Phase::Mutating);
+        chain.validating = admission::webhooks(&cluster, Phase::Validating);
+        if !chain.is_empty() {
+            chain.namespace = cluster.get(&namespaces_key(), "", place.namespace);
+            chain.equivalents = cluster.registry.versions_of(&place.rt.storage_key());
         }
+        chain
     }
 
     fn is_empty(&self) -> bool {
@@ -114,19 +135,12 @@ impl Chain {
             object: object.as_ref(),
             ..*request
         };
-        let Some(patch) = self.call(hook, Phase::Mutating, &request, warnings).await? else {
+        let Some(patched) = self.call(hook, Phase::Mutating, &request, warnings).await? else {
             return Ok(false);
         };
         let Some(current) = object else {
             return Ok(false);
         };
-        let mut patched = current.clone();
-        json_patch::patch(&mut patched, &patch).map_err(|e| {
-            ApiError::internal(format!(
-                "JSON patch of admission webhook {:?} failed: {e}",
-                hook.name
-            ))
-        })?;
         let changed = patched != *current;
         *current = patched;
         Ok(changed)
@@ -145,24 +159,89 @@ impl Chain {
         Ok(())
     }
 
-    /// Calls `hook` if it matches `request`: `Ok(Some(patch))` for a mutating webhook's
-    /// patch, `Err` for a denial, or a failed call under `failurePolicy: Fail`.
+    /// Calls `hook` if it matches `request`: `Ok(Some(object))` for the object a
+    /// mutating webhook's patch made (at the request's version), `Err` for a denial, or
+    /// a failed call under `failurePolicy: Fail`.
     async fn call(
         &self,
         hook: &Webhook,
         phase: Phase,
         request: &Attributes<'_>,
         warnings: &mut Vec<String>,
-    ) -> ApiResult<Option<json_patch::Patch>> {
-        if !hook.matches(request, self.namespace.as_deref()) {
+    ) -> ApiResult<Option<Value>> {
+        let Some(matched) = hook.matched(request, self.namespace.as_deref(), &self.equivalents)
+        else {
             return Ok(None);
-        }
+        };
         hook.check_dry_run(request)?;
+        // A Scale is the same at every version of its resource.
+        let converts =
+            matched.version != request.rt.version && request.subresource != Some("scale");
+        let versions = match converts {
+            true => Some(Versions::of(&self.shared, &self.rt_arc(request.rt))?),
+            false => None,
+        };
+        let (object, old_object) = match &versions {
+            Some(versions) => (
+                at_version(versions, request.object, matched).await?,
+                at_version(versions, request.old_object, matched).await?,
+            ),
+            None => (None, None),
+        };
+        let seen = match &versions {
+            Some(_) => Attributes {
+                object: object.as_ref(),
+                old_object: old_object.as_ref(),
+                ..*request
+            },
+            None => *request,
+        };
+        let Some(patch) = self.send(hook, phase, &seen, matched, warnings).await? else {
+            return Ok(None);
+        };
+        let Some(mut patched) = seen.object.cloned() else {
+            return Ok(None);
+        };
+        json_patch::patch(&mut patched, &patch).map_err(|e| {
+            ApiError::internal(format!(
+                "JSON patch of admission webhook {:?} failed: {e}",
+                hook.name
+            ))
+        })?;
+        match &versions {
+            Some(versions) => Ok(Some(versions.to_version(&patched, request.rt).await?)),
+            None => Ok(Some(patched)),
+        }
+    }
+
+    /// The served type `rt` is, shared.
+    fn rt_arc(&self, rt: &ResourceType) -> Arc<ResourceType> {
+        self.equivalents
+            .iter()
+            .find(|other| other.version == rt.version)
+            .cloned()
+            .unwrap_or_else(|| Arc::new(rt.clone()))
+    }
+
+    /// Sends the review of `request` (its objects at `matched`'s version) to `hook`:
+    /// `Ok(Some(patch))` for a mutating webhook's patch, `Err` for a denial, or a failed
+    /// call under `failurePolicy: Fail`.
+    async fn send(
+        &self,
+        hook: &Webhook,
+        phase: Phase,
+        request: &Attributes<'_>,
+        matched: &ResourceType,
+        warnings: &mut Vec<String>,
+    ) -> ApiResult<Option<json_patch::Patch>> {
         let uid = meta::new_uid();
-        let review = admission::review(request, &uid);
+        let review = admission::review(request, &uid, matched);
         let body = serde_json::to_vec(&review).map_err(|e| ApiError::internal(e.to_string()))?;
-        let answer = match webhook::post(&hook.url, &hook.ca_bundle, hook.timeout, body).await {
-            Ok(bytes) => admission::read_answer(hook, phase, &uid, &bytes),
+        let answer = match service::target(&self.shared, &hook.client) {
+            Ok(target) => match webhook::post(&target, &hook.ca_bundle, hook.timeout, body).await {
+                Ok(bytes) => admission::read_answer(hook, phase, &uid, &bytes),
+                Err(why) => Err(format!("failed to call webhook: {why}")),
+            },
             Err(why) => Err(format!("failed to call webhook: {why}")),
         };
         let answer = match answer {
@@ -181,9 +260,69 @@ impl Chain {
     }
 }
 
+/// `object` at `matched`'s version, if there is an object.
+async fn at_version(
+    versions: &Versions,
+    object: Option<&Value>,
+    matched: &ResourceType,
+) -> ApiResult<Option<Value>> {
+    match object {
+        Some(object) => Ok(Some(versions.to_version(object, matched).await?)),
+        None => Ok(None),
+    }
+}
+
 /// Whether any webhook configuration could be called for a write to `place`.
-pub(crate) fn registered(shared: &Shared, place: &Place<'_>) -> bool {
+pub(crate) fn registered(shared: &Arc<Shared>, place: &Place<'_>) -> bool {
     !Chain::load(shared, place).is_empty()
+}
+
+/// A write through `/scale`, admitted as kube-apiserver admits it: an UPDATE of
+/// subresource `scale` whose `object` and `oldObject` are the `autoscaling/v1` Scales of
+/// `scaled` (the object with the replicas asked for) and `old` (both as the request's
+/// version sees them). A mutating webhook's patch changes the Scale, whose replicas are
+/// put on the object; the validating webhooks see the Scale of the result. Returns the
+/// object to write and the webhooks' warnings.
+pub(crate) async fn scale(
+    shared: &Arc<Shared>,
+    place: &Place<'_>,
+    name: &str,
+    old: &Value,
+    scaled: Value,
+    dry_run: bool,
+) -> ApiResult<(Value, Vec<String>)> {
+    let chain = Chain::load(shared, place);
+    if chain.is_empty() {
+        return Ok((scaled, Vec::new()));
+    }
+    let rt = place.rt;
+    let old_scale = scale_view::to_scale(rt, old)?;
+    let asked = scale_view::to_scale(rt, &scaled)?;
+    let mut warnings = Vec::new();
+    let request = Attributes {
+        rt,
+        subresource: Some("scale"),
+        operation: Operation::Update,
+        name,
+        namespace: place.namespace,
+        object: Some(&asked),
+        old_object: Some(&old_scale),
+        dry_run,
+    };
+    let (scaled, checked) = match chain.mutate(&request, &mut warnings).await? {
+        Some(mutated) => {
+            let scaled = scale_view::apply_scale(rt, &scaled, &mutated)?;
+            let checked = scale_view::to_scale(rt, &scaled)?;
+            (scaled, checked)
+        }
+        None => (scaled, asked.clone()),
+    };
+    let request = Attributes {
+        object: Some(&checked),
+        ..request
+    };
+    chain.validate(&request, &mut warnings).await?;
+    Ok((scaled, warnings))
 }
 
 /// An object to store again: without the resourceVersion a create must not carry.

@@ -1,7 +1,9 @@
 //! Throwaway certificates for tests of TLS servers such as webhooks (feature `certs`): a
 //! certificate authority made on the spot, and serving certificates it signs for the
-//! names a test connects to (`localhost`, `127.0.0.1`), written as PEM where a server
-//! reads them (cert-manager's `tls.crt`, `tls.key` and `ca.crt`).
+//! names a test connects to (`localhost`, `127.0.0.1`) or for a Service's DNS names
+//! ([`TestCa::service_cert`]: `<service>.<namespace>.svc`, which kube-apiserver, and the
+//! testkit, verify when calling a webhook's `clientConfig.service`), written as PEM where
+//! a server reads them (cert-manager's `tls.crt`, `tls.key` and `ca.crt`).
 //!
 //! Nothing here is fit for anything but tests: keys are never protected, certificates
 //! are valid for centuries. It lives in the HTTP layer (`http/certs.rs`) and imports
@@ -123,6 +125,33 @@ impl TestCa {
             key_pem: key.serialize_pem(),
             ca_pem: self.cert_pem.clone(),
         })
+    }
+}
+
+impl TestCa {
+    /// A serving certificate for the Service `namespace/name`, as cert-manager issues
+    /// one for a webhook Service: DNS names `<name>.<namespace>.svc` (the name
+    /// kube-apiserver verifies), `<name>.<namespace>.svc.cluster.local`,
+    /// `<name>.<namespace>` and `<name>`.
+    ///
+    /// ```
+    /// use kubegen_testkit::certs::TestCa;
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ca = TestCa::new()?;
+    /// let serving = ca.service_cert("icecream-system", "icecream-webhook")?;
+    /// assert!(serving.cert_pem().starts_with("-----BEGIN CERTIFICATE-----"));
+    /// # Ok(()) }
+    /// ```
+    pub fn service_cert(&self, namespace: &str, name: &str) -> Result<ServingCert, Error> {
+        let names = [
+            format!("{name}.{namespace}.svc"),
+            format!("{name}.{namespace}.svc.cluster.local"),
+            format!("{name}.{namespace}"),
+            name.to_owned(),
+        ];
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        self.serving_cert(&names)
     }
 }
 

@@ -7,13 +7,16 @@
 //! requested version's type, as before. The cluster lock is never held across a call.
 //!
 //! What is sent and what an answer means is decided in
-//! [`verbs::conversion`](crate::verbs::conversion); the call is [`webhook::post`].
+//! [`verbs::conversion`](crate::verbs::conversion); the call is [`webhook::post`], to
+//! the webhook's URL or the address its `clientConfig.service` resolves to
+//! ([`service::target`], when the call is made).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::http::service;
 use crate::http::webhook;
 use crate::store::meta;
 use crate::store::registry::{Conversion, ConversionWebhook, ResourceType};
@@ -23,8 +26,10 @@ use crate::verbs::conversion::{self, Subject};
 
 /// A request's type and the type its objects are stored as, with the webhook between
 /// them when the CRD has one.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct Versions {
+    /// The server, to resolve a webhook's `clientConfig.service` when it is called.
+    shared: Arc<Shared>,
     /// The type (version) the request addressed.
     served: Arc<ResourceType>,
     /// The type writes go through: the storage version's with a webhook, else `served`.
@@ -35,7 +40,7 @@ pub(crate) struct Versions {
 
 impl Versions {
     /// The versions of a request for `rt`.
-    pub(crate) fn of(shared: &Shared, rt: &Arc<ResourceType>) -> ApiResult<Self> {
+    pub(crate) fn of(shared: &Arc<Shared>, rt: &Arc<ResourceType>) -> ApiResult<Self> {
         let (stored, webhook) = match &rt.conversion {
             Conversion::None => (Arc::clone(rt), None),
             Conversion::Webhook(webhook) => {
@@ -48,6 +53,7 @@ impl Versions {
             }
         };
         Ok(Self {
+            shared: Arc::clone(shared),
             served: Arc::clone(rt),
             stored,
             webhook,
@@ -115,6 +121,33 @@ impl Versions {
         Ok(Arc::unwrap_or_clone(object))
     }
 
+    /// `object` (of this resource, at any of its versions) at `desired`'s version, as
+    /// admission sends it to a webhook whose rule named that version: through the
+    /// conversion webhook with strategy `Webhook`, else with its `apiVersion` changed.
+    pub(crate) async fn to_version(
+        &self,
+        object: &Value,
+        desired: &ResourceType,
+    ) -> ApiResult<Value> {
+        let api_version = desired.api_version();
+        if object.get("apiVersion").and_then(Value::as_str) == Some(api_version.as_str()) {
+            return Ok(object.clone());
+        }
+        if self.webhook.is_none() {
+            let mut object = object.clone();
+            object["apiVersion"] = json!(api_version);
+            return Ok(object);
+        }
+        let subject = subject_of(object, &desired.kind);
+        let mut converted = self
+            .convert(vec![Arc::new(object.clone())], desired, subject, false)
+            .await?;
+        let object = converted
+            .pop()
+            .ok_or_else(|| ApiError::internal("conversion returned no object"))?;
+        Ok(Arc::unwrap_or_clone(object))
+    }
+
     /// Whether `body` is an object of the requested group and kind (or says neither).
     fn of_this_kind(&self, body: &Value) -> bool {
         let Some(map) = body.as_object() else {
@@ -156,7 +189,8 @@ impl Versions {
         let failed = |why: String| {
             conversion::failed(format!("conversion webhook for {subject} failed: {why}"))
         };
-        let bytes = webhook::post(&webhook.url, &webhook.ca_bundle, self.timeout, body)
+        let target = service::target(&self.shared, &webhook.client).map_err(failed)?;
+        let bytes = webhook::post(&target, &webhook.ca_bundle, self.timeout, body)
             .await
             .map_err(failed)?;
         let converted = conversion::read_answer(&bytes, &uid, &desired, &sent, &subject, list)

@@ -16,6 +16,8 @@ pub(crate) mod openapi;
 pub(crate) mod patching;
 pub(crate) mod protobuf;
 pub(crate) mod routes;
+pub(crate) mod scaling;
 pub(crate) mod server;
+pub(crate) mod service;
 pub(crate) mod table;
 pub(crate) mod webhook;

@@ -1,10 +1,10 @@
 //! PATCH: the body read and checked, the patch applied to the object as the request's
-//! version sees it (merge, JSON, strategic, apply with field ownership; `/scale`
-//! patches through the Scale view), and the result written. [`patch_object`] does it
-//! under the cluster lock; [`patch_converted`] does it for a CRD whose conversion
-//! webhook stands between the request's version and the stored one, calling the webhook
-//! with the lock released, as kube-apiserver applies a patch to the object converted to
-//! the request's version.
+//! version sees it (merge, JSON, strategic, apply with field ownership), and the result
+//! written. [`patch_object`] does it under the cluster lock; [`patch_converted`] does it
+//! for a CRD whose conversion webhook stands between the request's version and the
+//! stored one, calling the webhook with the lock released, as kube-apiserver applies a
+//! patch to the object converted to the request's version. [`patch_scale`] patches the
+//! Scale view of `/scale` and writes it through [`scaling`].
 
 use std::sync::Arc;
 
@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::http::admission::{self, Admitted};
 use crate::http::conversion::Versions;
+use crate::http::scaling::{self, ScaleWrite, Scaled};
 use crate::store::registry::ResourceType;
 use crate::store::shared::Shared;
 use crate::store::status::{ApiError, ApiResult, Cause};
@@ -45,8 +46,6 @@ pub(crate) enum Patched {
     /// The object was patched; `object` is the result, carrying the resourceVersion it
     /// was computed from until stored.
     Updated { object: Arc<Value>, record: Record },
-    /// A `/scale` patch, answered with the Scale.
-    Scale(Value),
 }
 
 /// A PATCH body, read and checked.
@@ -230,12 +229,6 @@ pub(crate) fn patch_object(
         }
         Err(not_found) => return Err(not_found),
     };
-    if target.scale {
-        let new = request.scaled(target, &old)?;
-        let record = Record::Update(target.writer.clone());
-        let stored = objects::write(&mut cluster, place, name, old, new, Part::Main, &record)?;
-        return Ok(Patched::Scale(scale::to_scale(rt, &stored)?));
-    }
     let (patched, record) = request.patched(target, &old)?;
     let new = objects::merge_into(rt, &old, patched, part);
     let old_rv = old.pointer("/metadata/resourceVersion").cloned();
@@ -251,12 +244,34 @@ pub(crate) fn patch_object(
     Ok(Patched::Updated { object, record })
 }
 
-/// What a converted PATCH answers.
-pub(crate) enum ConvertedPatch {
-    /// The object (at the request's version), and whether the patch created it.
-    Object { created: bool, admitted: Admitted },
-    /// A `/scale` patch's Scale.
-    Scale(Value),
+/// What a converted PATCH answers: the object (at the request's version), and whether
+/// the patch created it.
+pub(crate) struct ConvertedPatch {
+    pub(crate) created: bool,
+    pub(crate) admitted: Admitted,
+}
+
+/// A PATCH of `/scale`: the patch applied to the Scale of the object as the request's
+/// version sees it, the replicas it asks for written through [`scaling::write`].
+pub(crate) async fn patch_scale(
+    shared: &Arc<Shared>,
+    versions: &Versions,
+    query: &Query,
+    target: &PatchTarget<'_>,
+    body: &[u8],
+    dry_run: bool,
+) -> ApiResult<Scaled> {
+    let request = PatchRequest::read(query, target, body)?;
+    let record = Record::Update(target.writer.clone());
+    let write = ScaleWrite {
+        place: target.place,
+        name: target.name,
+        scaled: |old: &Value| request.scaled(target, old),
+        precondition: request.has_precondition(),
+        record: &record,
+        dry_run,
+    };
+    scaling::write(shared, versions, write).await
 }
 
 /// Patches an object whose CRD converts through a webhook: the stored object converted
@@ -294,7 +309,7 @@ pub(crate) async fn patch_converted(
                     object,
                     warnings: admitted.warnings,
                 };
-                return Ok(ConvertedPatch::Object {
+                return Ok(ConvertedPatch {
                     created: true,
                     admitted,
                 });
@@ -306,23 +321,7 @@ pub(crate) async fn patch_converted(
             object["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
             object
         };
-        let written = if target.scale {
-            let new = request.scaled(target, &seen)?;
-            let new = pinned(versions.to_stored(new).await?);
-            let record = Record::Update(target.writer.clone());
-            objects::update(
-                &mut shared.write(dry_run),
-                &stored_place,
-                name,
-                new,
-                Part::Main,
-                &record,
-            )
-            .map(|object| Admitted {
-                object,
-                warnings: Vec::new(),
-            })
-        } else {
+        let written = {
             let (patched, record) = request.patched(target, &seen)?;
             let new = pinned(versions.to_stored(patched).await?);
             admission::update(
@@ -349,17 +348,11 @@ pub(crate) async fn patch_converted(
             Ok(admitted) => admitted,
         };
         let object = versions.to_served(admitted.object).await?;
-        if target.scale {
-            return Ok(ConvertedPatch::Scale(scale::to_scale(
-                target.place.rt,
-                &object,
-            )?));
-        }
         let admitted = Admitted {
             object,
             warnings: admitted.warnings,
         };
-        return Ok(ConvertedPatch::Object {
+        return Ok(ConvertedPatch {
             created: false,
             admitted,
         });

@@ -15,15 +15,15 @@ use crate::http::conversion::Versions;
 use crate::http::discovery;
 use crate::http::negotiation::{Encoded, Negotiated, Offer};
 use crate::http::openapi;
-use crate::http::patching::{self, ConvertedPatch, PatchTarget, Patched, patch_object};
+use crate::http::patching::{self, PatchTarget, Patched, patch_object};
 use crate::http::protobuf;
+use crate::http::scaling::{self, ScaleWrite};
 use crate::store::page::Page;
 use crate::store::shared::{ShardSelectors, Shared};
 use crate::store::status::{ApiError, ApiResult, Cause};
 use crate::verbs::collection::{self, Query, WatchDefaults};
 use crate::verbs::deletion::DeleteOptions;
 use crate::verbs::managed_fields::{Record, Writer};
-use crate::verbs::objects;
 use crate::verbs::place::{self, Part, Place};
 use crate::verbs::scale;
 use kubegen_runtime::error::Verb;
@@ -439,20 +439,23 @@ async fn resource(
             let subresource = request.subresource.as_deref();
             let record = Record::Update(writer(query, headers, subresource, "UpdateOptions")?);
             let object = decode_object(headers, &body, !rt.custom)?;
-            if scale && versions.converts() {
-                let scaled =
-                    scale_converted(shared, &versions, &place, name, &object, &record, dry_run)
-                        .await?;
-                return Ok(ok(&scaled));
-            }
             if scale {
-                let mut cluster = shared.write(dry_run);
-                let old = place::existing(&cluster, &place, name)?;
-                scale::check_resource_version(&place, name, &old, &object)?;
-                let new = scale::apply_scale(&rt, &old, &object)?;
-                let stored =
-                    objects::write(&mut cluster, &place, name, old, new, Part::Main, &record)?;
-                return Ok(ok(&scale::to_scale(&rt, &stored)?));
+                let write = ScaleWrite {
+                    place: &place,
+                    name,
+                    scaled: |old: &Value| {
+                        scale::check_resource_version(&place, name, old, &object)?;
+                        scale::apply_scale(&rt, old, &object)
+                    },
+                    precondition: object
+                        .pointer("/metadata/resourceVersion")
+                        .and_then(Value::as_str)
+                        .is_some_and(|rv| !rv.is_empty()),
+                    record: &record,
+                    dry_run,
+                };
+                let scaled = scaling::write(shared, &versions, write).await?;
+                return Ok(with_warnings(ok(&scaled.scale), &scaled.warnings));
             }
             let object = versions.to_stored(object).await?;
             let updated =
@@ -477,23 +480,25 @@ async fn resource(
                 content_type: content_type(headers),
             };
             // `dryRun` was validated above: only "All" gets here.
+            if scale {
+                let scaled =
+                    patching::patch_scale(shared, &versions, query, &target, &body, dry_run)
+                        .await?;
+                return Ok(with_warnings(ok(&scaled.scale), &scaled.warnings));
+            }
             if versions.converts() {
                 let patched =
                     patching::patch_converted(shared, &versions, query, &target, &body, dry_run)
                         .await?;
-                return Ok(match patched {
-                    ConvertedPatch::Object { created, admitted } => {
-                        let code = match created {
-                            true => StatusCode::CREATED,
-                            false => StatusCode::OK,
-                        };
-                        let response = encoded(code, negotiated.object(&admitted.object, &rt)?);
-                        with_warnings(response, &admitted.warnings)
-                    }
-                    ConvertedPatch::Scale(scale) => ok(&scale),
-                });
+                let code = match patched.created {
+                    true => StatusCode::CREATED,
+                    false => StatusCode::OK,
+                };
+                let admitted = patched.admitted;
+                let response = encoded(code, negotiated.object(&admitted.object, &rt)?);
+                return Ok(with_warnings(response, &admitted.warnings));
             }
-            if scale || !admission::registered(shared, &place) {
+            if !admission::registered(shared, &place) {
                 return Ok(
                     match patch_object(shared, query, &target, &body, dry_run)? {
                         Patched::Created { object, .. } => {
@@ -502,7 +507,6 @@ async fn resource(
                         Patched::Updated { object, .. } => {
                             encoded(StatusCode::OK, negotiated.object(&object, &rt)?)
                         }
-                        Patched::Scale(scale) => ok(&scale),
                     },
                 );
             }
@@ -521,7 +525,6 @@ async fn resource(
                             .await?;
                     (StatusCode::OK, admitted)
                 }
-                Patched::Scale(scale) => return Ok(ok(&scale)),
             };
             let response = encoded(code, negotiated.object(&admitted.object, &rt)?);
             Ok(with_warnings(response, &admitted.warnings))
@@ -551,41 +554,6 @@ async fn resource(
             Ok(with_warnings(response, &warnings))
         }
     }
-}
-
-/// PUT of `/scale` for a CRD converting through a webhook: the object converted to the
-/// request's version, scaled there, converted back and stored if it did not change
-/// meanwhile (409 Conflict otherwise); the Scale of the stored object at the request's
-/// version.
-async fn scale_converted(
-    shared: &Arc<Shared>,
-    versions: &Versions,
-    place: &Place<'_>,
-    name: &str,
-    wanted: &Value,
-    record: &Record,
-    dry_run: bool,
-) -> ApiResult<Value> {
-    let old = place::existing(&shared.lock(), place, name)?;
-    let seen = versions.to_served(Arc::clone(&old)).await?;
-    scale::check_resource_version(place, name, &old, wanted)?;
-    let new = scale::apply_scale(place.rt, &seen, wanted)?;
-    let mut new = versions.to_stored(new).await?;
-    new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
-    let stored_place = Place {
-        rt: versions.stored(),
-        namespace: place.namespace,
-    };
-    let stored = objects::update(
-        &mut shared.write(dry_run),
-        &stored_place,
-        name,
-        new,
-        Part::Main,
-        record,
-    )?;
-    let stored = versions.to_served(stored).await?;
-    scale::to_scale(place.rt, &stored)
 }
 
 /// Adds the admission webhooks' warnings as `Warning: 299 - "..."` headers.

@@ -1,7 +1,8 @@
 //! The HTTPS client that calls admission and CRD conversion webhooks: one POST of a JSON
-//! body to `clientConfig.url`, over rustls trusting only the webhook's `caBundle`, within
-//! its timeout. Every failure is a reason string, for the caller to judge (admission's
-//! failure policy) or report.
+//! body to a [`Target`] (`clientConfig.url`, or the address a `clientConfig.service`
+//! resolved to, `http/service.rs`), over rustls trusting only the webhook's `caBundle`
+//! and verifying the target's server name, within its timeout. Every failure is a reason
+//! string, for the caller to judge (admission's failure policy) or report.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,15 +21,50 @@ use tokio_rustls::TlsConnector;
 /// answers with every object (10,000 small custom resources are about 5 MiB).
 const MAX_RESPONSE: usize = 64 * 1024 * 1024;
 
-/// POSTs `body` to `url` and returns the response body; `Err` says why the call failed,
-/// in the words kube-apiserver uses where it has them (`Post "<url>": <why>`).
+/// Where a webhook call goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Target {
+    /// The URL requested (its path, its authority as `Host`) and printed in errors.
+    pub(crate) url: String,
+    /// The host (name or IP address) and port connected to.
+    pub(crate) host: String,
+    pub(crate) port: u16,
+    /// The name the certificate is verified for (the URL's host, or
+    /// `<service>.<namespace>.svc`).
+    pub(crate) server_name: String,
+}
+
+impl Target {
+    /// The target of a `clientConfig.url`: its own host and port (default 443).
+    pub(crate) fn of_url(url: &str) -> Result<Self, String> {
+        let uri: Uri = url.parse().map_err(|e| format!("invalid URL: {e}"))?;
+        if uri.scheme_str() != Some("https") {
+            return Err("unsupported URL scheme: only https is allowed".to_owned());
+        }
+        let host = uri.host().ok_or("the URL has no host")?;
+        let host = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned();
+        Ok(Self {
+            url: url.to_owned(),
+            port: uri.port_u16().unwrap_or(443),
+            server_name: host.clone(),
+            host,
+        })
+    }
+}
+
+/// POSTs `body` to `target` and returns the response body; `Err` says why the call
+/// failed, in the words kube-apiserver uses where it has them (`Post "<url>": <why>`).
 pub(crate) async fn post(
-    url: &str,
+    target: &Target,
     ca_bundle: &[u8],
     timeout: Duration,
     body: Vec<u8>,
 ) -> Result<Vec<u8>, String> {
-    let call = call(url, ca_bundle, body);
+    let url = &target.url;
+    let call = call(target, ca_bundle, body);
     match tokio::time::timeout(timeout, call).await {
         Ok(result) => result.map_err(|why| format!("Post {url:?}: {why}")),
         Err(_) => Err(format!(
@@ -59,16 +95,15 @@ fn tls_config(ca_bundle: &[u8]) -> Result<rustls::ClientConfig, String> {
         .with_no_client_auth())
 }
 
-async fn call(url: &str, ca_bundle: &[u8], body: Vec<u8>) -> Result<Vec<u8>, String> {
-    let uri: Uri = url.parse().map_err(|e| format!("invalid URL: {e}"))?;
-    if uri.scheme_str() != Some("https") {
-        return Err("unsupported URL scheme: only https is allowed".to_owned());
-    }
-    let host = uri.host().ok_or("the URL has no host")?;
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let port = uri.port_u16().unwrap_or(443);
+async fn call(target: &Target, ca_bundle: &[u8], body: Vec<u8>) -> Result<Vec<u8>, String> {
+    let uri: Uri = target
+        .url
+        .parse()
+        .map_err(|e| format!("invalid URL: {e}"))?;
+    let (host, port) = (target.host.as_str(), target.port);
     let config = tls_config(ca_bundle)?;
-    let server_name = ServerName::try_from(host.to_owned()).map_err(|e| e.to_string())?;
+    let server_name =
+        ServerName::try_from(target.server_name.clone()).map_err(|e| e.to_string())?;
     let tcp = TcpStream::connect((host, port))
         .await
         .map_err(|e| format!("dial tcp {host}:{port}: {e}"))?;

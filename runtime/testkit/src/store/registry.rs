@@ -55,7 +55,8 @@ pub(crate) struct PrinterColumn {
 /// | CustomResourceDefinition                            | [`Spec`]              | `apiextensions-apiserver/pkg/registry/customresourcedefinition/`   |
 /// | custom resources                                    | [`AllButMetadata`]    | `apiextensions-apiserver/pkg/registry/customresource/strategy.go`  |
 /// | Validating/MutatingWebhookConfiguration (no status) | [`AllButMetadata`]    | `pkg/registry/admissionregistration/*webhookconfiguration/strategy.go` (bumped when `webhooks` change) |
-/// | ConfigMap, Secret, Namespace, Service, Event, Lease | [`Unset`]             | their `strategy.go`: no `Generation` at all                        |
+/// | EndpointSlice (no status)                           | [`AllButMetadata`]    | `pkg/registry/discovery/endpointslice/strategy.go` (there a label change bumps it too) |
+/// | ConfigMap, Secret, Namespace, Service, Endpoints, Event, Lease | [`Unset`]  | their `strategy.go`: no `Generation` at all                        |
 ///
 /// Marking an object with finalizers as deleted bumps a set generation too
 /// (`markAsDeleting` in the generic registry store).
@@ -123,12 +124,47 @@ pub(crate) enum Conversion {
 /// A CRD's conversion webhook (`spec.conversion.webhook`) and its storage version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ConversionWebhook {
-    /// `clientConfig.url` (https; a `service` is refused when the CRD is written).
-    pub(crate) url: String,
+    /// `clientConfig.url` or `clientConfig.service`.
+    pub(crate) client: WebhookClient,
     /// `clientConfig.caBundle`, decoded: the PEM certificates the call trusts.
     pub(crate) ca_bundle: Vec<u8>,
     /// The version objects are stored at (`storage: true`).
     pub(crate) storage_version: String,
+}
+
+/// Where a webhook (admission or conversion) is called: its `clientConfig`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum WebhookClient {
+    /// `clientConfig.url` (https).
+    Url(String),
+    /// `clientConfig.service`, resolved to a loopback address when called.
+    Service(ServiceReference),
+}
+
+/// A `clientConfig.service`: the Service a webhook is reached through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ServiceReference {
+    /// `service.namespace`.
+    pub(crate) namespace: String,
+    /// `service.name`.
+    pub(crate) name: String,
+    /// `service.path` (empty: `/`).
+    pub(crate) path: String,
+    /// `service.port` (default 443): a port of the Service, not of its endpoints.
+    pub(crate) port: u16,
+}
+
+impl ServiceReference {
+    /// The name the webhook's certificate must hold, as kube-apiserver verifies it:
+    /// `<name>.<namespace>.svc`.
+    pub(crate) fn server_name(&self) -> String {
+        format!("{}.{}.svc", self.name, self.namespace)
+    }
+
+    /// The URL kube-apiserver prints for a call: `https://<name>.<namespace>.svc:<port><path>`.
+    pub(crate) fn url(&self) -> String {
+        format!("https://{}:{}{}", self.server_name(), self.port, self.path)
+    }
 }
 
 impl ResourceType {
@@ -200,11 +236,13 @@ const BUILT_INS: &[BuiltIn] = &[
     BuiltIn { group: "",                    version: "v1", kind: "Secret",     plural: "secrets",     namespaced: true,  status: false, scale: false, short_names: &[],         categories: &[],      fields: &["type"], generation: Generation::Unset },
     BuiltIn { group: "",                    version: "v1", kind: "ConfigMap",  plural: "configmaps",  namespaced: true,  status: false, scale: false, short_names: &["cm"],     categories: &[],      fields: &[], generation: Generation::Unset },
     BuiltIn { group: "",                    version: "v1", kind: "Service",    plural: "services",    namespaced: true,  status: true,  scale: false, short_names: &["svc"],    categories: &["all"], fields: &["spec.clusterIP", "spec.type"], generation: Generation::Unset },
+    BuiltIn { group: "",                    version: "v1", kind: "Endpoints",  plural: "endpoints",   namespaced: true,  status: false, scale: false, short_names: &["ep"],     categories: &[],      fields: &[], generation: Generation::Unset },
     BuiltIn { group: "",                    version: "v1", kind: "Event",      plural: "events",      namespaced: true,  status: false, scale: false, short_names: &["ev"],     categories: &[],      fields: &["involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"], generation: Generation::Unset },
     BuiltIn { group: "events.k8s.io",       version: "v1", kind: "Event",      plural: "events",      namespaced: true,  status: false, scale: false, short_names: &["ev"],     categories: &[],      fields: &["regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid", "reason", "reportingController", "type"], generation: Generation::Unset },
     BuiltIn { group: "apps",                version: "v1", kind: "Deployment", plural: "deployments", namespaced: true,  status: true,  scale: true,  short_names: &["deploy"], categories: &["all"], fields: &[], generation: Generation::SpecOrAnnotations },
     BuiltIn { group: "apps",                version: "v1", kind: "ReplicaSet", plural: "replicasets", namespaced: true,  status: true,  scale: true,  short_names: &["rs"],     categories: &["all"], fields: &["status.replicas"], generation: Generation::Spec },
     BuiltIn { group: "coordination.k8s.io", version: "v1", kind: "Lease",      plural: "leases",      namespaced: true,  status: false, scale: false, short_names: &[],         categories: &[],      fields: &[], generation: Generation::Unset },
+    BuiltIn { group: "discovery.k8s.io",    version: "v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true, status: false, scale: false, short_names: &[], categories: &[], fields: &[], generation: Generation::AllButMetadata },
     BuiltIn { group: "admissionregistration.k8s.io", version: "v1", kind: "ValidatingWebhookConfiguration", plural: "validatingwebhookconfigurations", namespaced: false, status: false, scale: false, short_names: &[], categories: &["api-extensions"], fields: &[], generation: Generation::AllButMetadata },
     BuiltIn { group: "admissionregistration.k8s.io", version: "v1", kind: "MutatingWebhookConfiguration", plural: "mutatingwebhookconfigurations", namespaced: false, status: false, scale: false, short_names: &[], categories: &["api-extensions"], fields: &[], generation: Generation::AllButMetadata },
     BuiltIn { group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: false, status: true, scale: false, short_names: &["crd", "crds"], categories: &["api-extensions"], fields: &[], generation: Generation::Spec },
@@ -289,6 +327,23 @@ impl Registry {
             .values()
             .find(|rt| rt.group == key.group && rt.plural == key.plural)
             .cloned()
+    }
+
+    /// Every served version of a storage key, preferred version first (Kubernetes'
+    /// version priority): the resources equivalent to one another.
+    pub(crate) fn versions_of(&self, key: &StorageKey) -> Vec<Arc<ResourceType>> {
+        let mut versions: Vec<_> = self
+            .types
+            .values()
+            .filter(|rt| rt.group == key.group && rt.plural == key.plural)
+            .cloned()
+            .collect();
+        versions.sort_by(|a, b| {
+            version_priority(&b.version)
+                .cmp(&version_priority(&a.version))
+                .then_with(|| a.version.cmp(&b.version))
+        });
+        versions
     }
 
     /// Types in a group version, sorted by plural.

@@ -2,6 +2,7 @@
 //! cluster behind its lock, the injected faults, the switch that ends every watch, and
 //! the settings the server was started with.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -32,6 +33,8 @@ pub struct ApiServerConfig {
     pub(crate) conversion_timeout: Duration,
     pub(crate) rbac: bool,
     pub(crate) shard_selectors: ShardSelectors,
+    /// Services mapped to a local address: `(namespace, name)` -> address.
+    pub(crate) services: BTreeMap<(String, String), SocketAddr>,
 }
 
 /// What the server does with KEP-5866's `shardSelector` on list and watch.
@@ -59,6 +62,7 @@ impl Default for ApiServerConfig {
             conversion_timeout: Duration::from_secs(30),
             rbac: false,
             shard_selectors: ShardSelectors::Served,
+            services: BTreeMap::new(),
         }
     }
 }
@@ -100,6 +104,33 @@ impl ApiServerConfig {
     /// kube-apiserver waits); a slower one fails the request.
     pub fn conversion_timeout(mut self, timeout: Duration) -> Self {
         self.conversion_timeout = timeout;
+        self
+    }
+
+    /// Maps the Service `namespace/name` to `address`, for webhooks (admission or CRD
+    /// conversion) whose `clientConfig.service` names it: every port of the Service
+    /// reaches `address`, and neither the Service nor its Endpoints or EndpointSlices
+    /// need to be stored. Without a mapping, a service is resolved from the stored
+    /// Service and the ready addresses of its EndpointSlices or Endpoints. The address
+    /// must be a loopback one (the testkit never sends webhook calls elsewhere; another
+    /// fails the call). The webhook's certificate is still verified for
+    /// `<name>.<namespace>.svc`, as kube-apiserver verifies it.
+    ///
+    /// ```
+    /// use kubegen_testkit::ApiServerConfig;
+    ///
+    /// let config = ApiServerConfig::default()
+    ///     .service_address("icecream-system", "icecream-webhook", "127.0.0.1:9443".parse().unwrap());
+    /// # let _ = config;
+    /// ```
+    pub fn service_address(
+        mut self,
+        namespace: impl Into<String>,
+        name: impl Into<String>,
+        address: SocketAddr,
+    ) -> Self {
+        self.services
+            .insert((namespace.into(), name.into()), address);
         self
     }
 

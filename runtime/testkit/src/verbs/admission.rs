@@ -1,9 +1,13 @@
 //! Admission webhooks, decided as kube-apiserver decides them: the webhooks of the stored
 //! Mutating and Validating WebhookConfigurations (configurations in name order, webhooks
-//! in order), which of them a request matches (`rules`, `namespaceSelector`,
-//! `objectSelector`), the `admission.k8s.io/v1` AdmissionReview each is sent, and what its
-//! answer means. Making the calls is the HTTP layer's (`http/admission.rs`).
+//! in order), which of them a request matches (`rules`, `matchPolicy`,
+//! `namespaceSelector`, `objectSelector`) and at which version, the
+//! `admission.k8s.io/v1` AdmissionReview each is sent (`/scale` requests as
+//! `autoscaling/v1` Scales), and what its answer means. Making the calls, converting
+//! objects to the matched version and resolving `clientConfig.service` are the HTTP
+//! layer's (`http/admission.rs`).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::ByteString;
@@ -11,9 +15,10 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector as ApiLabelSel
 use kubegen_runtime::labels::{Labels, Selector};
 use serde_json::{Map, Value, json};
 
-use crate::store::registry::{ResourceType, StorageKey};
+use crate::store::registry::{ResourceType, StorageKey, WebhookClient};
 use crate::store::status::{ApiError, ApiResult, Cause};
 use crate::store::storage::Cluster;
+use crate::verbs::client_config;
 
 /// The group of the webhook configurations.
 const GROUP: &str = "admissionregistration.k8s.io";
@@ -73,8 +78,8 @@ impl Operation {
 pub(crate) struct Webhook {
     /// `webhooks[].name`, the name errors and denials use.
     pub(crate) name: String,
-    /// `clientConfig.url` (configurations naming a `service` are refused when written).
-    pub(crate) url: String,
+    /// `clientConfig.url` or `clientConfig.service`.
+    pub(crate) client: WebhookClient,
     /// `clientConfig.caBundle`, decoded: the PEM certificates the call trusts.
     pub(crate) ca_bundle: Vec<u8>,
     /// `timeoutSeconds` (default 10, at most 30).
@@ -85,6 +90,9 @@ pub(crate) struct Webhook {
     pub(crate) reinvoke: bool,
     /// `sideEffects` is `None` or `NoneOnDryRun`: dry-run requests may call it.
     dry_run_safe: bool,
+    /// `matchPolicy: Exact`: only the request's own group and version match (the
+    /// default, `Equivalent`, matches a rule naming another version of the resource).
+    exact: bool,
     rules: Vec<Value>,
     namespace_selector: Option<Value>,
     object_selector: Option<Value>,
@@ -167,12 +175,13 @@ fn read_webhook(webhook: &Value) -> Option<Webhook> {
         .clamp(1, MAX_TIMEOUT);
     Some(Webhook {
         name: text("/name")?.to_owned(),
-        url: text("/clientConfig/url")?.to_owned(),
+        client: client_config::read(webhook.get("clientConfig")?)?,
         ca_bundle,
         timeout: Duration::from_secs(timeout),
         ignore_failures: text("/failurePolicy") == Some("Ignore"),
         reinvoke: text("/reinvocationPolicy") == Some("IfNeeded"),
         dry_run_safe: matches!(text("/sideEffects"), Some("None" | "NoneOnDryRun")),
+        exact: text("/matchPolicy") == Some("Exact"),
         rules: webhook
             .get("rules")
             .and_then(Value::as_array)
@@ -223,12 +232,10 @@ fn resource_listed(values: Option<&Value>, resource: &str, subresource: Option<&
 }
 
 impl Webhook {
-    /// Whether the webhook is called for this request: a rule matches, and the namespace
-    /// (the Namespace object's labels) and object (new or old) selectors select it.
-    /// `namespace` is the object's Namespace, if namespaced.
-    pub(crate) fn matches(&self, request: &Attributes<'_>, namespace: Option<&Value>) -> bool {
-        let rt = request.rt;
-        let rule_matches = self.rules.iter().any(|rule| {
+    /// Whether a rule names `rt` (the request's resource at one of its versions) for
+    /// this request's operation and subresource.
+    fn rules_name(&self, rt: &ResourceType, request: &Attributes<'_>) -> bool {
+        self.rules.iter().any(|rule| {
             let scope = rule.get("scope").and_then(Value::as_str).unwrap_or("*");
             let scope_ok = match scope {
                 "Cluster" => !rt.namespaced,
@@ -240,10 +247,34 @@ impl Webhook {
                 && listed(rule.get("apiGroups"), &rt.group)
                 && listed(rule.get("apiVersions"), &rt.version)
                 && resource_listed(rule.get("resources"), &rt.plural, request.subresource)
-        });
-        if !rule_matches {
-            return false;
-        }
+        })
+    }
+
+    /// The version the webhook is called at for this request, as kube-apiserver picks
+    /// it: the request's own if a rule names it; else, under `matchPolicy: Equivalent`,
+    /// the first of `equivalents` (the resource's other served versions, with the
+    /// addressed subresource) a rule names. `None` when it is not called: no rule
+    /// matches, or the namespace (the Namespace object's labels) or object (new or old)
+    /// selector does not select the request. `namespace` is the object's Namespace, if
+    /// namespaced.
+    pub(crate) fn matched<'a>(
+        &self,
+        request: &Attributes<'a>,
+        namespace: Option<&Value>,
+        equivalents: &'a [Arc<ResourceType>],
+    ) -> Option<&'a ResourceType> {
+        let rt = request.rt;
+        let version = if self.rules_name(rt, request) {
+            rt
+        } else if self.exact {
+            return None;
+        } else {
+            equivalents
+                .iter()
+                .map(Arc::as_ref)
+                .filter(|other| other.version != rt.version)
+                .find(|other| self.rules_name(other, request))?
+        };
         // A Namespace is selected by its own labels; other cluster-scoped objects by any
         // namespaceSelector.
         let is_namespace = rt.group.is_empty() && rt.plural == "namespaces";
@@ -257,11 +288,12 @@ impl Webhook {
         } else {
             true
         };
-        namespace_ok
+        let selected = namespace_ok
             && selector_matches(
                 self.object_selector.as_ref(),
                 &[request.object, request.old_object],
-            )
+            );
+        selected.then_some(version)
     }
 
     /// A dry-run request may call it only if it declares no side effects (or none on
@@ -283,17 +315,30 @@ impl Webhook {
     }
 }
 
-/// The AdmissionReview sent for `request`, with request `uid`.
-pub(crate) fn review(request: &Attributes<'_>, uid: &str) -> Value {
+/// The `kind` of a `/scale` request's objects, whatever the resource.
+const SCALE_KIND: (&str, &str, &str) = ("autoscaling", "v1", "Scale");
+
+/// The AdmissionReview sent for `request`, with request `uid`, to a webhook that matched
+/// it at `matched` (the request's resource at the version a rule named): `kind` and
+/// `resource` are at that version, `requestKind` and `requestResource` at the
+/// request's; `/scale` requests carry `autoscaling/v1` Scales. `request`'s objects are
+/// already at `matched`'s version.
+pub(crate) fn review(request: &Attributes<'_>, uid: &str, matched: &ResourceType) -> Value {
     let rt = request.rt;
-    let kind = json!({"group": rt.group, "version": rt.version, "kind": rt.kind});
-    let resource = json!({"group": rt.group, "version": rt.version, "resource": rt.plural});
+    let kind_of = |rt: &ResourceType| match request.subresource {
+        Some("scale") => {
+            let (group, version, kind) = SCALE_KIND;
+            json!({"group": group, "version": version, "kind": kind})
+        }
+        _ => json!({"group": rt.group, "version": rt.version, "kind": rt.kind}),
+    };
+    let resource_of = |rt: &ResourceType| json!({"group": rt.group, "version": rt.version, "resource": rt.plural});
     let mut body = json!({
         "uid": uid,
-        "kind": kind,
-        "resource": resource,
-        "requestKind": kind,
-        "requestResource": resource,
+        "kind": kind_of(matched),
+        "resource": resource_of(matched),
+        "requestKind": kind_of(rt),
+        "requestResource": resource_of(rt),
         "name": request.name,
         "operation": request.operation.as_str(),
         "userInfo": {"username": "system:admin", "groups": ["system:masters", "system:authenticated"]},
@@ -436,9 +481,9 @@ fn reason_of(code: u16) -> &'static str {
     }
 }
 
-/// Validation of a webhook configuration being written: every webhook needs a
-/// `clientConfig.url` (a `service` cannot be resolved without a cluster), and
-/// `timeoutSeconds` is between 1 and 30.
+/// Validation of a webhook configuration being written, as kube-apiserver validates
+/// it: each webhook's `clientConfig` (exactly one of an `https` URL and a service),
+/// `matchPolicy` (`Exact` or `Equivalent`) and `timeoutSeconds` (1 to 30).
 pub(crate) fn check_configuration(rt: &ResourceType, object: &Value) -> Vec<Cause> {
     if !exempt(rt) {
         return Vec::new();
@@ -451,27 +496,20 @@ pub(crate) fn check_configuration(rt: &ResourceType, object: &Value) -> Vec<Caus
         .unwrap_or_default();
     for (i, webhook) in webhooks.iter().enumerate() {
         let field = |name: &str| format!("webhooks[{i}].{name}");
-        let url = webhook.pointer("/clientConfig/url").and_then(Value::as_str);
-        if webhook.pointer("/clientConfig/service").is_some() {
+        causes.extend(client_config::check(
+            webhook.get("clientConfig"),
+            &field("clientConfig"),
+        ));
+        if let Some(policy) = webhook.get("matchPolicy").filter(|p| !p.is_null())
+            && !matches!(policy.as_str(), Some("Exact" | "Equivalent"))
+        {
             causes.push(Cause::new(
                 "FieldValueNotSupported",
-                field("clientConfig.service"),
-                "Unsupported value: the testkit cannot resolve a service without a cluster: it needs clientConfig.url",
-            ));
-        } else if url.is_none() {
-            causes.push(Cause::new(
-                "FieldValueRequired",
-                field("clientConfig.url"),
-                "Required value: the testkit calls webhooks by clientConfig.url",
-            ));
-        }
-        if let Some(url) = url
-            && !url.starts_with("https://")
-        {
-            causes.push(Cause::invalid(
-                field("clientConfig.url"),
-                &json!(url),
-                "'https' is the only allowed URL scheme",
+                field("matchPolicy"),
+                format!(
+                    "Unsupported value: {}: supported values: \"Equivalent\", \"Exact\"",
+                    crate::store::status::render_value(policy)
+                ),
             ));
         }
         if let Some(timeout) = webhook.get("timeoutSeconds")
@@ -490,63 +528,4 @@ pub(crate) fn check_configuration(rt: &ResourceType, object: &Value) -> Vec<Caus
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn resources_match_as_kube_apiserver_matches_them() {
-        let r = |entries: &[&str]| json!(entries);
-        assert!(resource_listed(Some(&r(&["pods"])), "pods", None));
-        assert!(!resource_listed(
-            Some(&r(&["pods"])),
-            "pods",
-            Some("status")
-        ));
-        assert!(resource_listed(
-            Some(&r(&["pods/status"])),
-            "pods",
-            Some("status")
-        ));
-        assert!(!resource_listed(Some(&r(&["pods/status"])), "pods", None));
-        assert!(resource_listed(Some(&r(&["*"])), "pods", None));
-        assert!(!resource_listed(Some(&r(&["*"])), "pods", Some("status")));
-        assert!(resource_listed(Some(&r(&["*/*"])), "pods", Some("status")));
-        assert!(resource_listed(Some(&r(&["*/*"])), "pods", None));
-        assert!(resource_listed(
-            Some(&r(&["*/status"])),
-            "deployments",
-            Some("status")
-        ));
-        assert!(resource_listed(
-            Some(&r(&["pods/*"])),
-            "pods",
-            Some("status")
-        ));
-    }
-
-    #[test]
-    fn denials_carry_the_webhooks_reason_and_code() {
-        let error = denial("deny.example.com", Some(&json!({"message": "no way"})));
-        assert_eq!(error.code, 403);
-        assert_eq!(
-            error.message,
-            "admission webhook \"deny.example.com\" denied the request: no way"
-        );
-        let error = denial("d", Some(&json!({"code": 422, "reason": "bad"})));
-        assert_eq!((error.code, error.reason), (422, "Invalid"));
-        assert_eq!(
-            denial("d", None).message,
-            "admission webhook \"d\" denied the request without explanation"
-        );
-    }
-
-    #[test]
-    fn configurations_need_a_url() {
-        let rt = crate::store::registry::Registry::with_built_ins()
-            .get(GROUP, "v1", "validatingwebhookconfigurations")
-            .expect("served");
-        let object = json!({"webhooks": [{"name": "a", "clientConfig": {"service": {"name": "s", "namespace": "n"}}}]});
-        let causes = check_configuration(&rt, &object);
-        assert_eq!(causes.len(), 1);
-    }
-}
+mod tests;

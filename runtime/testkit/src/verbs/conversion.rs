@@ -17,6 +17,7 @@ use serde_json::{Map, Value, json};
 use crate::store::meta;
 use crate::store::registry::{Conversion, ConversionWebhook};
 use crate::store::status::{ApiError, Cause};
+use crate::verbs::client_config;
 
 /// The ConversionReview version sent (and the one a CRD must accept).
 const REVIEW_API_VERSION: &str = "apiextensions.k8s.io/v1";
@@ -88,32 +89,12 @@ fn webhook(
         ));
     }
     let client = webhook.get("clientConfig").filter(|c| c.is_object());
-    let url = client
-        .and_then(|c| c.get("url"))
-        .and_then(Value::as_str)
-        .filter(|url| !url.is_empty());
     match client {
         None => causes.push(required("spec.conversion.webhook.clientConfig")),
-        Some(client) if client.get("service").is_some() => causes.push(Cause::new(
-            "FieldValueNotSupported",
-            "spec.conversion.webhook.clientConfig.service",
-            "Unsupported value: the testkit cannot resolve a service without a cluster: it needs clientConfig.url",
+        Some(config) => causes.extend(client_config::check(
+            Some(config),
+            "spec.conversion.webhook.clientConfig",
         )),
-        Some(_) if url.is_none() => causes.push(Cause::new(
-            "FieldValueRequired",
-            "spec.conversion.webhook.clientConfig.url",
-            "Required value: the testkit calls conversion webhooks by clientConfig.url",
-        )),
-        Some(_) => {}
-    }
-    if let Some(url) = url
-        && !url.starts_with("https://")
-    {
-        causes.push(Cause::invalid(
-            "spec.conversion.webhook.clientConfig.url",
-            &json!(url),
-            "'https' is the only allowed URL scheme",
-        ));
     }
     let ca_bundle = client
         .and_then(|c| c.get("caBundle"))
@@ -139,10 +120,10 @@ fn webhook(
             "the testkit converts through a served storage version: the storage version must be served with strategy Webhook",
         ));
     }
-    match (url, storage) {
-        (Some(url), Some(storage)) if causes.is_empty() => {
+    match (client.and_then(client_config::read), storage) {
+        (Some(client), Some(storage)) if causes.is_empty() => {
             Ok(Conversion::Webhook(Arc::new(ConversionWebhook {
-                url: url.to_owned(),
+                client,
                 ca_bundle,
                 storage_version: storage.to_owned(),
             })))

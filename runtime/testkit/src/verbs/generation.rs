@@ -109,6 +109,12 @@ mod tests {
             ("", "secrets", Generation::Unset),
             ("", "namespaces", Generation::Unset),
             ("", "services", Generation::Unset),
+            ("", "endpoints", Generation::Unset),
+            (
+                "discovery.k8s.io",
+                "endpointslices",
+                Generation::AllButMetadata,
+            ),
             ("", "events", Generation::Unset),
             ("events.k8s.io", "events", Generation::Unset),
             ("coordination.k8s.io", "leases", Generation::Unset),

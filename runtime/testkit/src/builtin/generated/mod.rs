@@ -6,6 +6,7 @@ use super::{Field, Message, ProtoField, Strategy, TypeFields, Wire};
 /// `(group, version, kind, definition)` of every served built-in kind.
 pub(crate) static KINDS: &[(&str, &str, &str, &str)] = &[
     ("", "v1", "ConfigMap", "io.k8s.api.core.v1.ConfigMap"),
+    ("", "v1", "Endpoints", "io.k8s.api.core.v1.Endpoints"),
     ("", "v1", "Event", "io.k8s.api.core.v1.Event"),
     ("", "v1", "Namespace", "io.k8s.api.core.v1.Namespace"),
     ("", "v1", "Pod", "io.k8s.api.core.v1.Pod"),
@@ -32,6 +33,7 @@ pub(crate) static KINDS: &[(&str, &str, &str, &str)] = &[
     ("apps", "v1", "Deployment", "io.k8s.api.apps.v1.Deployment"),
     ("apps", "v1", "ReplicaSet", "io.k8s.api.apps.v1.ReplicaSet"),
     ("coordination.k8s.io", "v1", "Lease", "io.k8s.api.coordination.v1.Lease"),
+    ("discovery.k8s.io", "v1", "EndpointSlice", "io.k8s.api.discovery.v1.EndpointSlice"),
     ("events.k8s.io", "v1", "Event", "io.k8s.api.events.v1.Event"),
     ("rbac.authorization.k8s.io", "v1", "ClusterRole", "io.k8s.api.rbac.v1.ClusterRole"),
     (
@@ -333,6 +335,28 @@ pub(crate) static TYPES: &[TypeFields] = &[
                 ty: None,
                 strategy: Some(Strategy::Merge),
                 merge_key: Some("mountPath"),
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.core.v1.Endpoints",
+        fields: &[
+            Field {
+                name: "metadata",
+                ty: Some("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                strategy: None,
+                merge_key: None,
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.core.v1.EndpointsList",
+        fields: &[
+            Field {
+                name: "items",
+                ty: Some("io.k8s.api.core.v1.Endpoints"),
+                strategy: None,
+                merge_key: None,
             },
         ],
     },
@@ -689,6 +713,28 @@ pub(crate) static TYPES: &[TypeFields] = &[
             Field {
                 name: "ephemeral",
                 ty: Some("io.k8s.api.core.v1.EphemeralVolumeSource"),
+                strategy: None,
+                merge_key: None,
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.discovery.v1.EndpointSlice",
+        fields: &[
+            Field {
+                name: "metadata",
+                ty: Some("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                strategy: None,
+                merge_key: None,
+            },
+        ],
+    },
+    TypeFields {
+        name: "io.k8s.api.discovery.v1.EndpointSliceList",
+        fields: &[
+            Field {
+                name: "items",
+                ty: Some("io.k8s.api.discovery.v1.EndpointSlice"),
                 strategy: None,
                 merge_key: None,
             },
@@ -2747,6 +2793,121 @@ pub(crate) static MESSAGES: &[Message] = &[
                 json: "sizeLimit",
                 wire: Wire::Message("io.k8s.apimachinery.pkg.api.resource.Quantity"),
                 repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EndpointAddress",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "ip",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "targetRef",
+                wire: Wire::Message("io.k8s.api.core.v1.ObjectReference"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "hostname",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "nodeName",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EndpointPort",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "port",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "protocol",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "appProtocol",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EndpointSubset",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "addresses",
+                wire: Wire::Message("io.k8s.api.core.v1.EndpointAddress"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "notReadyAddresses",
+                wire: Wire::Message("io.k8s.api.core.v1.EndpointAddress"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "ports",
+                wire: Wire::Message("io.k8s.api.core.v1.EndpointPort"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.Endpoints",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "subsets",
+                wire: Wire::Message("io.k8s.api.core.v1.EndpointSubset"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.core.v1.EndpointsList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.core.v1.Endpoints"),
+                repeated: true,
             },
         ],
     },
@@ -6513,6 +6674,196 @@ pub(crate) static MESSAGES: &[Message] = &[
             ProtoField {
                 tag: 3u32,
                 json: "podGroupReplicaKey",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.discovery.v1.Endpoint",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "addresses",
+                wire: Wire::String,
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "conditions",
+                wire: Wire::Message("io.k8s.api.discovery.v1.EndpointConditions"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "hostname",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "targetRef",
+                wire: Wire::Message("io.k8s.api.core.v1.ObjectReference"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 5u32,
+                json: "deprecatedTopology",
+                wire: Wire::StringMap,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 6u32,
+                json: "nodeName",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 7u32,
+                json: "zone",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 8u32,
+                json: "hints",
+                wire: Wire::Message("io.k8s.api.discovery.v1.EndpointHints"),
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.discovery.v1.EndpointConditions",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "ready",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "serving",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "terminating",
+                wire: Wire::Bool,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.discovery.v1.EndpointHints",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "forZones",
+                wire: Wire::Message("io.k8s.api.discovery.v1.ForZone"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "forNodes",
+                wire: Wire::Message("io.k8s.api.discovery.v1.ForNode"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.discovery.v1.EndpointPort",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "protocol",
+                wire: Wire::String,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "port",
+                wire: Wire::Int32,
+                repeated: false,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "appProtocol",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.discovery.v1.EndpointSlice",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "endpoints",
+                wire: Wire::Message("io.k8s.api.discovery.v1.Endpoint"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 3u32,
+                json: "ports",
+                wire: Wire::Message("io.k8s.api.discovery.v1.EndpointPort"),
+                repeated: true,
+            },
+            ProtoField {
+                tag: 4u32,
+                json: "addressType",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.discovery.v1.EndpointSliceList",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "metadata",
+                wire: Wire::Message("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"),
+                repeated: false,
+            },
+            ProtoField {
+                tag: 2u32,
+                json: "items",
+                wire: Wire::Message("io.k8s.api.discovery.v1.EndpointSlice"),
+                repeated: true,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.discovery.v1.ForNode",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
+                wire: Wire::String,
+                repeated: false,
+            },
+        ],
+    },
+    Message {
+        name: "io.k8s.api.discovery.v1.ForZone",
+        fields: &[
+            ProtoField {
+                tag: 1u32,
+                json: "name",
                 wire: Wire::String,
                 repeated: false,
             },

@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::store::registry::{ServiceReference, WebhookClient};
 
 fn widget(api_version: &str, name: &str) -> Value {
     json!({
@@ -136,7 +137,10 @@ fn crd_conversion_settings_are_checked() {
     let good = webhook(json!({"url": "https://127.0.0.1:1/convert"}), json!(["v1"]));
     match strategy(&good, Some("v1"), &["v1", "v1alpha1"]) {
         Ok(Conversion::Webhook(webhook)) => {
-            assert_eq!(webhook.url, "https://127.0.0.1:1/convert");
+            assert_eq!(
+                webhook.client,
+                WebhookClient::Url("https://127.0.0.1:1/convert".to_owned())
+            );
             assert_eq!(webhook.storage_version, "v1");
         }
         other => panic!("{other:?}"),
@@ -149,12 +153,25 @@ fn crd_conversion_settings_are_checked() {
             .collect()
     };
     let service = webhook(
-        json!({"service": {"name": "s", "namespace": "n"}}),
+        json!({"service": {"name": "s", "namespace": "n", "path": "/convert"}}),
         json!(["v1"]),
     );
+    match strategy(&service, Some("v1"), &["v1"]) {
+        Ok(Conversion::Webhook(webhook)) => assert_eq!(
+            webhook.client,
+            WebhookClient::Service(ServiceReference {
+                namespace: "n".to_owned(),
+                name: "s".to_owned(),
+                path: "/convert".to_owned(),
+                port: 443,
+            })
+        ),
+        other => panic!("{other:?}"),
+    }
+    let nameless = webhook(json!({"service": {"namespace": "n"}}), json!(["v1"]));
     assert_eq!(
-        fields(&service, &["v1"]),
-        ["spec.conversion.webhook.clientConfig.service"]
+        fields(&nameless, &["v1"]),
+        ["spec.conversion.webhook.clientConfig.service.name"]
     );
     let http = webhook(json!({"url": "http://127.0.0.1:1/"}), json!(["v1beta1"]));
     assert_eq!(
