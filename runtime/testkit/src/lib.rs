@@ -199,8 +199,10 @@
 //!   and `path`). Not served: `matchConditions`, and webhooks of the webhook
 //!   configurations themselves (never called, as on a real server). Differences: a
 //!   `/scale` webhook is sent the Scale of the object as it would be stored (a real
-//!   server sends the request's Scale body as decoded), and with a conversion webhook
-//!   the request's version for admission is the storage version (below).
+//!   server sends the request's Scale body as decoded). With a conversion webhook,
+//!   admission happens at the request's version as on a real server (`requestKind`
+//!   and the rules' versions are the request's; the objects a webhook is sent are
+//!   converted to the version its rule matched, its patch converted back).
 //! - **CRD conversion**: a CRD with `spec.conversion.strategy: Webhook` has its objects
 //!   stored at its storage version; every request at another served version goes
 //!   through the webhook, as kube-apiserver's converter calls it: get, list (one
@@ -223,9 +225,9 @@
 //!   must have the same name: a != b`); a watch ends with an ERROR event carrying it.
 //!   A CRD whose `clientConfig` kube-apiserver would refuse (an `http` URL, both or
 //!   neither of `url` and `service`, a bad service), `conversionReviewVersions` without
-//!   `v1`, or an unserved storage version is refused. Differences: field selectors, admission webhooks, defaulting, validation
+//!   `v1`, or an unserved storage version is refused. Differences: field selectors, defaulting, validation
 //!   and managedFields see the object at the storage version (a real server defaults
-//!   and admits at the request's version); `v1beta1` ConversionReviews are not sent.
+//!   at the request's version; admission webhooks do see it there, above); `v1beta1` ConversionReviews are not sent.
 //!   With strategy `None` every version is the one stored object with its `apiVersion`
 //!   changed.
 //! - **Webhook services**: a `clientConfig.service` (admission or conversion) is

@@ -756,3 +756,103 @@ async fn an_equivalent_rule_gets_the_object_through_the_conversion_webhook() {
     server.shutdown().await;
     hook.stop().await;
 }
+
+/// A request at v1alpha1 of a CRD stored at v1 through a conversion webhook is admitted
+/// at v1alpha1, as kube-apiserver admits it before storage converts it: an `Exact` rule
+/// on v1alpha1 is called with the object and `requestKind` at v1alpha1, its patch is
+/// stored (converted to v1), and an `Exact` rule on v1 is not called.
+#[tokio::test]
+async fn a_request_at_a_non_storage_version_is_admitted_at_that_version() {
+    let at_alpha = Log::default();
+    let at_v1 = Log::default();
+    let hook = certified(|server| {
+        server
+            .conversion(
+                "/convert",
+                kubegen_runtime::webhook::converter_fn(convert_paint),
+            )
+            .validating::<PaintV1Alpha1, _>("/record-alpha", RecordsPaints(at_alpha.clone()))
+            .validating::<PaintV1Alpha1, _>("/record-v1", RecordsPaints(at_v1.clone()))
+            .mutating::<PaintV1Alpha1, _>("/repaint", Repaints)
+    })
+    .await;
+    let server = ApiServer::start().await.expect("server");
+    let client = server.client();
+    let url = hook.url_config("/convert")["url"]
+        .as_str()
+        .expect("a URL")
+        .to_owned();
+    Api::<CustomResourceDefinition>::all(client.clone())
+        .create(&PostParams::default(), &paints_crd(&url, &hook.ca_bundle()))
+        .await
+        .expect("CRD");
+    let exact = json!({"matchPolicy": "Exact"});
+    let on = |version: &str| rule(&["CREATE"], "testkit.io", &[version], &["paints"]);
+    configure(
+        &client,
+        true,
+        "repaint",
+        vec![webhook(
+            "repaint.testkit.io",
+            hook.url_config("/repaint"),
+            on("v1alpha1"),
+            exact.clone(),
+        )],
+    )
+    .await;
+    configure(
+        &client,
+        false,
+        "record",
+        vec![
+            webhook(
+                "alpha.record.testkit.io",
+                hook.url_config("/record-alpha"),
+                on("v1alpha1"),
+                exact.clone(),
+            ),
+            webhook(
+                "v1.record.testkit.io",
+                hook.url_config("/record-v1"),
+                on("v1"),
+                exact,
+            ),
+        ],
+    )
+    .await;
+    let resource = |version: &str| ApiResource {
+        group: "testkit.io".to_owned(),
+        version: version.to_owned(),
+        api_version: format!("testkit.io/{version}"),
+        kind: "Paint".to_owned(),
+        plural: "paints".to_owned(),
+    };
+    let alpha: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), "default", &resource("v1alpha1"));
+    let paint: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "testkit.io/v1alpha1", "kind": "Paint",
+        "metadata": {"name": "door"}, "spec": {"colour": "red"},
+    }))
+    .expect("a paint");
+    let created = alpha
+        .create(&PostParams::default(), &paint)
+        .await
+        .expect("create at v1alpha1");
+    assert_eq!(created.data["spec"], json!({"colour": "blue"}));
+    let calls = seen(&at_alpha);
+    assert_eq!(calls.len(), 1, "the v1alpha1 rule is called: {calls:?}");
+    assert_eq!(calls[0].kind, "testkit.io/v1alpha1 Paint");
+    assert_eq!(calls[0].request_kind, "testkit.io/v1alpha1 Paint");
+    assert_eq!(calls[0].object["apiVersion"], "testkit.io/v1alpha1");
+    assert_eq!(calls[0].object["spec"], json!({"colour": "blue"}));
+    assert!(
+        seen(&at_v1).is_empty(),
+        "an Exact rule on v1 matches no request at v1alpha1"
+    );
+    let stored: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), "default", &resource("v1"));
+    let door = stored.get("door").await.expect("read at v1");
+    assert_eq!(door.data["spec"], json!({"color": "blue"}));
+    server.shutdown().await;
+    hook.stop().await;
+}

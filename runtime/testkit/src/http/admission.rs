@@ -174,9 +174,12 @@ impl Chain {
             return Ok(None);
         };
         hook.check_dry_run(request)?;
-        // A Scale is the same at every version of its resource.
+        // Objects are at the version they are stored at, which with a conversion webhook
+        // is not the request's: the webhook gets them at the version its rule matched. A
+        // Scale is the same at every version of its resource.
+        let objects_rt = self.objects_rt(request);
         let converts =
-            matched.version != request.rt.version && request.subresource != Some("scale");
+            matched.version != objects_rt.version && request.subresource != Some("scale");
         let versions = match converts {
             true => Some(Versions::of(&self.shared, &self.rt_arc(request.rt))?),
             false => None,
@@ -209,9 +212,27 @@ impl Chain {
             ))
         })?;
         match &versions {
-            Some(versions) => Ok(Some(versions.to_version(&patched, request.rt).await?)),
+            Some(versions) => Ok(Some(versions.to_version(&patched, &objects_rt).await?)),
             None => Ok(Some(patched)),
         }
+    }
+
+    /// The served type whose version the request's objects are at: the storage
+    /// version's for a CRD converting through a webhook, else the request's.
+    fn objects_rt(&self, request: &Attributes<'_>) -> Arc<ResourceType> {
+        let api_version = request
+            .object
+            .or(request.old_object)
+            .and_then(|object| object.get("apiVersion"))
+            .and_then(Value::as_str);
+        api_version
+            .and_then(|api_version| {
+                self.equivalents
+                    .iter()
+                    .find(|rt| rt.api_version() == api_version)
+                    .cloned()
+            })
+            .unwrap_or_else(|| self.rt_arc(request.rt))
     }
 
     /// The served type `rt` is, shared.
@@ -337,6 +358,7 @@ fn without_resource_version(mut object: Value) -> Value {
 pub(crate) async fn create(
     shared: &Arc<Shared>,
     place: &Place<'_>,
+    requested: &ResourceType,
     object: Value,
     record: &Record,
     dry_run: bool,
@@ -350,7 +372,7 @@ pub(crate) async fn create(
     let name = meta_str(&candidate, "name").unwrap_or_default().to_owned();
     let mut warnings = Vec::new();
     let request = Attributes {
-        rt: place.rt,
+        rt: requested,
         subresource: None,
         operation: Operation::Create,
         name: &name,
@@ -388,6 +410,7 @@ pub(crate) async fn create(
 pub(crate) async fn update(
     shared: &Arc<Shared>,
     place: &Place<'_>,
+    requested: &ResourceType,
     name: &str,
     body: Value,
     part: Part,
@@ -407,7 +430,7 @@ pub(crate) async fn update(
     };
     let mut warnings = Vec::new();
     let request = Attributes {
-        rt: place.rt,
+        rt: requested,
         subresource: (part == Part::Status).then_some("status"),
         operation: Operation::Update,
         name,
@@ -452,6 +475,7 @@ pub(crate) async fn update(
 pub(crate) async fn delete(
     shared: &Arc<Shared>,
     place: &Place<'_>,
+    requested: &ResourceType,
     name: &str,
     options: &DeleteOptions,
     dry_run: bool,
@@ -464,7 +488,7 @@ pub(crate) async fn delete(
     let old = place::existing(&shared.lock(), place, name)?;
     let mut warnings = Vec::new();
     let request = Attributes {
-        rt: place.rt,
+        rt: requested,
         subresource: None,
         operation: Operation::Delete,
         name,
@@ -489,6 +513,7 @@ pub(crate) async fn delete(
 pub(crate) async fn delete_collection(
     shared: &Arc<Shared>,
     place: &Place<'_>,
+    requested: &ResourceType,
     matching: impl Fn(&Value) -> bool,
     options: &DeleteOptions,
     dry_run: bool,
@@ -516,7 +541,7 @@ pub(crate) async fn delete_collection(
             rt: place.rt,
             namespace: &namespace,
         };
-        match delete(shared, &place, &name, options, dry_run).await {
+        match delete(shared, &place, requested, &name, options, dry_run).await {
             Ok(admitted) => {
                 deleted.push(admitted.object);
                 warnings.extend(admitted.warnings);

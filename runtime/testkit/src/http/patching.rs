@@ -302,8 +302,15 @@ pub(crate) async fn patch_converted(
             Err(_) if request.creates(target) => {
                 let (object, record) = request.created(target)?;
                 let object = versions.to_stored(object).await?;
-                let admitted =
-                    admission::create(shared, &stored_place, object, &record, dry_run).await?;
+                let admitted = admission::create(
+                    shared,
+                    &stored_place,
+                    target.place.rt,
+                    object,
+                    &record,
+                    dry_run,
+                )
+                .await?;
                 let object = versions.to_served(admitted.object).await?;
                 let admitted = Admitted {
                     object,
@@ -327,6 +334,7 @@ pub(crate) async fn patch_converted(
             admission::update(
                 shared,
                 &stored_place,
+                target.place.rt,
                 name,
                 new,
                 target.part,

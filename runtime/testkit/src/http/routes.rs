@@ -430,7 +430,7 @@ async fn resource(
             let object = decode_object(headers, &body, !rt.custom)?;
             let object = versions.to_stored(object).await?;
             let created =
-                admission::create(shared, &stored_place, object, &record, dry_run).await?;
+                admission::create(shared, &stored_place, &rt, object, &record, dry_run).await?;
             let object = versions.to_served(created.object).await?;
             let response = encoded(StatusCode::CREATED, negotiated.object(&object, &rt)?);
             Ok(with_warnings(response, &created.warnings))
@@ -458,9 +458,17 @@ async fn resource(
                 return Ok(with_warnings(ok(&scaled.scale), &scaled.warnings));
             }
             let object = versions.to_stored(object).await?;
-            let updated =
-                admission::update(shared, &stored_place, name, object, part, &record, dry_run)
-                    .await?;
+            let updated = admission::update(
+                shared,
+                &stored_place,
+                &rt,
+                name,
+                object,
+                part,
+                &record,
+                dry_run,
+            )
+            .await?;
             let object = versions.to_served(updated.object).await?;
             let response = encoded(StatusCode::OK, negotiated.object(&object, &rt)?);
             Ok(with_warnings(response, &updated.warnings))
@@ -515,14 +523,15 @@ async fn resource(
                 Patched::Created { object, record } => {
                     let object = (*object).clone();
                     let admitted =
-                        admission::create(shared, &place, object, &record, dry_run).await?;
+                        admission::create(shared, &place, &rt, object, &record, dry_run).await?;
                     (StatusCode::CREATED, admitted)
                 }
                 Patched::Updated { object, record } => {
                     let object = (*object).clone();
-                    let admitted =
-                        admission::update(shared, &place, name, object, part, &record, dry_run)
-                            .await?;
+                    let admitted = admission::update(
+                        shared, &place, &rt, name, object, part, &record, dry_run,
+                    )
+                    .await?;
                     (StatusCode::OK, admitted)
                 }
             };
@@ -533,7 +542,7 @@ async fn resource(
             let options =
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let dry_run = dry_run || options.dry_run;
-            let deleted = admission::delete(shared, &place, name, &options, dry_run).await?;
+            let deleted = admission::delete(shared, &place, &rt, name, &options, dry_run).await?;
             let object = versions.to_served(deleted.object).await?;
             let response = encoded(StatusCode::OK, negotiated.object(&object, &rt)?);
             Ok(with_warnings(response, &deleted.warnings))
@@ -545,7 +554,8 @@ async fn resource(
             let dry_run = dry_run || options.dry_run;
             let matching = |o: &Value| filter.matches(o);
             let (deleted, warnings) =
-                admission::delete_collection(shared, &place, matching, &options, dry_run).await?;
+                admission::delete_collection(shared, &place, &rt, matching, &options, dry_run)
+                    .await?;
             let deleted = versions.all_to_served(deleted).await?;
             let rv = shared.lock().current_rv().to_string();
             let metadata = serde_json::json!({"resourceVersion": rv});
