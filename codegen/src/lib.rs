@@ -92,6 +92,10 @@
 //! | wellknown | `wellknown/` | nothing |
 //! | parallel | `parallel.rs` | nothing |
 //!
+//! The CRD-schema core (`kubegen_crd_schema`: the CRD envelope, structural rules, version
+//! merge and shapes the facade's `crd()` builds with too) is a dependency, as serde_json
+//! is, not a layer: `emit/crd/` and `emit/schema/` map the model onto it.
+//!
 //! The front doors (`frontend/mod.rs`: `load`, `Input`, `Source`, `Error`; `emit/mod.rs`)
 //! run or re-export their side's modules; the binaries in `bin/` are crates of their own
 //! over the public API. `output` writes and verifies what emitters made, the scaffold

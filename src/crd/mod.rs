@@ -7,6 +7,11 @@
 //! [`merge`] makes the `crd()`s of a kind's versions one definition.
 //! They are public so hand-written types can do the same.
 //!
+//! This module is the run-time reader only (schemars' output in, k8s-openapi's types
+//! out): the root object's shape, the structural rules, the envelope and the merge are
+//! the CRD-schema core's (`kubegen-crd-schema`), which `kubegen crd` builds its manifests
+//! with too, so the two agree by construction.
+//!
 //! ```
 //! use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 //! use kubegen::crd::{Definition, RootSchema, Scope};
@@ -28,17 +33,15 @@
 //! # Ok::<(), kubegen::crd::Error>(())
 //! ```
 
-mod structural;
-
 use std::marker::PhantomData;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSONSchemaProps;
+use kubegen_crd_schema::{envelope, shapes};
 use schemars::JsonSchema;
 use schemars::generate::{GenTransform, SchemaGenerator, SchemaSettings};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 pub use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-pub use structural::make_structural;
 
 /// Why a CRD could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -69,6 +72,42 @@ pub enum Error {
     },
 }
 
+impl From<kubegen_crd_schema::Error> for Error {
+    fn from(error: kubegen_crd_schema::Error) -> Self {
+        match error {
+            kubegen_crd_schema::Error::NotStructural { path, reason } => {
+                Error::NotStructural { path, reason }
+            }
+            kubegen_crd_schema::Error::Merge { name, reason } => Error::Merge { name, reason },
+        }
+    }
+}
+
+/// Rewrites `schema` in place into a structural schema. `path` names the root in errors.
+/// The rules are the CRD-schema core's ([`kubegen_crd_schema::structural`]), which
+/// `kubegen crd` follows too.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let mut schema = json!({
+///     "type": "object",
+///     "properties": {
+///         "port": { "anyOf": [{ "type": "integer" }, { "type": "string" }] },
+///         "extra": true,
+///         "note": { "anyOf": [{ "type": "string" }, { "const": null, "nullable": true }] }
+///     }
+/// });
+/// kubegen::crd::make_structural(&mut schema, "spec")?;
+/// assert_eq!(schema["properties"]["port"], json!({ "x-kubernetes-int-or-string": true }));
+/// assert_eq!(schema["properties"]["extra"], json!({ "x-kubernetes-preserve-unknown-fields": true }));
+/// assert_eq!(schema["properties"]["note"], json!({ "type": "string", "nullable": true }));
+/// # Ok::<(), kubegen::crd::Error>(())
+/// ```
+pub fn make_structural(schema: &mut Value, path: &str) -> Result<(), Error> {
+    Ok(kubegen_crd_schema::make_structural(schema, path)?)
+}
+
 /// The one CustomResourceDefinition of a kind with several versions, from the `crd()` of
 /// each (`[v1::Icecream::crd()?, v1alpha1::Icecream::crd()?]`): their versions in the order
 /// given (list them newest first, as `kubegen crd` writes them), `storage_version` the
@@ -95,64 +134,25 @@ pub fn merge(
     crds: impl IntoIterator<Item = CustomResourceDefinition>,
     storage_version: &str,
 ) -> Result<CustomResourceDefinition, Error> {
-    let mut crds = crds.into_iter();
-    let Some(mut merged) = crds.next() else {
-        return Err(Error::Merge {
-            name: String::new(),
-            reason: "no CustomResourceDefinition given".into(),
-        });
-    };
-    let name = merged.metadata.name.clone().unwrap_or_default();
-    let refuse = |reason: String| Error::Merge {
-        name: name.clone(),
-        reason,
-    };
-    for crd in crds {
-        let (a, b) = (&merged.spec, &crd.spec);
-        if crd.metadata.name != merged.metadata.name || a.group != b.group {
-            return Err(refuse(format!(
-                "{} is another kind",
-                crd.metadata
-                    .name
-                    .as_deref()
-                    .unwrap_or("a CRD without a name")
-            )));
-        }
-        if a.names != b.names || a.scope != b.scope {
-            return Err(refuse(
-                "the versions disagree on names or scope: every version of a kind must have \
-                 the same kind, plural, singular, short names, categories and scope"
-                    .into(),
-            ));
-        }
-        for version in crd.spec.versions {
-            if merged.spec.versions.iter().any(|v| v.name == version.name) {
-                return Err(refuse(format!("version {} is given twice", version.name)));
-            }
-            merged.spec.versions.push(version);
-        }
-    }
-    if !merged
-        .spec
-        .versions
-        .iter()
-        .any(|v| v.name == storage_version)
-    {
-        let names: Vec<&str> = merged
-            .spec
-            .versions
-            .iter()
-            .map(|v| v.name.as_str())
-            .collect();
-        return Err(refuse(format!(
-            "the storage version {storage_version} is not among its versions ({})",
-            names.join(", ")
-        )));
-    }
-    for version in &mut merged.spec.versions {
-        version.storage = version.name == storage_version;
-    }
-    Ok(merged)
+    let crds: Vec<Value> = crds
+        .into_iter()
+        .map(|crd| {
+            let name = crd.metadata.name.clone().unwrap_or_default();
+            serde_json::to_value(crd).map_err(|source| Error::Build { name, source })
+        })
+        .collect::<Result<_, _>>()?;
+    let mut merged = kubegen_crd_schema::merge(crds)?;
+    kubegen_crd_schema::set_storage(&mut merged, storage_version)?;
+    typed(merged)
+}
+
+/// A CRD built as JSON, as k8s-openapi's type.
+fn typed(crd: Value) -> Result<CustomResourceDefinition, Error> {
+    let name = crd["metadata"]["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    serde_json::from_value(crd).map_err(|source| Error::Build { name, source })
 }
 
 /// Whether objects live in namespaces.
@@ -191,44 +191,18 @@ pub struct PrinterColumn {
 }
 
 /// A CEL rule on the whole object (`x-kubernetes-validations` of the root schema), from
-/// `#[resource(validation(rule = "...", ...))]`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ValidationRule {
-    /// The CEL expression (`self.spec.min <= self.spec.max`).
-    pub rule: &'static str,
-    /// The message shown when the rule fails.
-    pub message: Option<&'static str>,
-    /// A CEL expression computing the message.
-    pub message_expression: Option<&'static str>,
-    /// The reason (`FieldValueInvalid`, `FieldValueForbidden`, `FieldValueRequired`,
-    /// `FieldValueDuplicate`).
-    pub reason: Option<&'static str>,
-    /// The JSON path of the field the failure is reported on (`.spec.max`).
-    pub field_path: Option<&'static str>,
-    /// Whether the rule runs on creation too, with `oldSelf` unset.
-    pub optional_old_self: Option<bool>,
-}
-
-impl ValidationRule {
-    fn to_value(self) -> Value {
-        let mut rule = Map::new();
-        rule.insert("rule".into(), self.rule.into());
-        for (key, text) in [
-            ("message", self.message),
-            ("messageExpression", self.message_expression),
-            ("reason", self.reason),
-            ("fieldPath", self.field_path),
-        ] {
-            if let Some(text) = text {
-                rule.insert(key.into(), text.into());
-            }
-        }
-        if let Some(optional) = self.optional_old_self {
-            rule.insert("optionalOldSelf".into(), optional.into());
-        }
-        Value::Object(rule)
-    }
-}
+/// `#[resource(validation(rule = "...", ...))]`: the CRD-schema core's rule
+/// ([`kubegen_crd_schema::shapes::Rule`]), which `kubegen crd` writes too.
+///
+/// ```
+/// let rule = kubegen::crd::ValidationRule {
+///     rule: "self.spec.min <= self.spec.max",
+///     message: Some("min is at most max"),
+///     ..Default::default()
+/// };
+/// assert_eq!(rule.to_value()["message"], "min is at most max");
+/// ```
+pub type ValidationRule = shapes::Rule<'static>;
 
 /// Everything a CustomResourceDefinition says besides the schema (one served, stored
 /// version).
@@ -270,81 +244,49 @@ impl Definition {
 
     /// The CustomResourceDefinition with `schema` as the version's schema.
     pub fn build(&self, schema: JSONSchemaProps) -> Result<CustomResourceDefinition, Error> {
-        let non_empty = |values: &[&'static str]| (!values.is_empty()).then(|| values.to_vec());
-        let mut subresources = Map::new();
-        if self.status {
-            subresources.insert("status".into(), json!({}));
-        }
-        if let Some(scale) = &self.scale {
-            let mut paths = json!({
-                "specReplicasPath": scale.spec_replicas,
-                "statusReplicasPath": scale.status_replicas,
-            });
-            if let Some(selector) = scale.label_selector {
-                paths["labelSelectorPath"] = selector.into();
-            }
-            subresources.insert("scale".into(), paths);
-        }
-        let columns: Vec<Value> = self
-            .printer_columns
-            .iter()
-            .map(|c| {
-                let mut column =
-                    json!({ "name": c.name, "type": c.type_, "jsonPath": c.json_path });
-                if let Some(description) = c.description {
-                    column["description"] = description.into();
-                }
-                if c.priority != 0 {
-                    column["priority"] = c.priority.into();
-                }
-                column
-            })
-            .collect();
-        let selectable: Vec<Value> = self
-            .selectable_fields
-            .iter()
-            .map(|path| json!({ "jsonPath": path }))
-            .collect();
-        let mut version = json!({
-            "name": self.version,
-            "served": true,
-            "storage": true,
-            "schema": { "openAPIV3Schema": schema },
-        });
-        if !subresources.is_empty() {
-            version["subresources"] = Value::Object(subresources);
-        }
-        if !columns.is_empty() {
-            version["additionalPrinterColumns"] = Value::Array(columns);
-        }
-        if !selectable.is_empty() {
-            version["selectableFields"] = Value::Array(selectable);
-        }
-        let crd = json!({
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": { "name": self.name() },
-            "spec": {
-                "group": self.group,
-                "names": {
-                    "kind": self.kind,
-                    "listKind": self.list_kind,
-                    "plural": self.plural,
-                    "singular": self.singular,
-                    "shortNames": non_empty(self.short_names),
-                    "categories": non_empty(self.categories),
-                },
-                "scope": match self.scope {
-                    Scope::Namespaced => "Namespaced",
-                    Scope::Cluster => "Cluster",
-                },
-                "versions": [version],
-            },
-        });
-        serde_json::from_value(crd).map_err(|source| Error::Build {
+        let schema = serde_json::to_value(schema).map_err(|source| Error::Build {
             name: self.name(),
             source,
-        })
+        })?;
+        let owned = |values: &[&str]| values.iter().map(|v| (*v).to_owned()).collect();
+        let version = envelope::Version {
+            status: self.status,
+            scale: self.scale.map(|scale| envelope::Scale {
+                spec_replicas: scale.spec_replicas.to_owned(),
+                status_replicas: scale.status_replicas.to_owned(),
+                label_selector: scale.label_selector.map(str::to_owned),
+            }),
+            printer_columns: self
+                .printer_columns
+                .iter()
+                .map(|c| envelope::PrinterColumn {
+                    name: c.name.to_owned(),
+                    type_: c.type_.to_owned(),
+                    json_path: c.json_path.to_owned(),
+                    description: c.description.map(str::to_owned),
+                    priority: c.priority,
+                })
+                .collect(),
+            selectable_fields: owned(self.selectable_fields),
+            ..envelope::Version::new(self.version, schema)
+        };
+        let definition = envelope::Definition {
+            group: self.group.to_owned(),
+            names: envelope::Names {
+                kind: self.kind.to_owned(),
+                list_kind: self.list_kind.to_owned(),
+                plural: self.plural.to_owned(),
+                singular: self.singular.to_owned(),
+                short_names: owned(self.short_names),
+                categories: owned(self.categories),
+            },
+            scope: match self.scope {
+                Scope::Namespaced => envelope::Scope::Namespaced,
+                Scope::Cluster => envelope::Scope::Cluster,
+            },
+            versions: vec![version],
+        };
+        typed(definition.to_value())
     }
 }
 
@@ -392,7 +334,7 @@ pub struct RootSchema<K> {
     description: Option<String>,
     properties: Map<String, Value>,
     required: Vec<String>,
-    rules: Vec<Value>,
+    rules: Vec<ValidationRule>,
     object: PhantomData<fn(&K)>,
 }
 
@@ -407,17 +349,13 @@ impl<K> RootSchema<K> {
 
     /// A root schema with an optional description (the type's doc comment).
     pub fn new(description: Option<&str>) -> Self {
-        let mut properties = Map::new();
-        properties.insert("apiVersion".into(), json!({ "type": "string" }));
-        properties.insert("kind".into(), json!({ "type": "string" }));
-        properties.insert("metadata".into(), json!({ "type": "object" }));
         let mut settings = Self::settings();
         let transforms = std::mem::take(&mut settings.transforms);
         Self {
             generator: settings.into_generator(),
             transforms,
             description: description.map(str::to_owned),
-            properties,
+            properties: Map::new(),
             required: Vec::new(),
             rules: Vec::new(),
             object: PhantomData,
@@ -441,7 +379,7 @@ impl<K> RootSchema<K> {
 
     /// Adds a CEL rule on the whole object (`x-kubernetes-validations`).
     pub fn validation(mut self, rule: ValidationRule) -> Self {
-        self.rules.push(rule.to_value());
+        self.rules.push(rule);
         self
     }
 
@@ -453,20 +391,130 @@ impl<K> RootSchema<K> {
 
     /// The structural schema.
     pub fn build(self) -> Result<JSONSchemaProps, Error> {
-        let mut root = json!({ "type": "object", "properties": self.properties });
-        if let Some(description) = self.description {
-            root["description"] = description.into();
-        }
-        if !self.required.is_empty() {
-            root["required"] = self.required.into();
-        }
-        if !self.rules.is_empty() {
-            root["x-kubernetes-validations"] = Value::Array(self.rules);
-        }
+        let mut node = shapes::root(self.description.as_deref(), self.properties);
+        shapes::set_required(&mut node, self.required);
+        shapes::set_rules(&mut node, self.rules);
+        let mut root = Value::Object(node);
         make_structural(&mut root, "")?;
         serde_json::from_value(root).map_err(|source| Error::Build {
             name: "the root schema".into(),
             source,
         })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    use super::*;
+
+    struct Foo {
+        #[allow(dead_code)]
+        metadata: ObjectMeta,
+        spec: Option<String>,
+    }
+
+    fn foo(version: &'static str, scope: Scope) -> CustomResourceDefinition {
+        let schema = RootSchema::<Foo>::new(Some("A Foo."))
+            .optional("spec", |foo: &Foo| &foo.spec)
+            .validation(ValidationRule {
+                rule: "has(self.spec)",
+                message: Some("a Foo has a spec"),
+                ..ValidationRule::default()
+            })
+            .build()
+            .expect("schema");
+        Definition {
+            group: "example.com",
+            version,
+            kind: "Foo",
+            plural: "foos",
+            singular: "foo",
+            list_kind: "FooList",
+            short_names: &["fo"],
+            categories: &[],
+            scope,
+            status: true,
+            scale: None,
+            printer_columns: &[],
+            selectable_fields: &[],
+        }
+        .build(schema)
+        .expect("crd")
+    }
+
+    #[test]
+    fn the_root_schema_and_envelope_are_the_cores() {
+        let crd = foo("v1", Scope::Namespaced);
+        let schema = serde_json::to_value(&crd.spec.versions[0].schema).unwrap();
+        let root = &schema["openAPIV3Schema"];
+        assert_eq!(root["description"], "A Foo.");
+        assert_eq!(root["properties"]["apiVersion"], json_string());
+        assert_eq!(root["properties"]["spec"], json_string());
+        assert_eq!(
+            root["x-kubernetes-validations"],
+            serde_json::json!([{ "rule": "has(self.spec)", "message": "a Foo has a spec" }])
+        );
+        assert!(root.get("required").is_none());
+        assert_eq!(crd.spec.names.short_names, Some(vec!["fo".to_owned()]));
+        assert_eq!(crd.spec.names.categories, None);
+        assert!(
+            crd.spec.versions[0]
+                .subresources
+                .as_ref()
+                .unwrap()
+                .status
+                .is_some()
+        );
+    }
+
+    fn json_string() -> Value {
+        serde_json::json!({ "type": "string" })
+    }
+
+    #[test]
+    fn merge_keeps_the_order_given_and_reports_the_cores_refusals() {
+        let crd = merge(
+            [
+                foo("v1alpha1", Scope::Namespaced),
+                foo("v1", Scope::Namespaced),
+            ],
+            "v1",
+        )
+        .unwrap();
+        let versions: Vec<_> = crd
+            .spec
+            .versions
+            .iter()
+            .map(|v| (v.name.as_str(), v.storage))
+            .collect();
+        assert_eq!(versions, [("v1alpha1", false), ("v1", true)]);
+
+        let error = merge(
+            [foo("v1", Scope::Namespaced), foo("v2", Scope::Cluster)],
+            "v1",
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&error, Error::Merge { name, reason } if name == "foos.example.com" && reason.contains("scope")),
+            "{error}"
+        );
+        let error = merge([foo("v1", Scope::Namespaced)], "v2").unwrap_err();
+        assert!(
+            error.to_string().contains("the storage version v2"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn schemas_that_cannot_be_structural_name_their_path() {
+        let mut schema = serde_json::json!({ "properties": { "next": { "$ref": "#/x" } } });
+        let error = make_structural(&mut schema, "spec").unwrap_err();
+        assert!(
+            matches!(&error, Error::NotStructural { path, .. } if path == "spec.next"),
+            "{error}"
+        );
     }
 }

@@ -119,75 +119,13 @@ pub fn check_resource_name(name: &str) -> Result<(), &'static str> {
     }
 }
 
-/// Kubernetes' version priority (apimachinery's `CompareKubeAwareVersionStrings`, the
-/// order discovery and `kubectl` list a group's versions in): `v2` before `v1` before
-/// `v1beta2` before `v1beta1` before `v1alpha1`, then versions of other shapes
-/// alphabetically. `Less` means `a` comes first.
-pub fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
-    /// `(major, stage, minor)`: stage 2 GA, 1 beta, 0 alpha.
-    fn parse(version: &str) -> Option<(u64, u8, u64)> {
-        let rest = version.strip_prefix('v')?;
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let major = rest[..digits].parse().ok()?;
-        let (stage, minor) = match &rest[digits..] {
-            "" => return Some((major, 2, 0)),
-            tail if tail.starts_with("beta") => (1, &tail[4..]),
-            tail if tail.starts_with("alpha") => (0, &tail[5..]),
-            _ => return None,
-        };
-        Some((major, stage, minor.parse().ok()?))
-    }
-    match (parse(a), parse(b)) {
-        (Some((major_a, stage_a, minor_a)), Some((major_b, stage_b, minor_b))) => {
-            (stage_b, major_b, minor_b).cmp(&(stage_a, major_a, minor_a))
-        }
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => a.cmp(b),
-    }
-}
+/// Kubernetes' version priority, from the CRD-schema core (`kubegen_crd_schema`), which
+/// orders a CRD's versions with it.
+pub use kubegen_crd_schema::compare_versions;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn versions_sort_as_kubernetes_lists_them() {
-        let mut versions = [
-            "v1alpha1",
-            "foo",
-            "v1",
-            "v11alpha2",
-            "v2beta1",
-            "v1beta1",
-            "v2",
-            "v10",
-            "v1beta2",
-            "v12alpha1",
-            "bar",
-            "v1alpha",
-        ];
-        versions.sort_by(|a, b| compare_versions(a, b));
-        assert_eq!(
-            versions,
-            [
-                "v10",
-                "v2",
-                "v1",
-                "v2beta1",
-                "v1beta2",
-                "v1beta1",
-                "v12alpha1",
-                "v11alpha2",
-                "v1alpha1",
-                "bar",
-                "foo",
-                "v1alpha",
-            ]
-        );
-    }
 
     #[test]
     fn versions_are_dns1035_labels() {

@@ -1,11 +1,13 @@
 //! CRD manifests: one `CustomResourceDefinition` YAML file per kind, with the structural
 //! schema of the kind's model types (what `kubegen crd` writes).
 //!
-//! The manifest has exactly the shape `Foo::crd()` builds at run time (names, scope,
-//! subresources, printer columns, selectable fields, one served and stored version), or,
-//! for a kind with several versions, `kubegen::crd::merge` of theirs, so a test can
-//! compare the two; `emit/schema/` (shared with the annotated emitter) says how
-//! model types become schema nodes.
+//! The manifest is built by the CRD-schema core (`kubegen_crd_schema`) that
+//! `Foo::crd()` builds its own with at run time: its envelope (names, scope,
+//! subresources, printer columns, selectable fields, served, stored and deprecated
+//! versions), its merge of a kind's versions in Kubernetes' priority, its conversion
+//! webhook; this module only turns the model's kinds into the core's
+//! [`Definition`](kubegen_crd_schema::Definition)s. `emit/schema/` (shared with the
+//! annotated emitter) says how model types become schema nodes.
 //!
 //! ```
 //! use kubegen_codegen::{emit, frontend::{Source, rust}, model::Model};
@@ -31,15 +33,17 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use serde_json::{Map, Value, json};
-
 use std::collections::BTreeMap;
+
+use kubegen_crd_schema::envelope::{self, Definition, Names, PrinterColumn, Scale, Version};
+use serde_json::Value;
+
+pub use kubegen_crd_schema::envelope::ConversionWebhook;
 
 use super::common::Error;
 use super::generated::GeneratedFile;
 use super::schema;
 use crate::model::{Model, Resource, Scope};
-use crate::naming::kubernetes;
 
 /// The header on top of every generated YAML file (as [`HEADER`](super::HEADER), behind
 /// `#`).
@@ -59,30 +63,27 @@ pub const YAML_HEADER: &str = concat!(
 /// that webhook (`spec.conversion`), with cert-manager's CA injection annotation when a
 /// Certificate is named.
 pub fn manifests(model: &Model, options: &ManifestOptions) -> Result<Vec<GeneratedFile>, Error> {
-    let mut crds: BTreeMap<String, Value> = BTreeMap::new();
+    let mut kinds: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     for resource in model.resources() {
         let path = format!(
             "{}_{}.yaml",
             resource.group.name, resource.kind.names.plural
         );
-        let crd = definition(&resource)?;
-        match crds.get_mut(&path) {
-            None => {
-                crds.insert(path, crd);
-            }
-            Some(merged) => add_version(merged, crd)?,
-        }
+        kinds.entry(path).or_default().push(definition(&resource)?);
     }
-    let mut files = Vec::with_capacity(crds.len());
-    for (path, mut crd) in crds {
-        if let Some(Value::Array(versions)) = crd.pointer_mut("/spec/versions") {
-            versions.sort_by(|a, b| {
-                let name = |v: &Value| v["name"].as_str().unwrap_or_default().to_owned();
-                kubernetes::compare_versions(&name(a), &name(b))
-            });
-            if let (Some(webhook), true) = (&options.conversion, versions.len() > 1) {
-                webhook.set_on(&mut crd);
-            }
+    let mut files = Vec::with_capacity(kinds.len());
+    for (path, versions) in kinds {
+        let several = versions.len() > 1;
+        let mut crd = kubegen_crd_schema::merge(versions).map_err(|e| match e {
+            kubegen_crd_schema::Error::Merge { name, reason } => Error::Manifest { name, reason },
+            other => Error::Manifest {
+                name: path.clone(),
+                reason: other.to_string(),
+            },
+        })?;
+        kubegen_crd_schema::sort_versions(&mut crd);
+        if let (Some(webhook), true) = (&options.conversion, several) {
+            webhook.set_on(&mut crd);
         }
         let yaml = serde_saphyr::to_string(&crd).map_err(|e| Error::Manifest {
             name: path.clone(),
@@ -103,175 +104,52 @@ pub struct ManifestOptions {
     pub conversion: Option<ConversionWebhook>,
 }
 
-/// A CRD conversion webhook served in the cluster: `spec.conversion.webhook.clientConfig`
-/// names a Service.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConversionWebhook {
-    /// The Service's namespace.
-    pub namespace: String,
-    /// The Service's name.
-    pub service: String,
-    /// The Service's port.
-    pub port: u16,
-    /// The path the webhook server serves conversions at.
-    pub path: String,
-    /// The cert-manager Certificate (`<namespace>/<name>`) whose CA cert-manager's CA
-    /// injector writes into the CRD's `caBundle`
-    /// (annotation `cert-manager.io/inject-ca-from`).
-    pub cert_manager: Option<String>,
-}
-
-impl ConversionWebhook {
-    /// The Service `namespace/service` on port 443 at path `/convert` (controller-runtime's
-    /// path), without cert-manager.
-    pub fn service(namespace: impl Into<String>, service: impl Into<String>) -> Self {
-        Self {
-            namespace: namespace.into(),
-            service: service.into(),
-            port: 443,
-            path: "/convert".to_owned(),
-            cert_manager: None,
-        }
-    }
-
-    fn set_on(&self, crd: &mut Value) {
-        crd["spec"]["conversion"] = json!({
-            "strategy": "Webhook",
-            "webhook": {
-                "conversionReviewVersions": ["v1"],
-                "clientConfig": {
-                    "service": {
-                        "namespace": self.namespace,
-                        "name": self.service,
-                        "path": self.path,
-                        "port": self.port,
-                    },
-                },
-            },
-        });
-        if let Some(certificate) = &self.cert_manager {
-            crd["metadata"]["annotations"] =
-                json!({ "cert-manager.io/inject-ca-from": certificate });
-        }
-    }
-}
-
-/// Adds the one version of `crd` to `merged`, another version of the same kind, after
-/// checking that everything but the versions agrees.
-fn add_version(merged: &mut Value, crd: Value) -> Result<(), Error> {
-    let name = crd["metadata"]["name"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
-    let differs = |pointer: &str| merged.pointer(pointer) != crd.pointer(pointer);
-    if let Some(field) = ["/spec/names", "/spec/scope"]
-        .into_iter()
-        .find(|p| differs(p))
-    {
-        return Err(Error::Manifest {
-            name,
-            reason: format!(
-                "its versions disagree on {}: every version of a kind must have the same \
-                 kind, plural, singular, short names, categories and scope",
-                field.trim_start_matches("/spec/")
-            ),
-        });
-    }
-    let Some(Value::Array(versions)) = merged.pointer_mut("/spec/versions") else {
-        return Ok(());
-    };
-    if let Some(Value::Array(more)) = crd.pointer("/spec/versions") {
-        versions.extend(more.iter().cloned());
-    }
-    Ok(())
-}
-
 /// The `CustomResourceDefinition` of one kind, as JSON.
 pub fn definition(resource: &Resource<'_>) -> Result<Value, Error> {
     let kind = resource.kind;
-    let name = format!("{}.{}", kind.names.plural, resource.group.name);
     let schema = schema::root(resource).map_err(|reason| Error::Manifest {
-        name: name.clone(),
+        name: format!("{}.{}", kind.names.plural, resource.group.name),
         reason,
     })?;
-    let mut subresources = Map::new();
-    if kind.subresources.status {
-        subresources.insert("status".into(), json!({}));
-    }
-    if let Some(scale) = &kind.subresources.scale {
-        let mut paths = json!({
-            "specReplicasPath": scale.spec_replicas_path,
-            "statusReplicasPath": scale.status_replicas_path,
-        });
-        if let Some(selector) = &scale.label_selector_path {
-            paths["labelSelectorPath"] = selector.clone().into();
-        }
-        subresources.insert("scale".into(), paths);
-    }
-    let mut version = json!({
-        "name": resource.version.name,
-        "served": kind.served,
-        "storage": kind.storage,
-        "schema": { "openAPIV3Schema": schema },
-    });
-    if let Some(warning) = &kind.deprecated {
-        version["deprecated"] = true.into();
-        if !warning.is_empty() {
-            version["deprecationWarning"] = warning.clone().into();
-        }
-    }
-    if !subresources.is_empty() {
-        version["subresources"] = Value::Object(subresources);
-    }
-    let columns: Vec<Value> = kind
-        .printer_columns
-        .iter()
-        .map(|c| {
-            let mut column = json!({ "name": c.name, "type": c.type_, "jsonPath": c.json_path });
-            if let Some(description) = &c.description {
-                column["description"] = description.clone().into();
-            }
-            if c.priority != 0 {
-                column["priority"] = c.priority.into();
-            }
-            column
-        })
-        .collect();
-    if !columns.is_empty() {
-        version["additionalPrinterColumns"] = Value::Array(columns);
-    }
-    let selectable: Vec<Value> = kind
-        .selectable_fields
-        .iter()
-        .map(|path| json!({ "jsonPath": path }))
-        .collect();
-    if !selectable.is_empty() {
-        version["selectableFields"] = Value::Array(selectable);
-    }
-    let mut names = json!({
-        "kind": kind.name,
-        "listKind": kind.names.list_kind,
-        "plural": kind.names.plural,
-        "singular": kind.names.singular,
-    });
-    if !kind.names.short_names.is_empty() {
-        names["shortNames"] = kind.names.short_names.clone().into();
-    }
-    if !kind.names.categories.is_empty() {
-        names["categories"] = kind.names.categories.clone().into();
-    }
-    Ok(json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": { "name": name },
-        "spec": {
-            "group": resource.group.name,
-            "names": names,
-            "scope": match kind.scope {
-                Scope::Namespaced => "Namespaced",
-                Scope::Cluster => "Cluster",
-            },
-            "versions": [version],
+    let version = Version {
+        served: kind.served,
+        storage: kind.storage,
+        deprecation: kind.deprecated.clone(),
+        status: kind.subresources.status,
+        scale: kind.subresources.scale.as_ref().map(|scale| Scale {
+            spec_replicas: scale.spec_replicas_path.clone(),
+            status_replicas: scale.status_replicas_path.clone(),
+            label_selector: scale.label_selector_path.clone(),
+        }),
+        printer_columns: kind
+            .printer_columns
+            .iter()
+            .map(|c| PrinterColumn {
+                name: c.name.clone(),
+                type_: c.type_.clone(),
+                json_path: c.json_path.clone(),
+                description: c.description.clone(),
+                priority: c.priority,
+            })
+            .collect(),
+        selectable_fields: kind.selectable_fields.clone(),
+        ..Version::new(&resource.version.name, schema)
+    };
+    let definition = Definition {
+        group: resource.group.name.clone(),
+        names: Names {
+            kind: kind.name.clone(),
+            list_kind: kind.names.list_kind.clone(),
+            plural: kind.names.plural.clone(),
+            singular: kind.names.singular.clone(),
+            short_names: kind.names.short_names.clone(),
+            categories: kind.names.categories.clone(),
         },
-    }))
+        scope: match kind.scope {
+            Scope::Namespaced => envelope::Scope::Namespaced,
+            Scope::Cluster => envelope::Scope::Cluster,
+        },
+        versions: vec![version],
+    };
+    Ok(definition.to_value())
 }

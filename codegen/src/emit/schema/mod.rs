@@ -1,6 +1,9 @@
 //! Model types -> structural OpenAPI v3 schema nodes: what the CRD emitter writes into a
 //! manifest, and what the annotated emitter compares with what the Rust front-end reads
-//! back from its attributes.
+//! back from its attributes. The nodes themselves (the root's first properties, the
+//! primitive types, int-or-string, unknown fields kept, maps, enums, CEL rules, a nullable
+//! enum's `null`) are the CRD-schema core's ([`kubegen_crd_schema::shapes`]), which the
+//! facade's `crd()` writes with too; this module maps the model onto them.
 //!
 //! - the root object: `apiVersion` and `kind` strings, `metadata` as `type: object` (the
 //!   API server owns its schema), then the root's fields (an optional root field is absent
@@ -24,12 +27,13 @@
 
 pub(crate) mod validation;
 
-use serde_json::{Map, Value, json};
+use kubegen_crd_schema::shapes;
+use serde_json::{Map, Value};
 
 use crate::model::{Field, HandWritten, Resource, RootType, TypeDef, TypeDefKind, TypeRef};
 use crate::wellknown::Table;
 
-const PRESERVE: &str = "x-kubernetes-preserve-unknown-fields";
+pub(crate) use kubegen_crd_schema::make_nullable;
 
 /// The schema of `resource`'s root object, or why there is none.
 pub(crate) fn root(resource: &Resource<'_>) -> Result<Value, String> {
@@ -41,10 +45,7 @@ pub(crate) fn root(resource: &Resource<'_>) -> Result<Value, String> {
         types,
         stack: Vec::new(),
     };
-    let mut properties = Map::new();
-    properties.insert("apiVersion".into(), json!({ "type": "string" }));
-    properties.insert("kind".into(), json!({ "type": "string" }));
-    properties.insert("metadata".into(), json!({ "type": "object" }));
+    let mut fields = Vec::new();
     let mut required = Vec::new();
     for field in &resource.fields.fields {
         if field.wire_name == "metadata" {
@@ -57,25 +58,23 @@ pub(crate) fn root(resource: &Resource<'_>) -> Result<Value, String> {
                 map.remove("nullable");
             }
         }
-        properties.insert(field.wire_name.clone(), schema);
+        fields.push((field.wire_name.clone(), schema));
         if field.required {
-            required.push(Value::String(field.wire_name.clone()));
+            required.push(field.wire_name.clone());
         }
     }
-    let mut root = Map::new();
-    root.insert("type".into(), "object".into());
-    if let Some(docs) = &resource.root.docs {
-        root.insert("description".into(), docs.clone().into());
-    }
-    root.insert("properties".into(), Value::Object(properties));
-    if !required.is_empty() {
-        root.insert("required".into(), Value::Array(required));
-    }
+    let mut root = shapes::root(resource.root.docs.as_deref(), fields);
+    shapes::set_required(&mut root, required);
     if resource.fields.additional.is_some() {
-        root.insert(PRESERVE.into(), Value::Bool(true));
+        shapes::keep_unknown_fields(&mut root);
     }
     validation::write(&resource.kind.validation, &mut root);
-    Ok(Value::Object(root))
+    // The structural rules `crd()` applies to schemars' output, applied here too: the
+    // model's nodes are structural already, schemas written by hand (`schema_with`) may not
+    // be.
+    let mut root = Value::Object(root);
+    kubegen_crd_schema::make_structural(&mut root, "").map_err(|e| e.to_string())?;
+    Ok(root)
 }
 
 /// The schema of a value of type `ty`, whose named types are among `types` (a version's
@@ -127,25 +126,18 @@ impl Lookup<'_> {
 
     fn type_schema(&mut self, ty: &TypeRef) -> Result<Value, String> {
         let schema = match ty {
-            TypeRef::String => json!({ "type": "string" }),
-            TypeRef::Bool => json!({ "type": "boolean" }),
-            TypeRef::I32 => json!({ "type": "integer", "format": "int32" }),
-            TypeRef::I64 => json!({ "type": "integer", "format": "int64" }),
-            TypeRef::F64 => json!({ "type": "number" }),
-            TypeRef::Bytes => json!({ "type": "string", "format": "byte" }),
-            TypeRef::DateTime => json!({ "type": "string", "format": "date-time" }),
-            TypeRef::Quantity | TypeRef::IntOrString => {
-                json!({ "x-kubernetes-int-or-string": true })
-            }
-            TypeRef::Json => json!({ "x-kubernetes-preserve-unknown-fields": true }),
-            TypeRef::Vec(item) => json!({ "type": "array", "items": self.type_schema(item)? }),
+            TypeRef::String => shapes::string(),
+            TypeRef::Bool => shapes::boolean(),
+            TypeRef::I32 => shapes::int32(),
+            TypeRef::I64 => shapes::int64(),
+            TypeRef::F64 => shapes::number(),
+            TypeRef::Bytes => shapes::bytes(),
+            TypeRef::DateTime => shapes::date_time(),
+            TypeRef::Quantity | TypeRef::IntOrString => shapes::int_or_string(),
+            TypeRef::Json => shapes::preserve_unknown(),
+            TypeRef::Vec(item) => shapes::array(self.type_schema(item)?),
             // A map of any JSON keeps unknown fields, as `crd()` writes `BTreeMap<String, Value>`.
-            TypeRef::Map(value) if **value == TypeRef::Json => {
-                json!({ "type": "object", PRESERVE: true })
-            }
-            TypeRef::Map(value) => {
-                json!({ "type": "object", "additionalProperties": self.type_schema(value)? })
-            }
+            TypeRef::Map(value) => shapes::map(self.type_schema(value)?),
             TypeRef::Option(inner) => {
                 let mut schema = self.type_schema(inner)?;
                 schema["nullable"] = Value::Bool(true);
@@ -177,36 +169,29 @@ impl Lookup<'_> {
             return Err(format!("no type `{name}` in the model"));
         };
         self.stack.push(name.to_owned());
-        let mut schema = Map::new();
-        match &def.kind {
+        let mut schema = match &def.kind {
             TypeDefKind::Struct(s) => {
-                schema.insert("type".into(), "object".into());
                 let mut properties = Map::new();
                 let mut required = Vec::new();
                 for field in &s.fields {
                     properties.insert(field.wire_name.clone(), self.field(field)?);
                     if field.required {
-                        required.push(Value::String(field.wire_name.clone()));
+                        required.push(field.wire_name.clone());
                     }
                 }
-                schema.insert("properties".into(), Value::Object(properties));
-                if !required.is_empty() {
-                    schema.insert("required".into(), Value::Array(required));
-                }
+                let mut schema = shapes::object(properties);
+                shapes::set_required(&mut schema, required);
                 if s.additional.is_some() {
-                    // Structural schemas allow no `additionalProperties` beside `properties`.
-                    schema.insert(PRESERVE.into(), Value::Bool(true));
+                    shapes::keep_unknown_fields(&mut schema);
                 }
+                schema
             }
             TypeDefKind::Enum(e) => {
-                schema.insert("type".into(), "string".into());
-                let values = e.variants.iter().map(|v| Value::String(v.wire.clone()));
-                schema.insert("enum".into(), Value::Array(values.collect()));
+                let values = e.variants.iter().map(|v| v.wire.clone());
+                object_of(shapes::string_enum(values))
             }
-            TypeDefKind::Union(_) => {
-                schema.insert(PRESERVE.into(), Value::Bool(true));
-            }
-        }
+            TypeDefKind::Union(_) => object_of(shapes::preserve_unknown()),
+        };
         if let Some(docs) = &def.docs {
             schema.insert("description".into(), docs.clone().into());
         }
@@ -215,13 +200,10 @@ impl Lookup<'_> {
     }
 }
 
-/// Makes a schema node accept `null`: `nullable: true`, and `null` among the values of an
-/// enum (a nullable enum accepts null only when null is one of its values).
-pub(crate) fn make_nullable(map: &mut Map<String, Value>) {
-    map.insert("nullable".into(), Value::Bool(true));
-    if let Some(Value::Array(values)) = map.get_mut("enum")
-        && !values.contains(&Value::Null)
-    {
-        values.push(Value::Null);
+/// The map of a shape (every shape is an object node).
+fn object_of(shape: Value) -> Map<String, Value> {
+    match shape {
+        Value::Object(map) => map,
+        _ => Map::new(),
     }
 }

@@ -1,6 +1,9 @@
 //! Writes the model's [`Validation`] into a schema node (the inverse of the front-ends'
 //! reading).
 
+use kubegen_crd_schema::shapes::{
+    self, EMBEDDED_RESOURCE, LIST_MAP_KEYS, LIST_TYPE, MAP_TYPE, Rule,
+};
 use serde_json::{Map, Value};
 
 use crate::model::Validation;
@@ -37,37 +40,27 @@ pub(crate) fn write(validation: &Validation, schema: &mut Map<String, Value>) {
     if v.unique_items {
         put("uniqueItems", Value::Bool(true));
     }
-    if !v.rules.is_empty() {
-        let rules = v.rules.iter().map(|r| {
-            let mut rule = Map::new();
-            rule.insert("rule".into(), r.rule.clone().into());
-            for (key, text) in [
-                ("message", &r.message),
-                ("messageExpression", &r.message_expression),
-                ("reason", &r.reason),
-                ("fieldPath", &r.field_path),
-            ] {
-                if let Some(text) = text {
-                    rule.insert(key.into(), text.clone().into());
-                }
-            }
-            if let Some(optional) = r.optional_old_self {
-                rule.insert("optionalOldSelf".into(), optional.into());
-            }
-            Value::Object(rule)
-        });
-        put("x-kubernetes-validations", Value::Array(rules.collect()));
-    }
     if let Some(list_type) = v.list_type {
-        put("x-kubernetes-list-type", list_type.as_str().into());
+        put(LIST_TYPE, list_type.as_str().into());
     }
     if !v.list_map_keys.is_empty() {
-        put("x-kubernetes-list-map-keys", v.list_map_keys.clone().into());
+        put(LIST_MAP_KEYS, v.list_map_keys.clone().into());
     }
     if let Some(map_type) = v.map_type {
-        put("x-kubernetes-map-type", map_type.as_str().into());
+        put(MAP_TYPE, map_type.as_str().into());
     }
     if v.embedded_resource {
-        put("x-kubernetes-embedded-resource", Value::Bool(true));
+        put(EMBEDDED_RESOURCE, Value::Bool(true));
     }
+    shapes::set_rules(
+        schema,
+        v.rules.iter().map(|r| Rule {
+            rule: &r.rule,
+            message: r.message.as_deref(),
+            message_expression: r.message_expression.as_deref(),
+            reason: r.reason.as_deref(),
+            field_path: r.field_path.as_deref(),
+            optional_old_self: r.optional_old_self,
+        }),
+    );
 }

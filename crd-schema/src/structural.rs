@@ -1,11 +1,12 @@
-//! Making schemars output structural, the way the API server demands.
+//! The rules kube-apiserver enforces on structural schemas, applied to a schema node.
 //!
 //! A CRD schema must be *structural*: every node has a `type` (or
 //! `x-kubernetes-int-or-string` / `x-kubernetes-preserve-unknown-fields`), `nullable`
 //! instead of type arrays, no `$ref`, no `additionalProperties` beside `properties`, and
 //! `allOf`/`anyOf`/`oneOf` may only repeat what is declared outside them. schemars (with
-//! the OpenAPI 3 settings and inlined subschemas) gets close; [`make_structural`] does the
-//! rest:
+//! the OpenAPI 3 settings and inlined subschemas) gets close, and kubegen-codegen's model
+//! writes structural nodes already; [`make_structural`] does the rest (and leaves a
+//! structural schema as it is):
 //!
 //! - `true`/`{}` (any JSON, e.g. `serde_json::Value`) becomes
 //!   `x-kubernetes-preserve-unknown-fields: true`;
@@ -24,13 +25,13 @@
 //!   (`uint32`...) are dropped (their `minimum` stays); `examples`, `$schema`, `$id`,
 //!   `readOnly`, `writeOnly` and `deprecated` are dropped;
 //! - a `$ref` (only left for recursive types) is an error naming the path.
+//!
+//! [`make_nullable`] is the rule for a node that accepts `null`.
 
 use serde_json::{Map, Value, json};
 
-use super::Error;
-
-const PRESERVE: &str = "x-kubernetes-preserve-unknown-fields";
-const INT_OR_STRING: &str = "x-kubernetes-int-or-string";
+use crate::Error;
+use crate::shapes::{INT_OR_STRING, PRESERVE};
 const DROPPED: &[&str] = &[
     "$schema",
     "$id",
@@ -55,11 +56,11 @@ const DROPPED: &[&str] = &[
 ///         "note": { "anyOf": [{ "type": "string" }, { "const": null, "nullable": true }] }
 ///     }
 /// });
-/// kubegen::crd::make_structural(&mut schema, "spec")?;
+/// kubegen_crd_schema::make_structural(&mut schema, "spec")?;
 /// assert_eq!(schema["properties"]["port"], json!({ "x-kubernetes-int-or-string": true }));
 /// assert_eq!(schema["properties"]["extra"], json!({ "x-kubernetes-preserve-unknown-fields": true }));
 /// assert_eq!(schema["properties"]["note"], json!({ "type": "string", "nullable": true }));
-/// # Ok::<(), kubegen::crd::Error>(())
+/// # Ok::<(), kubegen_crd_schema::Error>(())
 /// ```
 pub fn make_structural(schema: &mut Value, path: &str) -> Result<(), Error> {
     match schema {
@@ -116,6 +117,27 @@ pub fn make_structural(schema: &mut Value, path: &str) -> Result<(), Error> {
         map.insert(PRESERVE.into(), Value::Bool(true));
     }
     Ok(())
+}
+
+/// Makes a schema node accept `null`: `nullable: true`, and `null` among the values of an
+/// enum (a nullable enum accepts null only when null is one of its values).
+///
+/// ```
+/// use serde_json::{Map, json};
+///
+/// let mut node = Map::new();
+/// node.insert("type".into(), "string".into());
+/// node.insert("enum".into(), json!(["A", "B"]));
+/// kubegen_crd_schema::make_nullable(&mut node);
+/// assert_eq!(json!(node), json!({ "type": "string", "enum": ["A", "B", null], "nullable": true }));
+/// ```
+pub fn make_nullable(map: &mut Map<String, Value>) {
+    map.insert("nullable".into(), Value::Bool(true));
+    if let Some(Value::Array(values)) = map.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
 }
 
 fn not_structural(path: &str, reason: &str) -> Error {
@@ -403,6 +425,51 @@ mod tests {
             structural(closed),
             json!({ "type": "object", "properties": {} })
         );
+    }
+
+    #[test]
+    fn structural_schemas_stay_as_they_are() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "port": { "x-kubernetes-int-or-string": true },
+                "labels": { "type": "object", "additionalProperties": { "type": "string" } },
+                "mode": { "type": "string", "enum": ["A", null], "nullable": true },
+                "extra": { "type": "object", "x-kubernetes-preserve-unknown-fields": true },
+                "count": { "type": "integer", "format": "int32", "minimum": 0 }
+            },
+            "required": ["port"],
+            "x-kubernetes-validations": [{ "rule": "self.port != 0" }]
+        });
+        assert_eq!(structural(schema.clone()), schema);
+    }
+
+    #[test]
+    fn untyped_nodes_keep_unknown_fields_and_drop_what_the_server_refuses() {
+        let schema =
+            json!({ "description": "any", "examples": [1], "readOnly": true, "const": "x" });
+        assert_eq!(
+            structural(schema),
+            json!({ "description": "any", "enum": ["x"], "x-kubernetes-preserve-unknown-fields": true })
+        );
+        assert_eq!(
+            structural(json!(true)),
+            json!({ "x-kubernetes-preserve-unknown-fields": true })
+        );
+    }
+
+    #[test]
+    fn nullable_enums_list_null_once() {
+        let mut node = Map::new();
+        node.insert("enum".into(), json!(["A", null]));
+        make_nullable(&mut node);
+        assert_eq!(
+            Value::Object(node),
+            json!({ "enum": ["A", null], "nullable": true })
+        );
+        let mut object = Map::new();
+        make_nullable(&mut object);
+        assert_eq!(Value::Object(object), json!({ "nullable": true }));
     }
 
     #[test]
