@@ -32,6 +32,7 @@ pub struct ApiServerConfig {
     pub(crate) conversion_timeout: Duration,
     pub(crate) rbac: bool,
     pub(crate) shard_selectors: ShardSelectors,
+    pub(crate) collect_dangling_dependents: bool,
 }
 
 /// What the server does with KEP-5866's `shardSelector` on list and watch.
@@ -59,6 +60,7 @@ impl Default for ApiServerConfig {
             conversion_timeout: Duration::from_secs(30),
             rbac: false,
             shard_selectors: ShardSelectors::Served,
+            collect_dangling_dependents: true,
         }
     }
 }
@@ -100,6 +102,19 @@ impl ApiServerConfig {
     /// kube-apiserver waits); a slower one fails the request.
     pub fn conversion_timeout(mut self, timeout: Duration) -> Self {
         self.conversion_timeout = timeout;
+        self
+    }
+
+    /// Whether the server collects dangling dependents as kube-controller-manager's
+    /// garbage collector does (default on): an object written with ownerReferences
+    /// whose owners are all gone (not found by kind and name, or found with another
+    /// uid) is deleted shortly after the write, on a task of the server's; references
+    /// to gone owners beside existing ones are removed. Off, only deleting an owner
+    /// collects its dependents (those that exist at that moment), so a dependent
+    /// written after its owner's deletion stays, as it would in a cluster without a
+    /// controller manager: turn it off to count what a controller leaves behind.
+    pub fn collect_dangling_dependents(mut self, enabled: bool) -> Self {
+        self.collect_dangling_dependents = enabled;
         self
     }
 
