@@ -115,7 +115,13 @@ fn deployment_owner(name: &str, controller: bool) -> OwnerReference {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dependents_enqueue_their_controller_owner_even_through_a_tombstone() {
-    let server = ApiServer::start().await.unwrap();
+    // The owners named here do not exist: the collection of dangling dependents would
+    // delete the ConfigMaps under the test.
+    let server = ApiServer::builder()
+        .collect_dangling_dependents(false)
+        .start()
+        .await
+        .unwrap();
     let cms = TypedClient::<ConfigMap>::new(server.client(), Scope::Namespace("default"), &());
     let factory = SharedInformerFactory::new(server.client());
     let informer = factory.informer::<ConfigMap>();

@@ -3,8 +3,15 @@
 //! -> workers call [`Controller::reconcile`], which reads from listers and writes
 //! through the client. The loop itself (workers, backoff, `forget`, `done`, panics,
 //! drain) is [`kubegen::runtime::controller`]'s.
+//!
+//! After each create or server-side apply of a Foo's Deployment, the runtime's owner
+//! check reads the Foo again from the API server and deletes the Deployment if the Foo
+//! was deleted meanwhile ([`Controller::confirm_owners`]): another client's deletion
+//! between this reconcile's read of the Foo and its write would otherwise leave a
+//! Deployment owned by nobody until a garbage collector found it.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -15,8 +22,8 @@ use kube::Resource;
 use kubegen::operator::{Access, Manager, ManagerError};
 use kubegen::runtime::apply::ApplyMetadata;
 use kubegen::runtime::controller::{
-    self as runtime, Action, ControllerConfig, EnqueueObject, EnqueueOwner, ErrorChain, Reconciler,
-    is_cache_lag,
+    self as runtime, Action, ControllerConfig, EnqueueObject, EnqueueOwner, ErrorChain, OwnerCheck,
+    Reconciler, StaleCacheGuard, is_cache_lag,
 };
 use kubegen::runtime::error::Verb;
 use kubegen::runtime::events::{Event, EventRecorder};
@@ -59,6 +66,10 @@ pub enum Error {
     /// The reconcile loop could not run (its caches did not sync, the Lease was lost...).
     #[error(transparent)]
     Run(#[from] ManagerError),
+    /// Confirming a Foo after writing its Deployment failed (see
+    /// [`Controller::confirm_owners`]).
+    #[error(transparent)]
+    OwnerCheck(#[from] kubegen::runtime::controller::owner::Error),
 }
 
 /// The Deployment a Foo names exists and is controlled by something else: it is not
@@ -93,6 +104,11 @@ pub struct Controller {
     deployments: DeploymentLister,
     recorder: EventRecorder,
     reconcile_loop: runtime::Controller,
+    /// Reads the Foo again after each write of its Deployment (and deletes the
+    /// Deployment if the Foo is gone), counted in the loop's metrics.
+    owner_check: OwnerCheck,
+    /// Whether the owner check runs ([`Controller::confirm_owners`]).
+    confirm_owners: AtomicBool,
     /// Foos refused for a Deployment they do not own, with that Deployment's UID: the
     /// refusal is logged once per Deployment, not on every retry.
     refused: Mutex<HashMap<ObjectKey, String>>,
@@ -146,6 +162,8 @@ impl Controller {
             foos: foos.lister(),
             deployments: deployments.lister(),
             recorder,
+            owner_check: reconcile_loop.owner_check(),
+            confirm_owners: AtomicBool::new(true),
             reconcile_loop,
             refused: Mutex::new(HashMap::new()),
         })
@@ -154,13 +172,29 @@ impl Controller {
     /// Adds the reconcile loop to `manager`: from its start, it waits for the caches,
     /// reconciles (under the manager's Lease, if any) until stopped, then drains the
     /// queue. Declares what [`reconcile`](Reconciler::reconcile) writes, for
-    /// [`Manager::rbac`]: Deployments are created and server-side applied (PATCH), the
+    /// [`Manager::rbac`]: Deployments are created, server-side applied (PATCH) and
+    /// deleted (by the owner check, when their Foo went away during the write), the
     /// Foo's status is applied through its subresource.
     pub fn add_to(self: &Arc<Self>, manager: &mut Manager) {
         manager
-            .needs(Access::to::<Deployment>(&[Verb::Create, Verb::Patch]))
+            .needs(Access::to::<Deployment>(&[
+                Verb::Create,
+                Verb::Patch,
+                Verb::Delete,
+            ]))
             .needs(Access::to::<Foo>(&[Verb::Patch]).subresource("status"))
             .add(self.reconcile_loop.clone(), Arc::clone(self));
+    }
+
+    /// Turns the owner check on (the default) or off: after creating or applying a
+    /// Foo's Deployment, one live read of the Foo; if it was deleted meanwhile (or its
+    /// name holds another Foo), the Deployment just written is deleted again
+    /// ([`OwnerCheck`], counted in `controller_runtime_owner_checks_total` and
+    /// `controller_runtime_orphans_deleted_total`). Off, such a Deployment stays until
+    /// a garbage collector finds its owner gone: for comparisons (the sample-controller
+    /// soak counts them).
+    pub fn confirm_owners(&self, enabled: bool) {
+        self.confirm_owners.store(enabled, Ordering::Relaxed);
     }
 
     /// A receiver of the number of keys processed so far: it changes after every
@@ -221,7 +255,12 @@ impl Controller {
                 }
                 tracing::info!(foo = %key, deployment = deployment_name, "creating deployment");
                 match deployments.create(&new_deployment(&foo)).await {
-                    Ok(created) => Arc::new(created),
+                    Ok(created) => {
+                        if !self.owner_still_there(&foo, &created).await? {
+                            return Ok(Action::Done);
+                        }
+                        Arc::new(created)
+                    }
                     Err(error) if is_cache_lag(&error) => return Ok(requeue(key, &error)),
                     Err(error) => {
                         let note = format!("Error creating: {}", ErrorChain(&error));
@@ -270,7 +309,14 @@ impl Controller {
                 .apply(&deployment_apply(&foo), CONTROLLER_NAME, true)
                 .await
             {
-                Ok(fixed) => available = available_replicas(&fixed),
+                Ok(fixed) => {
+                    // The apply recreates a Deployment deleted meanwhile: its Foo may be
+                    // gone too.
+                    if !self.owner_still_there(&foo, &fixed).await? {
+                        return Ok(Action::Done);
+                    }
+                    available = available_replicas(&fixed);
+                }
                 // Deleted meanwhile: its deletion enqueues the Foo again.
                 Err(error) if error.is_not_found() => return Ok(requeue(key, &error)),
                 Err(error) => return Err(error.into()),
@@ -338,6 +384,35 @@ impl Controller {
             Err(error) => return Err(error),
         };
         Ok(live.metadata.uid == foo.metadata.uid && live.metadata.deletion_timestamp.is_none())
+    }
+
+    /// After writing `deployment` for `foo`, whether the Foo is still there: one live
+    /// read (see [`confirm_owners`](Self::confirm_owners)). If it was deleted between
+    /// this reconcile's read of it and the write, the write created a Deployment that
+    /// the server's collection of the Foo's dependents did not see: it is deleted here,
+    /// and false returned. True without a read when the check is off.
+    async fn owner_still_there(&self, foo: &Foo, deployment: &Deployment) -> Result<bool, Error> {
+        if !self.confirm_owners.load(Ordering::Relaxed) {
+            return Ok(true);
+        }
+        let namespace = foo.metadata.namespace.as_deref().unwrap_or_default();
+        let confirmed = self
+            .owner_check
+            .confirm(
+                &self.clientset.samplecontroller_v1alpha1().foos(namespace),
+                foo,
+                &self.kubeclientset.apps_v1().deployments(namespace),
+                deployment,
+            )
+            .await?;
+        if !confirmed.owner_present() {
+            tracing::info!(
+                foo = %ObjectKey::of(foo),
+                ?confirmed,
+                "foo deleted while its deployment was written; deployment removed"
+            );
+        }
+        Ok(confirmed.owner_present())
     }
 
     /// Records that `foo` is refused for the Deployment `uid`; true if that is news.

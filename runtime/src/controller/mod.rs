@@ -23,6 +23,11 @@
 //! - when its shutdown signal resolves, stops taking new keys, lets the workers finish
 //!   what is queued and in flight, and returns only then.
 //!
+//! A reconcile that creates or applies a dependent of the object it reconciles runs
+//! [`Controller::owner_check`]'s [`confirm`](OwnerCheck::confirm) after the write: the
+//! owner may have been deleted between the reconcile's read of it and the write, and
+//! the dependent would then name an owner that no longer exists ([`owner`]).
+//!
 //! [`watches`](Controller::watches) registers an event handler on an informer and
 //! makes the controller wait for it. The handlers every controller writes are here:
 //! [`EnqueueObject`], [`EnqueueOwner`], [`EnqueueByIndex`], [`EnqueueMapped`].
@@ -87,6 +92,7 @@ mod config;
 mod election;
 mod freshness;
 mod handlers;
+pub mod owner;
 mod reconciler;
 mod worker;
 
@@ -114,6 +120,7 @@ pub use freshness::{
     compare_resource_versions,
 };
 pub use handlers::{EnqueueByIndex, EnqueueMapped, EnqueueObject, EnqueueOwner, KeyScope};
+pub use owner::{Confirmation, OwnerCheck};
 pub use reconciler::{Action, Reconciler, is_cache_lag};
 
 use crate::informer::{EventHandler, HandlerRegistration, HasSynced, SharedInformer};
@@ -300,6 +307,13 @@ impl Controller {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(Arc::new(cache));
+    }
+
+    /// The check its reconciles run after writing a dependent: one live read of the
+    /// owner, and the dependent deleted again if the owner is gone (see [`owner`]),
+    /// counted in this controller's metrics.
+    pub fn owner_check(&self) -> OwnerCheck {
+        OwnerCheck::with_metrics(self.shared.metrics.clone())
     }
 
     /// A receiver of the number of reconciles finished so far, whatever their outcome:

@@ -12,6 +12,8 @@
 //! | a reconcile timed out | [`timed_out`](ControllerMetrics::timed_out), then `reconciled` with [`ReconcileResult::Error`] | `controller_runtime_reconcile_timeouts_total` |
 //! | the stale-cache guard put a key back | [`stale_sync_skipped`](ControllerMetrics::stale_sync_skipped) | `controller_runtime_stale_sync_skips_total` (kubegen's; KEP-5647's `stale_sync_skips_total`) |
 //! | the guard's deadline passed, the key is reconciled anyway | [`stale_sync_timed_out`](ControllerMetrics::stale_sync_timed_out) | `controller_runtime_stale_sync_timeouts_total` (kubegen's) |
+//! | an [owner check](crate::controller::OwnerCheck) read a dependent's owner | [`owner_checked`](ControllerMetrics::owner_checked) | `controller_runtime_owner_checks_total` (kubegen's) |
+//! | it deleted a dependent whose owner was gone | [`orphan_deleted`](ControllerMetrics::orphan_deleted) | `controller_runtime_orphans_deleted_total` (kubegen's) |
 //!
 //! Every series is labelled `controller` with the controller's name.
 
@@ -125,6 +127,15 @@ pub trait ControllerMetrics: Debug + Send + Sync {
     /// reconciled on a cache still behind its last write
     /// (`controller_runtime_stale_sync_timeouts_total`).
     fn stale_sync_timed_out(&self) {}
+
+    /// An [owner check](crate::controller::OwnerCheck) read a dependent's owner from the
+    /// API server after the dependent was written: one GET
+    /// (`controller_runtime_owner_checks_total`).
+    fn owner_checked(&self) {}
+
+    /// An owner check found the owner gone and deleted the dependent just written
+    /// (`controller_runtime_orphans_deleted_total`).
+    fn orphan_deleted(&self) {}
 }
 
 #[cfg(test)]

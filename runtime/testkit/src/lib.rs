@@ -155,10 +155,17 @@
 //!   changes nothing is a no-op: no new resourceVersion and no event, as on a real server.
 //!   Deleting a namespace deletes its objects (it stays Terminating while objects with
 //!   finalizers remain); deleting a CRD removes its resources and objects (their own
-//!   finalizers are not waited for). Garbage collection is synchronous: deleting an
-//!   owner deletes the objects whose ownerReferences name its uid (recursively), or with
-//!   `propagationPolicy: Orphan` removes those references instead; `Foreground` is
-//!   served like `Background`. `dryRun=All` computes and validates a write and returns
+//!   finalizers are not waited for). Garbage collection of an owner's dependents is
+//!   synchronous: deleting an owner deletes the objects whose ownerReferences name its
+//!   uid (recursively), or with `propagationPolicy: Orphan` removes those references
+//!   instead; `Foreground` is served like `Background`. Dangling references are
+//!   collected as kube-controller-manager's garbage collector does, asynchronously on a
+//!   task of the server's: an object written with ownerReferences whose owners are all
+//!   gone (looked up by `apiVersion`, `kind` and `name`: not found, or another uid) is
+//!   deleted just after the write, and references to gone owners beside existing ones
+//!   are removed ([`ApiServerConfig::collect_dangling_dependents`] turns this off);
+//!   owners of kinds not served leave the object alone, and objects whose owners go
+//!   later are collected by the owner's deletion alone (no periodic sweep). `dryRun=All` computes and validates a write and returns
 //!   its result without storing it (no new resourceVersion, no event). `managedFields`
 //!   are maintained on every write (see *Field ownership*).
 //! - **Admission webhooks**: stored `ValidatingWebhookConfiguration`s and

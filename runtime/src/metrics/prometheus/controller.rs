@@ -46,12 +46,16 @@ fn reconcile_time_histogram() -> Histogram {
 /// | `controller_runtime_reconcile_timeouts_total` | counter | `controller` |
 /// | `controller_runtime_stale_sync_skips_total` | counter | `controller` |
 /// | `controller_runtime_stale_sync_timeouts_total` | counter | `controller` |
+/// | `controller_runtime_owner_checks_total` | counter | `controller` |
+/// | `controller_runtime_orphans_deleted_total` | counter | `controller` |
 /// | `controller_runtime_reconcile_time_seconds` | histogram | `controller` |
 /// | `controller_runtime_max_concurrent_reconciles` | gauge | `controller` |
 /// | `controller_runtime_active_workers` | gauge | `controller` |
 ///
 /// The two `stale_sync` counters are kubegen's (controller-runtime has no stale-cache
-/// guard; KEP-5647 names its counter `stale_sync_skips_total`).
+/// guard; KEP-5647 names its counter `stale_sync_skips_total`), and so are the owner
+/// checks' two (GETs of an owner after writing a dependent, dependents deleted because
+/// their owner was gone: [`OwnerCheck`](crate::controller::OwnerCheck)).
 ///
 /// As in controller-runtime, every series of a controller exists (at zero) from the
 /// moment it starts, so rates and alerts work before the first error. Register once and
@@ -87,6 +91,8 @@ struct Families {
     reconcile_timeouts: Family<Labels, Counter>,
     stale_sync_skips: Family<Labels, Counter>,
     stale_sync_timeouts: Family<Labels, Counter>,
+    owner_checks: Family<Labels, Counter>,
+    orphans_deleted: Family<Labels, Counter>,
     reconcile_time: HistogramFamily,
     max_concurrent_reconciles: Family<Labels, Gauge>,
     active_workers: Family<Labels, Gauge>,
@@ -102,6 +108,8 @@ impl PrometheusControllerMetrics {
             reconcile_timeouts: Family::default(),
             stale_sync_skips: Family::default(),
             stale_sync_timeouts: Family::default(),
+            owner_checks: Family::default(),
+            orphans_deleted: Family::default(),
             reconcile_time: Family::new_with_constructor(reconcile_time_histogram),
             max_concurrent_reconciles: Family::default(),
             active_workers: Family::default(),
@@ -136,6 +144,16 @@ impl PrometheusControllerMetrics {
             "controller_runtime_stale_sync_timeouts",
             "Total number of reconciles run on a cache still behind the key's last write once the wait for it timed out, per controller",
             families.stale_sync_timeouts.clone(),
+        );
+        registry.register(
+            "controller_runtime_owner_checks",
+            "Total number of live reads of an owner after writing its dependent, per controller",
+            families.owner_checks.clone(),
+        );
+        registry.register(
+            "controller_runtime_orphans_deleted",
+            "Total number of dependents deleted right after being written because their owner was gone, per controller",
+            families.orphans_deleted.clone(),
         );
         registry.register(
             "controller_runtime_reconcile_time_seconds",
@@ -175,6 +193,8 @@ impl ControllerMetricsProvider for PrometheusControllerMetrics {
             timeouts: f.reconcile_timeouts.get_or_create_owned(&labels),
             stale_sync_skips: f.stale_sync_skips.get_or_create_owned(&labels),
             stale_sync_timeouts: f.stale_sync_timeouts.get_or_create_owned(&labels),
+            owner_checks: f.owner_checks.get_or_create_owned(&labels),
+            orphans_deleted: f.orphans_deleted.get_or_create_owned(&labels),
             time: f.reconcile_time.get_or_create_owned(&labels),
             max_concurrent_reconciles: f.max_concurrent_reconciles.get_or_create_owned(&labels),
             active_workers: f.active_workers.get_or_create_owned(&labels),
@@ -192,6 +212,8 @@ struct ControllerSeries {
     timeouts: Counter,
     stale_sync_skips: Counter,
     stale_sync_timeouts: Counter,
+    owner_checks: Counter,
+    orphans_deleted: Counter,
     time: Histogram,
     max_concurrent_reconciles: Gauge,
     active_workers: Gauge,
@@ -238,6 +260,14 @@ impl ControllerMetrics for ControllerSeries {
     fn stale_sync_timed_out(&self) {
         self.stale_sync_timeouts.inc();
     }
+
+    fn owner_checked(&self) {
+        self.owner_checks.inc();
+    }
+
+    fn orphan_deleted(&self) {
+        self.orphans_deleted.inc();
+    }
 }
 
 #[cfg(test)]
@@ -267,6 +297,8 @@ mod tests {
             r#"controller_runtime_reconcile_panics_total{controller="foos"} 0"#,
             r#"controller_runtime_stale_sync_skips_total{controller="foos"} 0"#,
             r#"controller_runtime_stale_sync_timeouts_total{controller="foos"} 0"#,
+            r#"controller_runtime_owner_checks_total{controller="foos"} 0"#,
+            r#"controller_runtime_orphans_deleted_total{controller="foos"} 0"#,
             r#"controller_runtime_reconcile_time_seconds_count{controller="foos"} 0"#,
             r#"controller_runtime_max_concurrent_reconciles{controller="foos"} 0"#,
             r#"controller_runtime_active_workers{controller="foos"} 0"#,
@@ -294,6 +326,9 @@ mod tests {
         foos.stale_sync_skipped();
         foos.stale_sync_skipped();
         foos.stale_sync_timed_out();
+        foos.owner_checked();
+        foos.owner_checked();
+        foos.orphan_deleted();
         bars.reconciled(ReconcileResult::Error, Duration::from_secs(90));
 
         let text = encode(&registry);
@@ -308,6 +343,8 @@ mod tests {
             r#"controller_runtime_reconcile_panics_total{controller="foos"} 1"#,
             r#"controller_runtime_stale_sync_skips_total{controller="foos"} 2"#,
             r#"controller_runtime_stale_sync_timeouts_total{controller="foos"} 1"#,
+            r#"controller_runtime_owner_checks_total{controller="foos"} 2"#,
+            r#"controller_runtime_orphans_deleted_total{controller="foos"} 1"#,
             r#"controller_runtime_reconcile_time_seconds_count{controller="foos"} 4"#,
             r#"controller_runtime_reconcile_time_seconds_bucket{le="0.025",controller="foos"} 3"#,
             r#"controller_runtime_reconcile_time_seconds_bucket{le="2.0",controller="foos"} 4"#,

@@ -9,14 +9,14 @@ use std::time::Duration;
 
 use axum::Router;
 use serde_json::json;
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::http::routes;
 use crate::store::faults::{Delay, Failure};
 use crate::store::shared::{ApiServerConfig, Shared};
 use crate::store::storage::Cluster;
-use crate::verbs::objects;
+use crate::verbs::{collector, objects};
 
 /// Errors of starting the server or writing its kubeconfig.
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +75,8 @@ pub struct ApiServer {
     kube_config: kube::Config,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<()>>,
+    /// The collection of dangling dependents, if on.
+    collector: Option<JoinHandle<()>>,
     kubeconfig_dir: PathBuf,
 }
 
@@ -106,7 +108,11 @@ impl ApiServer {
         let address = listener.local_addr().map_err(Error::LocalAddr)?;
         let mut cluster = Cluster::new(config.history_window);
         objects::bootstrap(&mut cluster).map_err(|e| Error::Bootstrap(e.message))?;
+        let owned_writes = config
+            .collect_dangling_dependents
+            .then(|| cluster.queue_owned_writes());
         let shared = Arc::new(Shared::new(cluster, config, address));
+        let collector = owned_writes.map(|written| collect(shared.clone(), written));
         let (stop, task) = serve(listener, shared.clone());
         let url: axum::http::Uri = format!("http://{address}")
             .parse()
@@ -128,6 +134,7 @@ impl ApiServer {
             kube_config,
             stop: Some(stop),
             task: Some(task),
+            collector,
             kubeconfig_dir,
         })
     }
@@ -251,6 +258,9 @@ impl ApiServer {
     }
 
     fn stop(&mut self) {
+        if let Some(collector) = self.collector.take() {
+            collector.abort();
+        }
         self.shared.lock().watchers.clear();
         self.shared.kill_watches();
         if let Some(stop) = self.stop.take() {
@@ -294,6 +304,28 @@ fn serve(
         }
     });
     (stop, task)
+}
+
+/// Runs the collection of dangling dependents (`verbs/collector.rs`) after each write of
+/// an object with ownerReferences, until aborted. A server restart does not stop it: a
+/// cluster's garbage collector is another process.
+fn collect(shared: Arc<Shared>, written: Arc<Notify>) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            written.notified().await;
+            let collected = collector::collect_dangling(&mut shared.lock());
+            for (write, what) in collected {
+                if what == collector::Collected::Deleted {
+                    tracing::debug!(
+                        namespace = write.key.0,
+                        name = write.key.1,
+                        resource = write.storage.plural,
+                        "deleted a dependent whose owners are gone"
+                    );
+                }
+            }
+        }
+    })
 }
 
 /// A cheap, cloneable handle to make a running [`ApiServer`] misbehave.
@@ -397,8 +429,11 @@ mod tests {
             .port(8080)
             .history_window(0)
             .bookmark_interval(Duration::from_secs(5))
-            .watch_timeout(Duration::from_secs(10));
+            .watch_timeout(Duration::from_secs(10))
+            .collect_dangling_dependents(false);
         assert_eq!(config.port, 8080);
+        assert!(!config.collect_dangling_dependents);
+        assert!(ApiServerConfig::default().collect_dangling_dependents);
         assert_eq!(
             config.history_window, 1,
             "a window keeps at least one event"

@@ -321,6 +321,16 @@ impl Registry {
             .cloned()
     }
 
+    /// The type an ownerReference's `apiVersion` and `kind` name (`apps/v1`,
+    /// `Deployment`), if served.
+    pub(crate) fn by_kind(&self, api_version: &str, kind: &str) -> Option<Arc<ResourceType>> {
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        self.types
+            .iter()
+            .find(|((g, v, _), rt)| g == group && v == version && rt.kind == kind)
+            .map(|(_, rt)| rt.clone())
+    }
+
     /// Any served version of a storage key (to render objects of that store).
     pub(crate) fn any_version(&self, key: &StorageKey) -> Option<Arc<ResourceType>> {
         self.types

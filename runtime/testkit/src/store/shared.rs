@@ -35,6 +35,7 @@ pub struct ApiServerConfig {
     pub(crate) shard_selectors: ShardSelectors,
     /// Services mapped to a local address: `(namespace, name)` -> address.
     pub(crate) services: BTreeMap<(String, String), SocketAddr>,
+    pub(crate) collect_dangling_dependents: bool,
 }
 
 /// What the server does with KEP-5866's `shardSelector` on list and watch.
@@ -63,6 +64,7 @@ impl Default for ApiServerConfig {
             rbac: false,
             shard_selectors: ShardSelectors::Served,
             services: BTreeMap::new(),
+            collect_dangling_dependents: true,
         }
     }
 }
@@ -131,6 +133,19 @@ impl ApiServerConfig {
     ) -> Self {
         self.services
             .insert((namespace.into(), name.into()), address);
+        self
+    }
+
+    /// Whether the server collects dangling dependents as kube-controller-manager's
+    /// garbage collector does (default on): an object written with ownerReferences
+    /// whose owners are all gone (not found by kind and name, or found with another
+    /// uid) is deleted shortly after the write, on a task of the server's; references
+    /// to gone owners beside existing ones are removed. Off, only deleting an owner
+    /// collects its dependents (those that exist at that moment), so a dependent
+    /// written after its owner's deletion stays, as it would in a cluster without a
+    /// controller manager: turn it off to count what a controller leaves behind.
+    pub fn collect_dangling_dependents(mut self, enabled: bool) -> Self {
+        self.collect_dangling_dependents = enabled;
         self
     }
 

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use tokio::sync::Notify;
 
 use crate::store::event::{Event, EventType};
 use crate::store::registry::{Registry, StorageKey};
@@ -36,6 +37,33 @@ pub(crate) struct Cluster {
     compacted: u64,
     /// While set, writes are computed but not stored (`dryRun=All`).
     dry_run: bool,
+    /// Where writes of objects with ownerReferences are queued for the collection of
+    /// dangling dependents (`None`: that collection is off).
+    owned_writes: Option<OwnedWrites>,
+}
+
+/// An object with ownerReferences, as written: its store, key and uid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OwnedWrite {
+    pub(crate) storage: StorageKey,
+    pub(crate) key: ObjectKey,
+    pub(crate) uid: String,
+}
+
+/// The writes of objects with ownerReferences not yet looked at, and the signal that
+/// wakes whoever looks at them.
+#[derive(Debug)]
+struct OwnedWrites {
+    pending: Vec<OwnedWrite>,
+    written: Arc<Notify>,
+}
+
+/// Whether `object` names at least one owner.
+fn has_owners(object: &Value) -> bool {
+    object
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .is_some_and(|refs| !refs.is_empty())
 }
 
 /// The key of an object in its store.
@@ -90,7 +118,29 @@ impl Cluster {
             window: window.max(1),
             compacted: 1,
             dry_run: false,
+            owned_writes: None,
         }
+    }
+
+    /// From now on, queues every stored object that has ownerReferences (created or
+    /// updated) for [`take_owned_writes`](Self::take_owned_writes), and notifies the
+    /// returned signal after each.
+    pub(crate) fn queue_owned_writes(&mut self) -> Arc<Notify> {
+        let written = Arc::new(Notify::new());
+        self.owned_writes = Some(OwnedWrites {
+            pending: Vec::new(),
+            written: Arc::clone(&written),
+        });
+        written
+    }
+
+    /// The writes of objects with ownerReferences queued since the last call, oldest
+    /// first.
+    pub(crate) fn take_owned_writes(&mut self) -> Vec<OwnedWrite> {
+        self.owned_writes
+            .as_mut()
+            .map(|queue| std::mem::take(&mut queue.pending))
+            .unwrap_or_default()
     }
 
     /// The latest resourceVersion.
@@ -189,6 +239,21 @@ impl Cluster {
         set_rv(&mut object, self.rv);
         let object = Arc::new(object);
         let key = object_key(&object);
+        if let Some(queue) = &mut self.owned_writes
+            && kind != EventType::Deleted
+            && has_owners(&object)
+        {
+            let uid = object
+                .pointer("/metadata/uid")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            queue.pending.push(OwnedWrite {
+                storage: storage.clone(),
+                key: key.clone(),
+                uid: uid.to_owned(),
+            });
+            queue.written.notify_one();
+        }
         let store = self.objects.entry(storage.clone()).or_default();
         if kind == EventType::Deleted {
             store.remove(&key);

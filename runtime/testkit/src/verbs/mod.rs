@@ -6,6 +6,7 @@
 pub(crate) mod admission;
 pub(crate) mod client_config;
 pub(crate) mod collection;
+pub(crate) mod collector;
 pub(crate) mod conversion;
 pub(crate) mod crd;
 pub(crate) mod deletion;
