@@ -23,7 +23,7 @@ use kubegen::operator::{Access, Manager, ManagerError};
 use kubegen::runtime::apply::ApplyMetadata;
 use kubegen::runtime::controller::{
     self as runtime, Action, ControllerConfig, EnqueueObject, EnqueueOwner, ErrorChain, OwnerCheck,
-    Reconciler, StaleCacheGuard, is_cache_lag,
+    Reconciler, is_cache_lag,
 };
 use kubegen::runtime::error::Verb;
 use kubegen::runtime::events::{Event, EventRecorder};

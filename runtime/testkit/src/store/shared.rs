@@ -35,6 +35,7 @@ pub struct ApiServerConfig {
     pub(crate) shard_selectors: ShardSelectors,
     /// Services mapped to a local address: `(namespace, name)` -> address.
     pub(crate) services: BTreeMap<(String, String), SocketAddr>,
+    /// Dangling dependents are deleted after a write (see the setter).
     pub(crate) collect_dangling_dependents: bool,
 }
 
