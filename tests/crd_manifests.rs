@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kubegen_codegen::{emit, frontend::rust, model::Model};
+use kubegen_codegen::__internal::{emit, frontend::rust, model::Model};
 
 /// The manifests `kubegen crd --rust <dir>` writes, by CRD name.
 fn manifests(dir: &str) -> BTreeMap<String, CustomResourceDefinition> {

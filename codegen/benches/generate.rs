@@ -10,10 +10,10 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use kubegen_codegen::emit::{self, Options};
-use kubegen_codegen::frontend::{Source, crd, openapi};
-use kubegen_codegen::model::Model;
-use kubegen_codegen::{generate_from_crds, generate_from_openapi};
+use kubegen_codegen::__internal::emit::{self, Options};
+use kubegen_codegen::__internal::frontend::{Source, crd, openapi};
+use kubegen_codegen::__internal::model::Model;
+use kubegen_codegen::__internal::pipeline::{generate_from_crds, generate_from_openapi};
 
 fn corpus() -> Option<Vec<Source>> {
     let root = std::env::var_os("KUBEGEN_CORPUS")

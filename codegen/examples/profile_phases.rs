@@ -3,9 +3,9 @@
 
 use std::time::Instant;
 
-use kubegen_codegen::emit::{self, Options};
-use kubegen_codegen::frontend::{crd, read_sources};
-use kubegen_codegen::model::Model;
+use kubegen_codegen::__internal::emit::{self, Options};
+use kubegen_codegen::__internal::frontend::{crd, read_sources};
+use kubegen_codegen::__internal::model::Model;
 
 fn main() {
     let dir = std::env::args()

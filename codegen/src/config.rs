@@ -1,6 +1,6 @@
 //! [`Config`]: the generator's front door, as prost-build's `Config`. It holds every
 //! input, output and option of a run, [`Config::check`] holds every rule about how they
-//! combine, [`Config::generate`] runs the pipeline ([`generate`](crate::generate)) on it,
+//! combine, [`Config::generate`] runs the pipeline ([`generate`](crate::pipeline::generate)) on it,
 //! and the [`Run`] it returns writes or verifies the output directories. The CLI is a
 //! parser that fills one; build scripts and tests fill one in code.
 
@@ -13,9 +13,9 @@ use crate::emit::conversion::ConversionOptions;
 use crate::emit::crd::{ConversionWebhook, ManifestOptions};
 use crate::emit::{self, GeneratedFile};
 use crate::frontend::{self, Input, Source, Versions, Warning, builtin, crd, openapi, rust};
-use crate::model::{ClientVerb, ClientVerbs, Model};
+use crate::model::{ClientVerb, ClientVerbs};
 use crate::output;
-use crate::pipeline::{self, Outputs};
+use crate::pipeline::{self, GeneratedKind, Outputs};
 
 /// How the types of CRD kinds are written to [`Config::types_out`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -51,8 +51,8 @@ pub enum TypesStyle {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Config {
-    crds: Vec<PathBuf>,
-    openapi: Vec<PathBuf>,
+    crds: Vec<Document>,
+    openapi: Vec<Document>,
     rust: Option<PathBuf>,
     kubernetes: bool,
     kubernetes_openapi: Vec<PathBuf>,
@@ -123,13 +123,27 @@ impl Config {
     /// Reads the CRDs of a file (YAML, possibly multi-document, or JSON) or a directory of
     /// them.
     pub fn crd(mut self, path: impl Into<PathBuf>) -> Self {
-        self.crds.push(path.into());
+        self.crds.push(Document::File(path.into()));
+        self
+    }
+
+    /// Reads the CRDs of `text` (YAML, possibly multi-document, or JSON), named `name` in
+    /// messages: an input that is not a file (a build script's own CRD).
+    pub fn crd_text(mut self, name: impl Into<String>, text: impl Into<String>) -> Self {
+        self.crds.push(Document::Text(Source::new(name, text)));
         self
     }
 
     /// Reads an OpenAPI v3 (one group/version) or v2 document, or a directory of them.
     pub fn openapi(mut self, path: impl Into<PathBuf>) -> Self {
-        self.openapi.push(path.into());
+        self.openapi.push(Document::File(path.into()));
+        self
+    }
+
+    /// Reads the OpenAPI document `text` (v3 or v2, JSON or YAML), named `name` in
+    /// messages.
+    pub fn openapi_text(mut self, name: impl Into<String>, text: impl Into<String>) -> Self {
+        self.openapi.push(Document::Text(Source::new(name, text)));
         self
     }
 
@@ -399,35 +413,36 @@ annotated sources go)",
     /// [`Run`] writes or verifies.
     pub fn generate(&self) -> Result<Run, Error> {
         self.check()?;
-        let crds = frontend::read_sources(&self.crds)?;
-        let documents = frontend::read_sources(&self.openapi)?;
+        let crds = read(&self.crds)?;
+        let documents = read(&self.openapi)?;
         let structs = match &self.rust {
-            Some(dir) => rust::read_dir(dir)?,
+            Some(dir) => rust::read_dir(dir).map_err(Kind::Input)?,
             None => Vec::new(),
         };
-        let kubernetes = frontend::read_sources(&self.kubernetes_openapi)?;
+        let kubernetes = frontend::read_sources(&self.kubernetes_openapi).map_err(Kind::Input)?;
         let inputs = self.inputs(&crds, &documents, &structs, &kubernetes);
         if let Some(dir) = &self.manifests_out {
-            // The schemas of Rust kinds are read for manifests only, with warnings.
-            let mut model = Model::default();
-            let mut warnings = Vec::new();
-            for input in &inputs {
-                if let Input::Rust(sources, options) = input {
-                    warnings.extend(rust::load(&mut model, sources, options)?);
-                }
-            }
+            // `check` let only the Rust input through, whose schemas are read for manifests.
+            let loaded = frontend::load(&inputs, &BTreeMap::new()).map_err(Kind::Input)?;
             let options = ManifestOptions {
                 conversion: self.conversion_webhook.clone(),
             };
-            let files = emit::crd::manifests(&model, &options).map_err(Error::Unrepresentable)?;
-            return Ok(Run::new(vec![Output::new(dir, files)], warnings));
+            let files =
+                emit::crd::manifests(&loaded.model, &options).map_err(Kind::Unrepresentable)?;
+            let output = Output::new(dir, files);
+            return Ok(Run::new(vec![output], Vec::new(), loaded.warnings));
         }
         if let (TypesStyle::Derive, Some(dir)) = (self.style, &self.types_out) {
-            let model = frontend::load(&inputs)?;
-            let files = emit::annotated::generate(&model).map_err(Error::Unrepresentable)?;
-            return Ok(Run::new(vec![Output::new(dir, files)], Vec::new()));
+            let loaded = frontend::load(&inputs, &BTreeMap::new()).map_err(Kind::Input)?;
+            let files = emit::annotated::generate(&loaded.model).map_err(Kind::Unrepresentable)?;
+            let kinds = pipeline::generated_kinds(&loaded.model);
+            return Ok(Run::new(
+                vec![Output::new(dir, files)],
+                kinds,
+                loaded.warnings,
+            ));
         }
-        let generated = pipeline::generate(&inputs, &self.emitters())?;
+        let generated = pipeline::generate(&inputs, &self.emitters()).map_err(Kind::Generate)?;
         let outputs = [
             (&self.types_out, generated.types),
             (&self.clients_out, generated.clients),
@@ -438,7 +453,7 @@ annotated sources go)",
             .into_iter()
             .filter_map(|(dir, files)| dir.as_ref().map(|dir| Output::new(dir, files)))
             .collect();
-        Ok(Run::new(outputs, Vec::new()))
+        Ok(Run::new(outputs, generated.kinds, generated.warnings))
     }
 
     fn generates_types(&self) -> bool {
@@ -557,30 +572,37 @@ annotated sources go)",
     }
 }
 
-/// What a [`Config`] generated: the files of each output directory, and the warnings
-/// about the inputs.
+/// What a [`Config`] generated: the files of each output directory, the kinds whose
+/// types it generated, and the warnings about the inputs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Run {
     /// The output directories, in the order types, clients, apply configurations,
     /// conversions, manifests.
     pub outputs: Vec<Output>,
+    /// The kinds whose types kubegen generates (CRD and OpenAPI inputs), with the path of
+    /// each type below the types output, in API group and version order.
+    pub kinds: Vec<GeneratedKind>,
     /// What the inputs hold that works but is advised against (`file:line:column:
-    /// warning: ...`).
+    /// warning: ...`), whatever the outputs.
     pub warnings: Vec<Warning>,
 }
 
 impl Run {
-    fn new(outputs: Vec<Output>, warnings: Vec<Warning>) -> Self {
-        Self { outputs, warnings }
+    fn new(outputs: Vec<Output>, kinds: Vec<GeneratedKind>, warnings: Vec<Warning>) -> Self {
+        Self {
+            outputs,
+            kinds,
+            warnings,
+        }
     }
 
     /// Writes every output directory; stops at the first that fails.
-    pub fn write(&self) -> Result<(), output::Error> {
+    pub fn write(&self) -> Result<(), Error> {
         self.outputs.iter().try_for_each(Output::write)
     }
 
     /// The unified diff of every stale output directory (none: all up to date).
-    pub fn verify(&self) -> Result<Vec<(PathBuf, String)>, output::Error> {
+    pub fn verify(&self) -> Result<Vec<(PathBuf, String)>, Error> {
         let mut stale = Vec::new();
         for output in &self.outputs {
             if let Some(diff) = output.verify()? {
@@ -608,15 +630,17 @@ impl Output {
         }
     }
 
-    /// Replaces the directory with the files, swapped in only once complete.
-    pub fn write(&self) -> Result<(), output::Error> {
-        output::write_all(&self.dir, &self.files)
+    /// Replaces the directory with the files, swapped in only once complete; a
+    /// non-empty directory kubegen did not write is refused.
+    pub fn write(&self) -> Result<(), Error> {
+        output::write_all(&self.dir, &self.files).map_err(Kind::Output)?;
+        Ok(())
     }
 
     /// The unified diff from what the directory holds to the files, or `None` when it is
     /// up to date.
-    pub fn verify(&self) -> Result<Option<String>, output::Error> {
-        let diff = output::verify(&self.dir, &self.files)?;
+    pub fn verify(&self) -> Result<Option<String>, Error> {
+        let diff = output::verify(&self.dir, &self.files).map_err(Kind::Output)?;
         Ok((!diff.is_empty()).then_some(diff))
     }
 }
@@ -648,33 +672,86 @@ impl Refusal {
     }
 }
 
-/// Why a [`Config`] run failed.
+/// Why a [`Config`] run, or writing or verifying what it generated, failed. Its message
+/// says what and where (`file:line:column: ...` for an input error).
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+#[error(transparent)]
+pub struct Error(#[from] Kind);
+
+/// What failed, kept private so that the generator's internal errors are not API.
+#[derive(Debug, thiserror::Error)]
+enum Kind {
     /// The configuration cannot work.
     #[error(transparent)]
-    Refused(#[from] Refusal),
+    Refused(Refusal),
     /// An input could not be read or is invalid.
     #[error(transparent)]
-    Input(#[from] frontend::Error),
+    Input(frontend::Error),
     /// Generation failed.
     #[error(transparent)]
-    Generate(#[from] pipeline::Error),
+    Generate(pipeline::Error),
     /// The inputs hold what the output cannot express (a CRD manifest, annotated
     /// sources).
     #[error(transparent)]
     Unrepresentable(emit::Error),
+    /// An output directory could not be written or compared.
+    #[error(transparent)]
+    Output(output::Error),
+}
+
+impl From<Refusal> for Error {
+    fn from(refusal: Refusal) -> Self {
+        Error(Kind::Refused(refusal))
+    }
 }
 
 impl Error {
     /// Whether the inputs or the configuration (not the generator or the file system) are
     /// at fault.
     pub fn is_input(&self) -> bool {
-        match self {
-            Error::Refused(_) | Error::Input(_) | Error::Unrepresentable(_) => true,
-            Error::Generate(e) => e.is_input(),
+        match &self.0 {
+            Kind::Refused(_) | Kind::Input(_) | Kind::Unrepresentable(_) => true,
+            Kind::Generate(e) => e.is_input(),
+            Kind::Output(_) => false,
         }
     }
+
+    /// The refusal, when the configuration could not work ([`Config::check`]).
+    pub fn refusal(&self) -> Option<&Refusal> {
+        match &self.0 {
+            Kind::Refused(refusal) => Some(refusal),
+            _ => None,
+        }
+    }
+}
+
+/// An input given by path or as text.
+#[derive(Clone, Debug)]
+enum Document {
+    /// A file or a directory of files.
+    File(PathBuf),
+    /// A text already read.
+    Text(Source),
+}
+
+/// The sources of `documents`, in order: files read (directories expanded), texts as
+/// given.
+fn read(documents: &[Document]) -> Result<Vec<Source>, Error> {
+    let mut sources = Vec::new();
+    let mut paths = Vec::new();
+    for document in documents {
+        match document {
+            Document::File(path) => paths.push(path.clone()),
+            Document::Text(source) => {
+                // The files before it, read together (in parallel).
+                sources.extend(frontend::read_sources(&paths).map_err(Kind::Input)?);
+                paths.clear();
+                sources.push(source.clone());
+            }
+        }
+    }
+    sources.extend(frontend::read_sources(&paths).map_err(Kind::Input)?);
+    Ok(sources)
 }
 
 /// Refuses two output directories of which one is, or is inside, the other: each is
@@ -758,6 +835,73 @@ mod tests {
                 .check(),
             Ok(())
         );
+    }
+
+    #[test]
+    fn a_text_is_an_input_as_a_file_is_and_the_run_names_its_kinds() {
+        let config = || Config::new().types_out("generated");
+        let run = config()
+            .crd_text("foo.yaml", crate::SAMPLE_CRD)
+            .generate()
+            .expect("the sample CRD generates");
+        let foo = GeneratedKind {
+            group: "samplecontroller.k8s.io".to_owned(),
+            version: "v1alpha1".to_owned(),
+            kind: "Foo".to_owned(),
+            type_path: "samplecontroller_k8s_io::v1alpha1::Foo".to_owned(),
+        };
+        assert_eq!(run.kinds, [foo]);
+        assert_eq!(run.outputs.len(), 1);
+        assert_eq!(run.outputs[0].dir, Path::new("generated"));
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/sample_crd.yaml");
+        let from_file = config().crd(file).generate().expect("the same CRD, read");
+        assert_eq!(from_file.outputs, run.outputs);
+        let error = config()
+            .crd_text("bad.yaml", "kind: [")
+            .generate()
+            .expect_err("not YAML");
+        assert!(error.is_input() && error.refusal().is_none());
+        assert!(error.to_string().starts_with("bad.yaml:1:"), "{error}");
+    }
+
+    /// The places of the warnings of `tests/fixtures/rust/backups`, relative to it.
+    fn warning_places(run: &Run) -> Vec<String> {
+        run.warnings
+            .iter()
+            .map(|w| {
+                let at = Path::new(&w.at.file);
+                let file = at.file_name().unwrap_or_default().to_string_lossy();
+                format!("{file}:{}:{}", w.at.line, w.at.column)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_warnings_of_rust_input_reach_the_run() {
+        let backups = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rust/backups");
+        let rust = || Config::new().rust(&backups, "crate::apis");
+        let places = [
+            "v1.rs:45:25",
+            "v1.rs:47:28",
+            "v1.rs:58:27",
+            "v1.rs:106:19",
+            "v1.rs:109:15",
+        ];
+        let manifests = rust().manifests_out("config/crd").generate();
+        assert_eq!(warning_places(&manifests.expect("manifests")), places);
+        // The Rust front-end warns when it reads schemas for manifests; apply
+        // configurations and clients read fields as Rust types, with nothing to advise.
+        let apply = rust().apply_out("apply").clients_out("clients").generate();
+        assert!(apply.expect("apply configurations").warnings.is_empty());
+    }
+
+    #[test]
+    fn a_refusal_is_an_input_error_that_says_so() {
+        let error = Config::new().generate().expect_err("nothing to generate");
+        assert!(error.is_input());
+        let refusal = error.refusal().expect("refused before reading");
+        assert!(refusal.missing);
+        assert_eq!(error.to_string(), refusal.message);
     }
 
     #[test]

@@ -18,10 +18,10 @@ enum Op<'a> {
 /// empty when the texts are equal.
 ///
 /// ```
-/// let diff = kubegen_codegen::diff::unified("a.rs", "x\ny\n", "x\nz\n");
+/// let diff = kubegen_codegen::__internal::diff::unified("a.rs", "x\ny\n", "x\nz\n");
 /// assert!(diff.contains("--- a.rs (on disk)"));
 /// assert!(diff.contains("-y\n+z\n"));
-/// assert!(kubegen_codegen::diff::unified("a.rs", "same\n", "same\n").is_empty());
+/// assert!(kubegen_codegen::__internal::diff::unified("a.rs", "same\n", "same\n").is_empty());
 /// ```
 pub fn unified(path: &str, old: &str, new: &str) -> String {
     if old == new {

@@ -13,7 +13,7 @@
 //! could land outside the output directory.
 //!
 //! ```
-//! use kubegen_codegen::fuzz;
+//! use kubegen_codegen::__internal::fuzz;
 //!
 //! assert!(fuzz::crd(kubegen_codegen::SAMPLE_CRD.as_bytes()).is_ok());
 //! assert!(fuzz::crd(b"kind: CustomResourceDefinition\nspec: [").is_err());
@@ -22,6 +22,7 @@
 //! assert!(files > 0);
 //! ```
 
+use std::collections::BTreeMap;
 use std::path::{Component, Path};
 
 use crate::emit::apply::ApplyOptions;
@@ -29,7 +30,12 @@ use crate::emit::clients::ClientOptions;
 use crate::emit::conversion::ConversionOptions;
 use crate::frontend::{self, Input, Source, crd, openapi, rust};
 use crate::model::Model;
-use crate::{Error, Outputs};
+use crate::pipeline::{Error, Outputs};
+
+/// One input through its front-end, without client verb sets: the model.
+fn load(input: Input<'_>) -> frontend::Result<Model> {
+    Ok(frontend::load(&[input], &BTreeMap::new())?.model)
+}
 
 fn source(name: &str, data: &[u8]) -> Source {
     Source::new(name, String::from_utf8_lossy(data))
@@ -39,20 +45,20 @@ fn source(name: &str, data: &[u8]) -> Source {
 /// check.
 pub fn crd(data: &[u8]) -> frontend::Result<Model> {
     let sources = [source("fuzz.yaml", data)];
-    frontend::load(&[Input::Crd(&sources, crd::Options::default())])
+    load(Input::Crd(&sources, crd::Options::default()))
 }
 
 /// The OpenAPI front-end (a v3 or v2 document, JSON or YAML) on `data`, then the model check.
 pub fn openapi(data: &[u8]) -> frontend::Result<Model> {
     let sources = [source("fuzz.json", data)];
-    frontend::load(&[Input::OpenApi(&sources, openapi::Options::default())])
+    load(Input::OpenApi(&sources, openapi::Options::default()))
 }
 
 /// The Rust front-end (a source file of `#[derive(Resource)]` structs) on `data`, then the
 /// model check.
 pub fn rust(data: &[u8]) -> frontend::Result<Model> {
     let sources = [source("apis/fuzz.rs", data)];
-    frontend::load(&[Input::Rust(&sources, rust::Options::default())])
+    load(Input::Rust(&sources, rust::Options::default()))
 }
 
 /// The whole pipeline in memory on CRD text: front-end, model, the types, clients, apply
@@ -71,7 +77,7 @@ pub fn generate(data: &[u8]) -> Result<usize, Error> {
         apply: Some(ApplyOptions::default()),
         conversions: Some(ConversionOptions::default()),
     };
-    match crate::generate(&inputs, &outputs) {
+    match crate::pipeline::generate(&inputs, &outputs) {
         Ok(generated) => {
             for file in generated
                 .types

@@ -20,8 +20,8 @@
 //! so that a new Kubernetes version reads as a diff.
 //!
 //! ```
-//! use kubegen_codegen::frontend::Source;
-//! use kubegen_codegen::kubernetes_inputs::{Header, generate};
+//! use kubegen_codegen::__internal::frontend::Source;
+//! use kubegen_codegen::__internal::kubernetes_inputs::{Header, generate};
 //!
 //! let swagger = Source::new("swagger.json", r#"{"swagger": "2.0", "info": {"title": "Kubernetes"},
 //!   "definitions": {"io.k8s.api.core.v1.ConfigMap": {
@@ -29,12 +29,12 @@
 //!     "io.k8s.api.core.v1.ConfigMapList": {
 //!     "x-kubernetes-group-version-kind": [{"group": "", "version": "v1", "kind": "ConfigMapList"}]}}}"#);
 //! let header = Header { kubernetes_version: "1.35".to_owned(), regenerate: "make inputs".to_owned() };
-//! let kinds = [kubegen_codegen::testkit_tables::ServedKind { group: "", version: "v1", kind: "ConfigMap" }];
+//! let kinds = [kubegen_codegen::__internal::testkit_tables::ServedKind { group: "", version: "v1", kind: "ConfigMap" }];
 //! let files = generate(&swagger, &[], &kinds, &header)?;
 //! assert_eq!(files[0].path, "swagger.json");
 //! assert!(files[0].contents.contains("\"kubernetes\": \"1.35\""));
 //! assert!(!files[0].contents.contains("info"), "only what is read is kept");
-//! # Ok::<(), kubegen_codegen::kubernetes_inputs::Error>(())
+//! # Ok::<(), kubegen_codegen::__internal::kubernetes_inputs::Error>(())
 //! ```
 
 use std::path::{Path, PathBuf};

@@ -12,11 +12,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use kubegen_codegen::emit::clients::ClientOptions;
-use kubegen_codegen::frontend::{Input, builtin};
-use kubegen_codegen::model::{Model, RootType, Scope};
-use kubegen_codegen::naming::k8s_openapi_path;
-use kubegen_codegen::{Outputs, generate};
+use kubegen_codegen::__internal::frontend::builtin;
+use kubegen_codegen::__internal::model::{Model, RootType, Scope};
+use kubegen_codegen::__internal::naming::k8s_openapi_path;
+use kubegen_codegen::Config;
 use serde_json::Value;
 
 /// GA kinds the API server lists and watches that the table leaves out, with the reason:
@@ -216,7 +215,10 @@ fn every_listed_and_watched_ga_kind_is_in_the_table_or_left_out_with_a_reason() 
 }
 
 /// The generated file `name` of the built-in clients, parsed.
-fn client_file(files: &[kubegen_codegen::emit::GeneratedFile], name: &str) -> syn::File {
+fn client_file(
+    files: &[kubegen_codegen::__internal::emit::GeneratedFile],
+    name: &str,
+) -> syn::File {
     let file = files.iter().find(|f| f.path == name).unwrap();
     syn::parse_file(&file.contents).unwrap()
 }
@@ -282,17 +284,15 @@ fn methods(items: &[syn::Item], name: &str) -> BTreeMap<String, String> {
 
 #[test]
 fn kinds_of_one_name_in_two_groups_or_versions_get_their_own_modules_and_accessors() {
-    let outputs = Outputs {
-        types: None,
-        clients: Some(ClientOptions::default()),
-        apply: None,
-        conversions: None,
-    };
-    let inputs = [Input::Kubernetes(&[], builtin::Options::default())];
-    let files = generate(&inputs, &outputs).unwrap().clients;
+    let run = Config::new()
+        .kubernetes()
+        .clients_out("clients")
+        .generate()
+        .unwrap();
+    let files = &run.outputs[0].files;
     let k8s = "::kubegen::__private::k8s_openapi::api";
 
-    let clientset = client_file(&files, "clientset.rs");
+    let clientset = client_file(files, "clientset.rs");
     let accessors = methods(&clientset.items, "Clientset");
     assert_eq!(accessors["core_v1"], "core::v1::Client");
     assert_eq!(accessors["events_v1"], "events_k8s_io::v1::Client");
@@ -319,7 +319,7 @@ fn kinds_of_one_name_in_two_groups_or_versions_get_their_own_modules_and_accesso
         );
     }
 
-    let listers = client_file(&files, "listers.rs");
+    let listers = client_file(files, "listers.rs");
     assert_eq!(
         alias_kind(&listers, &["core", "v1"], "EventLister"),
         core_event
@@ -329,7 +329,7 @@ fn kinds_of_one_name_in_two_groups_or_versions_get_their_own_modules_and_accesso
         events_event
     );
 
-    let informers = client_file(&files, "informers.rs");
+    let informers = client_file(files, "informers.rs");
     let groups = methods(&informers.items, "InformerFactory");
     assert_eq!(groups["core"], "core::Group");
     assert_eq!(groups["events"], "events_k8s_io::Group");

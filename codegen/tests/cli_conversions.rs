@@ -30,7 +30,7 @@ fn conversions_are_written_then_verified() {
     let database = conversions.join("versions_example_com/database");
     // v1beta1 is not served, so not read; v1 is the storage version, so the hub.
     let text = std::fs::read_to_string(database.join("v1alpha1.rs")).unwrap();
-    assert!(text.starts_with(kubegen_codegen::emit::HEADER));
+    assert!(text.starts_with(kubegen_codegen::__internal::emit::HEADER));
     assert!(text.contains("pub fn to_hub<"));
     assert!(!database.join("v1.rs").exists() && !database.join("v1beta1.rs").exists());
 

@@ -12,7 +12,7 @@ mod support;
 use std::ffi::OsStr;
 use std::path::Path;
 
-use kubegen_codegen::naming::kubernetes::EXPECTED_RESOURCE_NAME;
+use kubegen_codegen::__internal::naming::kubernetes::EXPECTED_RESOURCE_NAME;
 use support::{kubegen, scratch, stderr, tree};
 
 /// A valid CRD; each case edits one name.

@@ -9,10 +9,10 @@
 
 use std::path::PathBuf;
 
-use kubegen_codegen::emit::GeneratedFile;
-use kubegen_codegen::emit::conversion::{ConversionOptions, generate_conversions};
-use kubegen_codegen::frontend::{Source, crd};
-use kubegen_codegen::model::Model;
+use kubegen_codegen::__internal::emit::GeneratedFile;
+use kubegen_codegen::__internal::emit::conversion::{ConversionOptions, generate_conversions};
+use kubegen_codegen::__internal::frontend::{Source, crd};
+use kubegen_codegen::__internal::model::Model;
 
 /// The corpus CRDs, or `None` when there is no corpus.
 fn corpus_crds() -> Option<Vec<Source>> {
@@ -80,9 +80,12 @@ fn corpus_conversions_are_deterministic_and_counted() {
         .filter(|f| f.path.matches('/').count() == 2 && !f.path.ends_with("/mod.rs"))
         .collect();
     for kind in &multi {
-        let module = kind
-            .rsplit_once('/')
-            .map(|(g, k)| format!("{g}/{}/", kubegen_codegen::naming::kind_module(k)));
+        let module = kind.rsplit_once('/').map(|(g, k)| {
+            format!(
+                "{g}/{}/",
+                kubegen_codegen::__internal::naming::kind_module(k)
+            )
+        });
         let module = module.unwrap_or_default();
         assert!(
             pairs.iter().any(|f| f.path.starts_with(&module)),
@@ -98,7 +101,10 @@ fn corpus_conversions_are_deterministic_and_counted() {
         // The trait's methods are the only functions taking `&self`.
         let methods = file.contents.matches("(&self").count();
         println!("{:<60} {lines:>7} {methods:>8}", file.path);
-        assert!(file.contents.starts_with(kubegen_codegen::emit::HEADER));
+        assert!(
+            file.contents
+                .starts_with(kubegen_codegen::__internal::emit::HEADER)
+        );
     }
     let root = files
         .iter()

@@ -15,9 +15,8 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use kubegen_codegen::emit::{self, GeneratedFile};
-use kubegen_codegen::frontend::rust;
-use kubegen_codegen::model::Model;
+use kubegen_codegen::__internal::emit;
+use kubegen_codegen::{Config, GeneratedFile};
 
 use support::{kubegen, kubegen_in, stderr};
 
@@ -38,16 +37,15 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The manifests `kubegen crd --rust <dir>` writes, generated in memory through
+/// [`Config`] (the output directory is only named, not written).
 fn manifests(dir: &Path) -> Vec<GeneratedFile> {
-    let sources = rust::read_dir(dir).unwrap();
-    let mut model = Model::default();
-    rust::load(
-        &mut model,
-        &sources,
-        &rust::Options::default().schemas(true),
-    )
-    .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    emit::crd::manifests(&model, &emit::crd::ManifestOptions::default()).unwrap()
+    let run = Config::new()
+        .rust(dir, "crate::apis")
+        .manifests_out("config/crd")
+        .generate()
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    run.outputs.into_iter().next().unwrap().files
 }
 
 fn golden_dir(fixture: &Path) -> PathBuf {
@@ -227,6 +225,15 @@ fn warns_about_numbers_and_writes_the_manifest() {
     ]);
     let message = stderr(&output);
     assert!(output.status.success(), "{message}");
+    assert_number_warnings(&fixture, &message);
+    let written = std::fs::read_to_string(out.join("ops.example.com_backups.yaml")).unwrap();
+    let golden =
+        std::fs::read_to_string(golden_dir(&fixture).join("ops.example.com_backups.yaml")).unwrap();
+    assert_eq!(written, golden);
+}
+
+/// `message` warns at the places of `backups`' unsigned and floating-point fields.
+fn assert_number_warnings(fixture: &Path, message: &str) {
     let warnings: Vec<&str> = message
         .lines()
         .filter(|line| line.contains(": warning: "))
@@ -261,10 +268,6 @@ fn warns_about_numbers_and_writes_the_manifest() {
             .contains("`f64`: Kubernetes API conventions advise against floating-point numbers"),
         "{message}"
     );
-    let written = std::fs::read_to_string(out.join("ops.example.com_backups.yaml")).unwrap();
-    let golden =
-        std::fs::read_to_string(golden_dir(&fixture).join("ops.example.com_backups.yaml")).unwrap();
-    assert_eq!(written, golden);
 }
 
 /// A CRD whose extensions have the wrong shape is an input error where it is written.
@@ -290,12 +293,14 @@ spec:
             x-kubernetes-list-type: list
             items: {type: string}
 ";
-    let sources = [kubegen_codegen::frontend::Source::new("bad.yaml", crd)];
-    let error = kubegen_codegen::generate_from_crds(&sources, &emit::Options::default())
-        .unwrap_err()
-        .to_string();
+    let error = Config::new()
+        .crd_text("bad.yaml", crd)
+        .types_out("generated")
+        .generate()
+        .unwrap_err();
+    assert!(error.is_input());
     assert_eq!(
-        error,
+        error.to_string(),
         "bad.yaml:17:13: `x-kubernetes-list-type` must be `atomic`, `set` or `map`"
     );
 }

@@ -68,9 +68,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use kubegen_codegen::emit;
-use kubegen_codegen::frontend::{Source, crd, rust};
-use kubegen_codegen::model::Model;
+use kubegen_codegen::__internal::emit;
+use kubegen_codegen::__internal::frontend::{Source, crd, rust};
+use kubegen_codegen::__internal::model::Model;
 use serde_json::{Map, Value, json};
 
 /// The corpus CRDs (not the `*.example.yaml` objects), or `None` when there is no corpus.
@@ -341,7 +341,7 @@ const VALIDATION_KEYS: &[&str] = &[
 
 /// The descriptions k8s-openapi gives its types (the well-known table's).
 fn type_descriptions() -> Vec<Value> {
-    let table = kubegen_codegen::wellknown::Table::committed();
+    let table = kubegen_codegen::__internal::wellknown::Table::committed();
     table
         .paths()
         .filter_map(|path| table.schema(path)?.get("description").cloned())

@@ -1,5 +1,5 @@
 //! Replays every committed fuzz input on stable, through the entry points the cargo-fuzz
-//! targets call ([`kubegen_codegen::fuzz`]), so CI covers them without a nightly toolchain.
+//! targets call ([`kubegen_codegen::__internal::fuzz`]), so CI covers them without a nightly toolchain.
 //!
 //! Inputs live in `fuzz/seeds/<target>/` (the seed corpus) and `fuzz/regressions/<target>/`
 //! (inputs that once crashed a target, kept after the fix). Every input must return
@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kubegen_codegen::fuzz;
+use kubegen_codegen::__internal::fuzz;
 
 /// What one target's entry point made of an input: `Ok` or the error message.
 type Outcome = Result<(), String>;

@@ -14,9 +14,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use kubegen_codegen::emit::{GeneratedFile, Options};
-use kubegen_codegen::frontend::Source;
-use kubegen_codegen::generate_from_crds;
+use kubegen_codegen::{Config, GeneratedFile};
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -30,11 +28,27 @@ fn fixtures() -> Vec<PathBuf> {
     files
 }
 
-fn generate(fixture: &Path) -> Vec<GeneratedFile> {
+/// A CRD fixture: its file name (how messages name it) and text.
+fn input(fixture: &Path) -> (String, String) {
     let name = fixture.file_name().unwrap().to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(fixture).unwrap();
-    generate_from_crds(&[Source::new(name, text)], &Options::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", fixture.display()))
+    (name, std::fs::read_to_string(fixture).unwrap())
+}
+
+/// The types of `crds`, in memory, through [`Config`] (the output directory is only
+/// named).
+fn generate_all(crds: &[(String, String)]) -> Vec<GeneratedFile> {
+    let config = crds
+        .iter()
+        .fold(Config::new(), |config, (name, text)| {
+            config.crd_text(name, text)
+        })
+        .types_out("generated");
+    let run = config.generate().unwrap_or_else(|e| panic!("{e}"));
+    run.outputs.into_iter().next().unwrap().files
+}
+
+fn generate(fixture: &Path) -> Vec<GeneratedFile> {
+    generate_all(&[input(fixture)])
 }
 
 fn golden_dir(fixture: &Path) -> PathBuf {
@@ -73,18 +87,10 @@ fn generation_is_deterministic() {
 
 #[test]
 fn input_order_does_not_change_output() {
-    let sources: Vec<Source> = fixtures()
-        .iter()
-        .map(|f| {
-            Source::new(
-                f.file_name().unwrap().to_string_lossy(),
-                std::fs::read_to_string(f).unwrap(),
-            )
-        })
-        .collect();
+    let sources: Vec<(String, String)> = fixtures().iter().map(|f| input(f)).collect();
     let mut reversed = sources.clone();
     reversed.reverse();
-    let forward = generate_from_crds(&sources, &Options::default()).unwrap();
-    let backward = generate_from_crds(&reversed, &Options::default()).unwrap();
+    let forward = generate_all(&sources);
+    let backward = generate_all(&reversed);
     assert_eq!(forward, backward);
 }

@@ -16,9 +16,9 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use kubegen_codegen::emit;
-use kubegen_codegen::frontend::{Source, crd};
-use kubegen_codegen::model::Model;
+use kubegen_codegen::__internal::emit;
+use kubegen_codegen::__internal::frontend::{Source, crd};
+use kubegen_codegen::__internal::model::Model;
 
 /// Fixtures whose root object `#[derive(Resource)]` cannot say, with the error's words.
 const REFUSED: &[(&str, &str)] = &[("versions.yaml", "the root object keeps unknown fields")];

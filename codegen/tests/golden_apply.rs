@@ -17,10 +17,10 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use kubegen_codegen::emit::GeneratedFile;
-use kubegen_codegen::emit::apply::{ApplyOptions, generate_apply};
-use kubegen_codegen::frontend::{Source, crd};
-use kubegen_codegen::model::Model;
+use kubegen_codegen::__internal::emit::GeneratedFile;
+use kubegen_codegen::__internal::emit::apply::{ApplyOptions, generate_apply};
+use kubegen_codegen::__internal::frontend::{Source, crd};
+use kubegen_codegen::__internal::model::Model;
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -85,10 +85,12 @@ fn every_kind_gets_an_apply_configuration_with_its_setters() {
                 .find(|f| f.contents.contains(&apply))
                 .unwrap_or_else(|| panic!("{}: no {apply}", fixture.display()));
             let new = match resource.kind.scope {
-                kubegen_codegen::model::Scope::Namespaced => {
+                kubegen_codegen::__internal::model::Scope::Namespaced => {
                     "pub fn new(name: impl Into<String>, namespace: impl Into<String>)"
                 }
-                kubegen_codegen::model::Scope::Cluster => "pub fn new(name: impl Into<String>)",
+                kubegen_codegen::__internal::model::Scope::Cluster => {
+                    "pub fn new(name: impl Into<String>)"
+                }
             };
             assert!(file.contents.contains(new), "{}: {new}", file.path);
             let metadata = format!(
@@ -167,16 +169,16 @@ const CORE_V1: &str = r##"{"openapi": "3.0.0",
 
 #[test]
 fn built_in_kinds_mirror_each_definition_once_in_its_own_version() {
-    use kubegen_codegen::frontend::{Input, builtin};
+    use kubegen_codegen::__internal::frontend::{Input, builtin};
     let documents = [
         Source::new("apis__apps__v1_openapi.json", APPS_V1),
         Source::new("api__v1_openapi.json", CORE_V1),
     ];
-    let outputs = kubegen_codegen::Outputs {
+    let outputs = kubegen_codegen::__internal::pipeline::Outputs {
         apply: Some(ApplyOptions::default()),
         ..Default::default()
     };
-    let generated = kubegen_codegen::generate(
+    let generated = kubegen_codegen::__internal::pipeline::generate(
         &[Input::Kubernetes(&documents, builtin::Options::default())],
         &outputs,
     )

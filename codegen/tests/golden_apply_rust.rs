@@ -17,10 +17,10 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use kubegen_codegen::emit::GeneratedFile;
-use kubegen_codegen::emit::apply::{ApplyOptions, generate_apply};
-use kubegen_codegen::frontend::rust;
-use kubegen_codegen::model::Model;
+use kubegen_codegen::__internal::emit::GeneratedFile;
+use kubegen_codegen::__internal::emit::apply::{ApplyOptions, generate_apply};
+use kubegen_codegen::__internal::frontend::rust;
+use kubegen_codegen::__internal::model::Model;
 
 fn fixtures() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
@@ -87,8 +87,8 @@ fn two_nested_types_of_one_name_in_one_version_are_refused() {
         )
     };
     let sources = [
-        kubegen_codegen::frontend::Source::new("a.rs", kind("Apple", "color")),
-        kubegen_codegen::frontend::Source::new("b.rs", kind("Banana", "length")),
+        kubegen_codegen::__internal::frontend::Source::new("a.rs", kind("Apple", "color")),
+        kubegen_codegen::__internal::frontend::Source::new("b.rs", kind("Banana", "length")),
     ];
     let mut model = Model::default();
     rust::load(

@@ -18,10 +18,10 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use kubegen_codegen::emit::GeneratedFile;
-use kubegen_codegen::emit::conversion::{ConversionOptions, generate_conversions};
-use kubegen_codegen::frontend::{Source, crd, rust};
-use kubegen_codegen::model::Model;
+use kubegen_codegen::__internal::emit::GeneratedFile;
+use kubegen_codegen::__internal::emit::conversion::{ConversionOptions, generate_conversions};
+use kubegen_codegen::__internal::frontend::{Source, crd, rust};
+use kubegen_codegen::__internal::model::Model;
 
 fn fixtures() -> Vec<PathBuf> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -15,9 +15,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use kubegen_codegen::emit::{GeneratedFile, Options};
-use kubegen_codegen::frontend::{Source, openapi};
-use kubegen_codegen::generate_from_openapi;
+use kubegen_codegen::{Config, GeneratedFile};
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/openapi");
@@ -30,18 +28,27 @@ fn fixtures() -> Vec<PathBuf> {
     files
 }
 
-fn source(fixture: &Path) -> Source {
+/// An OpenAPI fixture: its file name (how messages name it) and text.
+fn source(fixture: &Path) -> (String, String) {
     let name = fixture.file_name().unwrap().to_string_lossy().into_owned();
-    Source::new(name, std::fs::read_to_string(fixture).unwrap())
+    (name, std::fs::read_to_string(fixture).unwrap())
+}
+
+/// The types of `documents`, in memory, through [`Config`] (the output directory is only
+/// named).
+fn generate_all(documents: &[(String, String)]) -> Vec<GeneratedFile> {
+    let config = documents
+        .iter()
+        .fold(Config::new(), |config, (name, text)| {
+            config.openapi_text(name, text)
+        })
+        .types_out("generated");
+    let run = config.generate().unwrap_or_else(|e| panic!("{e}"));
+    run.outputs.into_iter().next().unwrap().files
 }
 
 fn generate(fixture: &Path) -> Vec<GeneratedFile> {
-    generate_from_openapi(
-        &[source(fixture)],
-        &openapi::Options::default(),
-        &Options::default(),
-    )
-    .unwrap_or_else(|e| panic!("{}: {e}", fixture.display()))
+    generate_all(&[source(fixture)])
 }
 
 fn golden_dir(fixture: &Path) -> PathBuf {
@@ -68,14 +75,11 @@ fn generated_code_matches_goldens() {
 
 #[test]
 fn generation_is_deterministic_and_independent_of_input_order() {
-    let sources: Vec<Source> = fixtures().iter().map(|f| source(f)).collect();
+    let sources: Vec<(String, String)> = fixtures().iter().map(|f| source(f)).collect();
     assert!(sources.len() >= 2, "fixtures present");
-    let run = |sources: &[Source]| {
-        generate_from_openapi(sources, &openapi::Options::default(), &Options::default()).unwrap()
-    };
-    let forward = run(&sources);
-    assert_eq!(forward, run(&sources));
+    let forward = generate_all(&sources);
+    assert_eq!(forward, generate_all(&sources));
     let mut reversed = sources.clone();
     reversed.reverse();
-    assert_eq!(forward, run(&reversed));
+    assert_eq!(forward, generate_all(&reversed));
 }

@@ -9,9 +9,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use kubegen_codegen::emit::{self, GeneratedFile};
-use kubegen_codegen::frontend::{Source, openapi};
-use kubegen_codegen::model::{Model, Scope};
+use kubegen_codegen::__internal::emit::{self, GeneratedFile};
+use kubegen_codegen::__internal::frontend::{Source, openapi};
+use kubegen_codegen::__internal::model::{Model, Scope};
 
 fn corpus() -> Option<Vec<Source>> {
     let root = std::env::var_os("KUBEGEN_CORPUS")

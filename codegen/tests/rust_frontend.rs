@@ -4,10 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use kubegen_codegen::__internal::emit::clients::{ClientOptions, generate_clients};
+use kubegen_codegen::__internal::frontend::{Source, crd, rust};
+use kubegen_codegen::__internal::model::{Model, RootType, Scope};
 use kubegen_codegen::SAMPLE_CRD;
-use kubegen_codegen::emit::clients::{ClientOptions, generate_clients};
-use kubegen_codegen::frontend::{Source, crd, rust};
-use kubegen_codegen::model::{Model, RootType, Scope};
 
 /// The hand-written twin of `SAMPLE_CRD` plus a cluster-scoped kind with scale.
 const FOO_RS: &str = r#"

@@ -24,7 +24,7 @@
 //! `serde_json::Value`s and small structs of its own, and the callers turn them into
 //! k8s-openapi's types or YAML. The schemas of k8s-openapi types that `kubegen crd` cannot
 //! compile are a table generated from `crd()`'s own path, in kubegen-codegen
-//! (`kubegen_codegen::wellknown`), not here.
+//! (`kubegen-codegen`'s `wellknown` module), not here.
 //!
 //! ```
 //! use kubegen_crd_schema::envelope::{Definition, Names, Scope, Version};

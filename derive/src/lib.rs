@@ -1,11 +1,10 @@
 //! kubegen-derive: the `Resource` and `DeepCopy` derives.
 //!
-//! The derives parse with the Rust front-end of `kubegen-codegen`
-//! ([`frontend::rust`](kubegen_codegen::frontend::rust)), which turns the input into model
-//! data (a validated [`Model`](kubegen_codegen::model::Model) holding the kind, or a
-//! [`TypeShape`](kubegen_codegen::model::TypeShape)), and emit from that data with its
-//! emitters ([`emit::resource`](kubegen_codegen::emit::resource),
-//! [`emit::deepcopy`](kubegen_codegen::emit::deepcopy)), so a struct annotated by hand and
+//! The derives parse with the Rust front-end of `kubegen-codegen` (its internal
+//! `frontend::rust`, reached through `kubegen_codegen::__internal`, which is not that
+//! crate's API), which turns the input into model data (a validated `Model` holding the
+//! kind, or a `TypeShape`), and emit from that data with its emitters (`emit::resource`,
+//! `emit::deepcopy`), so a struct annotated by hand and
 //! the same type generated from its CRD implement the same traits the same way. This crate
 //! is only the proc-macro shell; use it through the `kubegen` facade.
 
@@ -13,8 +12,8 @@ use proc_macro::TokenStream;
 use quote::quote;
 use syn::DeriveInput;
 
-use kubegen_codegen::emit::{self, deepcopy, resource};
-use kubegen_codegen::frontend::rust;
+use kubegen_codegen::__internal::emit::{self, deepcopy, resource};
+use kubegen_codegen::__internal::frontend::rust;
 
 /// Implements `Clone` with a `clone_from` that copies field by field, so `String`s,
 /// `Vec`s and maps of the destination keep their buffers (a derived `Clone::clone_from`

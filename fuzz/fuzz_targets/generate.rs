@@ -4,5 +4,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = kubegen_codegen::fuzz::generate(data);
+    let _ = kubegen_codegen::__internal::fuzz::generate(data);
 });

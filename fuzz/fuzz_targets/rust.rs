@@ -3,5 +3,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = kubegen_codegen::fuzz::rust(data);
+    let _ = kubegen_codegen::__internal::fuzz::rust(data);
 });

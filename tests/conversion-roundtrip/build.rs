@@ -5,6 +5,7 @@
 //! v1, marked `#[resource(storage)]`), generating their conversions; `src/lib.rs` mounts
 //! them as
 //! `generated`, `conversions` and `derived_conversions` (through `OUT_DIR/table.rs`).
+//! Both runs go through [`Config`], as `cargo kubegen generate` does.
 //!
 //! The corpus is `$KUBEGEN_CORPUS/crds` or `../../../shared/corpus/crds` relative to this
 //! crate. With it, the build sets `cfg(corpus)` and the corpus tests run; without it they
@@ -12,9 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kubegen_codegen::emit::conversion::ConversionOptions;
-use kubegen_codegen::frontend::{Input, Source, crd, rust};
-use kubegen_codegen::{Outputs, emit};
+use kubegen_codegen::Config;
 
 /// The corpus CRDs whose conversions are compiled, and HTTPRoute's tested: its versions
 /// have the same schema. Gateway's differ in fields one version lacks (carried), and
@@ -26,21 +25,21 @@ const CORPUS_CRDS: &[&str] = &[
     "cluster-api_machines.cluster.x-k8s.io.yaml",
 ];
 
-fn read(path: &Path) -> Source {
-    println!("cargo:rerun-if-changed={}", path.display());
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("failed to read {}: {e}", path.display()));
-    Source::new(path.display().to_string(), text)
+/// Generates and writes `config`'s outputs, passing its warnings on to cargo.
+fn run(config: Config) {
+    let run = config
+        .generate()
+        .unwrap_or_else(|e| panic!("kubegen failed: {e}"));
+    for warning in &run.warnings {
+        println!("cargo:warning={warning}");
+    }
+    run.write()
+        .unwrap_or_else(|e| panic!("kubegen failed to write into OUT_DIR: {e}"));
 }
 
-fn write(dir: &Path, files: &[emit::GeneratedFile]) {
-    let _ = std::fs::remove_dir_all(dir);
-    for file in files {
-        let path = dir.join(&file.path);
-        std::fs::create_dir_all(path.parent().expect("a generated file has a parent"))
-            .expect("create OUT_DIR subdirectory");
-        std::fs::write(&path, &file.contents).expect("write generated file");
-    }
+fn crd(config: Config, path: &Path) -> Config {
+    println!("cargo:rerun-if-changed={}", path.display());
+    config.crd(path)
 }
 
 fn main() {
@@ -54,43 +53,27 @@ fn main() {
         .unwrap_or_else(|| manifest.join("../../../shared/corpus"))
         .join("crds");
 
-    let mut sources = vec![read(&manifest.join("crds/gadgets.yaml"))];
+    let mut config = crd(Config::new(), &manifest.join("crds/gadgets.yaml"));
     if CORPUS_CRDS.iter().all(|name| corpus.join(name).is_file()) {
         println!("cargo:rustc-cfg=corpus");
-        sources.extend(CORPUS_CRDS.iter().map(|name| read(&corpus.join(name))));
+        for name in CORPUS_CRDS {
+            config = crd(config, &corpus.join(name));
+        }
     } else {
         println!(
             "cargo:warning=no corpus at {}: the corpus conversions are not built",
             corpus.display()
         );
     }
-    let inputs = [Input::Crd(&sources, crd::Options::default())];
-    let outputs = Outputs {
-        types: Some(emit::Options::default()),
-        conversions: Some(ConversionOptions::default()),
-        ..Outputs::default()
-    };
-    let generated = kubegen_codegen::generate(&inputs, &outputs)
-        .unwrap_or_else(|e| panic!("kubegen failed: {e}"));
-    write(&out.join("generated"), &generated.types);
-    write(&out.join("conversions"), &generated.conversions);
+    run(config
+        .types_out(out.join("generated"))
+        .conversions_out(out.join("conversions")));
 
     let apis = manifest.join("src/apis");
-    let structs = rust::read_dir(&apis).unwrap_or_else(|e| panic!("kubegen failed: {e}"));
-    for source in &structs {
-        println!("cargo:rerun-if-changed={}", source.name);
-    }
-    let options = rust::Options::default()
-        .module("crate::apis")
-        .conversions(true);
-    let inputs = [Input::Rust(&structs, options)];
-    let outputs = Outputs {
-        conversions: Some(ConversionOptions::default()),
-        ..Outputs::default()
-    };
-    let derived = kubegen_codegen::generate(&inputs, &outputs)
-        .unwrap_or_else(|e| panic!("kubegen failed: {e}"));
-    write(&out.join("derived_conversions"), &derived.conversions);
+    println!("cargo:rerun-if-changed={}", apis.display());
+    run(Config::new()
+        .rust(&apis, "crate::apis")
+        .conversions_out(out.join("derived_conversions")));
     let module = |name: &str| {
         let path = out.join(name).join("mod.rs");
         format!(

@@ -5,7 +5,8 @@
 //! crate. Without it, the table is empty and the test says it skipped.
 //!
 //! It also generates the synthetic CRD of `build/synthetic.rs` (module `synthetic`, with
-//! the CRD's text and a full object), corpus or not, for the bounded-stack tests.
+//! the CRD's text and a full object), corpus or not, for the bounded-stack tests. Both
+//! runs go through [`Config`], as `cargo kubegen generate --crd ... --out ...` does.
 
 #[path = "build/synthetic.rs"]
 mod synthetic;
@@ -13,9 +14,7 @@ mod synthetic;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use kubegen_codegen::emit;
-use kubegen_codegen::frontend::{Source, crd};
-use kubegen_codegen::model::Model;
+use kubegen_codegen::{Config, Run};
 
 fn main() {
     println!("cargo:rerun-if-env-changed=KUBEGEN_CORPUS");
@@ -50,20 +49,11 @@ fn main() {
 fn generate_synthetic(out: &Path, table: &mut String) {
     println!("cargo:rerun-if-changed=build/synthetic.rs");
     let (crd_text, object) = synthetic::crd_and_object();
-    let mut model = Model::default();
-    let source = Source::new("synthetic.json", crd_text.clone());
-    if let Err(e) = crd::load(&mut model, &[source], &crd::Options::default()) {
-        panic!("kubegen failed on the synthetic CRD: {e}");
-    }
-    let files = emit::generate(&model, &emit::Options::default())
-        .unwrap_or_else(|e| panic!("kubegen failed to emit the synthetic CRD: {e}"));
     let dir = out.join("synthetic");
-    let _ = std::fs::remove_dir_all(&dir);
-    for file in &files {
-        let path = dir.join(&file.path);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&path, &file.contents).expect("write generated file");
-    }
+    let config = Config::new()
+        .crd_text("synthetic.json", crd_text.clone())
+        .types_out(&dir);
+    run(&config, "the synthetic CRD");
     std::fs::write(out.join("synthetic_crd.json"), crd_text).expect("write the synthetic CRD");
     std::fs::write(out.join("synthetic_object.json"), object).expect("write its object");
     writeln!(
@@ -94,35 +84,19 @@ fn generate(crds: &Path, out: &Path, table: &mut String) {
 
     let only = std::env::var("KUBEGEN_CORPUS_ONLY").ok();
     println!("cargo:rerun-if-env-changed=KUBEGEN_CORPUS_ONLY");
-    let sources: Vec<Source> = crd_files
+    let selected: Vec<&PathBuf> = crd_files
         .iter()
         .filter(|p| {
             only.as_deref()
                 .is_none_or(|o| p.to_string_lossy().contains(o))
         })
-        .map(|p| {
-            println!("cargo:rerun-if-changed={}", p.display());
-            let name = p
-                .file_name()
-                .expect("file name")
-                .to_string_lossy()
-                .into_owned();
-            Source::new(name, std::fs::read_to_string(p).expect("read CRD"))
-        })
         .collect();
-    let mut model = Model::default();
-    if let Err(e) = crd::load(&mut model, &sources, &crd::Options::default()) {
-        panic!("kubegen failed on the corpus: {e}");
-    }
-    let files = emit::generate(&model, &emit::Options::default())
-        .unwrap_or_else(|e| panic!("kubegen failed to emit: {e}"));
     let dir = out.join("generated");
-    let _ = std::fs::remove_dir_all(&dir);
-    for file in &files {
-        let path = dir.join(&file.path);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&path, &file.contents).expect("write generated file");
-    }
+    let config = selected.iter().fold(Config::new(), |config, p| {
+        println!("cargo:rerun-if-changed={}", p.display());
+        config.crd(p)
+    });
+    let run = run(&config.types_out(&dir), "the corpus");
 
     writeln!(table, "/// The corpus directory read at build time.").ok();
     writeln!(
@@ -142,8 +116,9 @@ fn generate(crds: &Path, out: &Path, table: &mut String) {
         "/// CRD files generated.\npub const CRDS: &[&str] = &["
     )
     .ok();
-    for s in &sources {
-        writeln!(table, "    {:?},", s.name).ok();
+    for p in &selected {
+        let name = p.file_name().expect("file name").to_string_lossy();
+        writeln!(table, "    {name:?},").ok();
     }
     writeln!(table, "];").ok();
     writeln!(
@@ -163,16 +138,11 @@ fn generate(crds: &Path, out: &Path, table: &mut String) {
             .expect("name")
             .to_string_lossy()
             .into_owned();
-        let found = model.groups.get(group).and_then(|g| {
-            let v = g.versions.get(version)?;
-            let k = v.kinds.get(kind)?;
-            Some(format!(
-                "generated::{}::{}::{}",
-                g.module,
-                v.module,
-                k.root.name()
-            ))
-        });
+        let found = run
+            .kinds
+            .iter()
+            .find(|k| k.group == group && k.version == version && k.kind == kind)
+            .map(|k| format!("generated::{}", k.type_path));
         match found {
             Some(path) => writeln!(
                 table,
@@ -188,6 +158,19 @@ fn generate(crds: &Path, out: &Path, table: &mut String) {
         .ok();
     }
     writeln!(table, "];").ok();
+}
+
+/// Generates and writes `config`'s types, passing its warnings on to cargo.
+fn run(config: &Config, what: &str) -> Run {
+    let run = config
+        .generate()
+        .unwrap_or_else(|e| panic!("kubegen failed on {what}: {e}"));
+    for warning in &run.warnings {
+        println!("cargo:warning={warning}");
+    }
+    run.write()
+        .unwrap_or_else(|e| panic!("kubegen failed to write {what} into OUT_DIR: {e}"));
+    run
 }
 
 /// Compiles the codegen golden files too (`golden::<fixture>`), so a golden that does not

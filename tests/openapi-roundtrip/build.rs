@@ -11,14 +11,15 @@
 //!
 //! The corpus is `$KUBEGEN_CORPUS/openapi` or `../../../shared/corpus/openapi` relative to
 //! this crate. Without it, the tables are empty and the tests say they skipped.
+//!
+//! Each run goes through [`Config`], as `cargo kubegen generate --openapi ... --out ...`
+//! does.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use kubegen_codegen::emit;
-use kubegen_codegen::frontend::{Source, openapi};
-use kubegen_codegen::model::Model;
-use kubegen_codegen::naming;
+use kubegen_codegen::__internal::naming;
+use kubegen_codegen::Config;
 
 fn main() {
     println!("cargo:rerun-if-env-changed=KUBEGEN_CORPUS");
@@ -57,43 +58,31 @@ fn main() {
         }
     )
     .ok();
-    let referenced = openapi::Options::default().generate_referenced(true);
-    generate(
-        "v3",
-        &v3_files,
-        &openapi::Options::default(),
-        &out,
-        &mut table,
-    );
-    generate(
-        "v2",
-        &v2_files,
-        &openapi::Options::default(),
-        &out,
-        &mut table,
-    );
-    generate("v3full", &v3_files, &referenced, &out, &mut table);
+    generate("v3", &v3_files, false, &out, &mut table);
+    generate("v2", &v2_files, false, &out, &mut table);
+    generate("v3full", &v3_files, true, &out, &mut table);
     goldens(&manifest, &mut table);
     std::fs::write(out.join("table.rs"), table).expect("write table.rs");
 }
 
-/// Generates `files` into `OUT_DIR/<name>/` as module `<name>`, with a `<NAME>_KINDS` table.
-fn generate(
-    name: &str,
-    files: &[PathBuf],
-    options: &openapi::Options,
-    out: &Path,
-    table: &mut String,
-) {
-    let sources: Vec<Source> = files
+/// An OpenAPI document: its file name and text.
+struct Document {
+    name: String,
+    text: String,
+}
+
+/// Generates `files` into `OUT_DIR/<name>/` as module `<name>`, with a `<NAME>_KINDS` table;
+/// `referenced`: generate the definitions of other packages too.
+fn generate(name: &str, files: &[PathBuf], referenced: bool, out: &Path, table: &mut String) {
+    let sources: Vec<Document> = files
         .iter()
         .map(|p| {
             println!("cargo:rerun-if-changed={}", p.display());
             let file = p.file_name().expect("file name").to_string_lossy();
-            Source::new(
-                file,
-                std::fs::read_to_string(p).expect("read OpenAPI document"),
-            )
+            Document {
+                name: file.into_owned(),
+                text: std::fs::read_to_string(p).expect("read OpenAPI document"),
+            }
         })
         .collect();
     let konst = format!("{}_KINDS", name.to_uppercase());
@@ -107,19 +96,22 @@ fn generate(
         writeln!(table, "];").ok();
         return;
     }
-    let mut model = Model::default();
-    if let Err(e) = openapi::load(&mut model, &sources, options) {
-        panic!("kubegen failed on the {name} OpenAPI corpus: {e}");
-    }
-    let generated = emit::generate(&model, &emit::Options::default())
-        .unwrap_or_else(|e| panic!("kubegen failed to emit {name}: {e}"));
     let dir = out.join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    for file in &generated {
-        let path = dir.join(&file.path);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(&path, &file.contents).expect("write generated file");
+    let config = sources
+        .iter()
+        .fold(Config::new(), |config, doc| {
+            config.openapi_text(&doc.name, &doc.text)
+        })
+        .generate_referenced(referenced)
+        .types_out(&dir);
+    let run = config
+        .generate()
+        .unwrap_or_else(|e| panic!("kubegen failed on the {name} OpenAPI corpus: {e}"));
+    for warning in &run.warnings {
+        println!("cargo:warning={warning}");
     }
+    run.write()
+        .unwrap_or_else(|e| panic!("kubegen failed to write {name} into OUT_DIR: {e}"));
 
     // Definition name of each kind, from the documents themselves.
     let mut definitions = Vec::new();
@@ -144,35 +136,29 @@ fn generate(
             definitions.push(((g, v, k), def, source.name.clone()));
         }
     }
-    for (group, version) in model.versions() {
-        for kind in version.kinds.values() {
-            // k8s-openapi (`latest`) drops alpha and beta versions as Kubernetes removes
-            // them; GA versions stay, so those are the ones paired.
-            let ga = version
-                .name
-                .strip_prefix('v')
-                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
-            if !ga {
-                continue;
-            }
-            let Some((_, def, doc)) = definitions.iter().find(|((g, v, k), _, _)| {
-                *g == group.name && *v == version.name && *k == kind.name
-            }) else {
-                continue;
-            };
-            let k8s = naming::k8s_openapi_path(def).expect("io.k8s definition");
-            let ours = format!(
-                "{name}::{}::{}::{}",
-                group.module,
-                version.module,
-                kind.root.name()
-            );
-            writeln!(
-                table,
-                "    Kind {{ doc: {doc:?}, definition: {def:?}, round_trip: crate::round_trip::<{ours}, ::{k8s}> }},"
-            )
-            .ok();
+    for kind in &run.kinds {
+        // k8s-openapi (`latest`) drops alpha and beta versions as Kubernetes removes
+        // them; GA versions stay, so those are the ones paired.
+        let ga = kind
+            .version
+            .strip_prefix('v')
+            .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()));
+        if !ga {
+            continue;
         }
+        let Some((_, def, doc)) = definitions
+            .iter()
+            .find(|((g, v, k), _, _)| *g == kind.group && *v == kind.version && *k == kind.kind)
+        else {
+            continue;
+        };
+        let k8s = naming::k8s_openapi_path(def).expect("io.k8s definition");
+        let ours = format!("{name}::{}", kind.type_path);
+        writeln!(
+            table,
+            "    Kind {{ doc: {doc:?}, definition: {def:?}, round_trip: crate::round_trip::<{ours}, ::{k8s}> }},"
+        )
+        .ok();
     }
     writeln!(table, "];").ok();
     writeln!(

@@ -20,7 +20,6 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use kubegen_codegen::Config;
-use kubegen_codegen::frontend::{Input, Source, crd};
 
 fn setting(name: &str, default: u64) -> u64 {
     println!("cargo:rerun-if-env-changed={name}");
@@ -45,15 +44,10 @@ fn main() {
 
     let mut rng = rng::Rng::new(seed);
     let crds: Vec<schema::Crd> = (0..cases).map(|i| schema::crd(&mut rng, i)).collect();
-    let sources: Vec<Source> = crds
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let path = crds_dir.join(format!("case-{i}.json"));
-            std::fs::write(&path, &c.text).expect("write CRD");
-            Source::new(path.display().to_string(), c.text.clone())
-        })
-        .collect();
+    for (i, c) in crds.iter().enumerate() {
+        let path = crds_dir.join(format!("case-{i}.json"));
+        std::fs::write(&path, &c.text).expect("write CRD");
+    }
 
     let run = Config::new()
         .crd(&crds_dir)
@@ -63,9 +57,6 @@ fn main() {
             panic!("kubegen refused random CRDs (KUBEGEN_SCHEMA_SEED={seed}): {e}")
         });
     run.write().expect("write the generated types into OUT_DIR");
-    // The model names each kind's module and type for the table below.
-    let inputs = [Input::Crd(&sources, crd::Options::default())];
-    let model = kubegen_codegen::frontend::load(&inputs).expect("generated from once already");
 
     let mut table = String::new();
     writeln!(table, "/// The seed the schemas and instances came from.").ok();
@@ -85,18 +76,15 @@ fn main() {
     .ok();
     for (i, crd) in crds.iter().enumerate() {
         for (api_version, version, root) in &crd.versions {
-            let (group_name, _) = api_version
+            let (group, _) = api_version
                 .rsplit_once('/')
                 .expect("group/version of a CRD");
-            let group = &model.groups[group_name];
-            let version_model = &group.versions[version];
-            let kind = &version_model.kinds[&crd.kind];
-            let path = format!(
-                "generated::{}::{}::{}",
-                group.module,
-                version_model.module,
-                kind.root.name()
-            );
+            let kind = run
+                .kinds
+                .iter()
+                .find(|k| k.group == group && k.version == *version && k.kind == crd.kind)
+                .expect("every kind of the CRDs is generated");
+            let path = format!("generated::{}", kind.type_path);
             let instances: Vec<String> = (0..per_version)
                 .map(|_| instance::root(&mut rng, root, api_version, &crd.kind).to_string())
                 .collect();

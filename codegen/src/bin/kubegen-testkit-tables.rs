@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use kubegen_codegen::output;
-use kubegen_codegen::testkit_tables::{self, SERVED};
+use kubegen_codegen::__internal::output;
+use kubegen_codegen::__internal::testkit_tables::{self, SERVED};
 
 /// Generate the testkit's built-in tables from an OpenAPI v2 document.
 #[derive(Debug, Parser)]
@@ -81,7 +81,7 @@ fn main() -> ExitCode {
         Ok(()) => {
             eprintln!(
                 "kubegen-testkit-tables: wrote {} to {}",
-                kubegen_codegen::naming::counted(files.len(), "file"),
+                kubegen_codegen::__internal::naming::counted(files.len(), "file"),
                 args.out.display()
             );
             ExitCode::SUCCESS

@@ -105,7 +105,7 @@ impl Options {
     /// `facade`: `<facade>::__private::{k8s_openapi, serde, serde_json}`.
     ///
     /// ```
-    /// use kubegen_codegen::emit::Options;
+    /// use kubegen_codegen::__internal::emit::Options;
     /// assert_eq!(Options::through_facade("::kubegen").serde, "::kubegen::__private::serde");
     /// ```
     pub fn through_facade(facade: &str) -> Self {

@@ -14,8 +14,8 @@
 //! `#[derive(DeepCopy)]`.
 //!
 //! ```
-//! use kubegen_codegen::emit::deepcopy::clone_impl;
-//! use kubegen_codegen::model::{ShapeBody, ShapeFields, TypeShape};
+//! use kubegen_codegen::__internal::emit::deepcopy::clone_impl;
+//! use kubegen_codegen::__internal::model::{ShapeBody, ShapeFields, TypeShape};
 //!
 //! let shape = TypeShape {
 //!     name: "Foo".into(),
@@ -24,7 +24,7 @@
 //! };
 //! let code = clone_impl(&shape)?.to_string();
 //! assert!(code.contains("clone_from (& mut self . name , & source . name)"));
-//! # Ok::<(), kubegen_codegen::emit::Error>(())
+//! # Ok::<(), kubegen_codegen::__internal::emit::Error>(())
 //! ```
 
 use proc_macro2::{Ident, TokenStream};

@@ -26,7 +26,7 @@
 //! same model gives the same bytes.
 //!
 //! ```
-//! use kubegen_codegen::{emit, frontend::{Source, crd}, model::Model};
+//! use kubegen_codegen::__internal::{emit, frontend::{Source, crd}, model::Model};
 //!
 //! let mut model = Model::default();
 //! crd::load(&mut model, &[Source::new("foo.yaml", kubegen_codegen::SAMPLE_CRD)], &crd::Options::default()).unwrap();

@@ -23,8 +23,8 @@
 //! [`Input::Kubernetes`]: super::Input::Kubernetes
 //!
 //! ```
-//! use kubegen_codegen::frontend::builtin;
-//! use kubegen_codegen::model::{Model, RootType};
+//! use kubegen_codegen::__internal::frontend::builtin;
+//! use kubegen_codegen::__internal::model::{Model, RootType};
 //!
 //! let mut model = Model::default();
 //! builtin::load(&mut model, &builtin::Options::default())?;
@@ -33,7 +33,7 @@
 //! assert!(matches!(&apps.kinds["Deployment"].root,
 //!     RootType::External(t) if t.path == "k8s_openapi::api::apps::v1::Deployment"));
 //! assert_eq!(model.groups[""].versions["v1"].kinds["Endpoints"].names.plural, "endpoints");
-//! # Ok::<(), kubegen_codegen::frontend::Error>(())
+//! # Ok::<(), kubegen_codegen::__internal::frontend::Error>(())
 //! ```
 
 use super::{Error, Result, Versions};

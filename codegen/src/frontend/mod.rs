@@ -15,17 +15,19 @@
 //! as `file:line:column: what was expected`. The CRD and OpenAPI front-ends share the
 //! JSON-schema layer ([`schema`]), which belongs to neither.
 //!
-//! [`load`] is the pipeline's first half: any mix of [`Input`]s into one validated model.
-//! Inputs are [`Source`]s (a display name and the text), so front-ends never touch the file
+//! [`load`] is the pipeline's first half: any mix of [`Input`]s into one validated model,
+//! final once returned (the client verb sets are written before the last check), with
+//! every front-end's warnings. Inputs are [`Source`]s (a display name and the text), so front-ends never touch the file
 //! system themselves; [`read_sources`] and [`rust::read_dir`] read files for the CLI.
 //!
 //! ```
-//! use kubegen_codegen::frontend::{self, Input, Source, crd, builtin};
+//! use kubegen_codegen::__internal::frontend::{self, Input, Source, crd, builtin};
 //!
-//! let model = frontend::load(&[
+//! let inputs = [
 //!     Input::Crd(&[Source::new("foo.yaml", kubegen_codegen::SAMPLE_CRD)], crd::Options::default()),
 //!     Input::Kubernetes(&[], builtin::Options::default()),
-//! ])?;
+//! ];
+//! let model = frontend::load(&inputs, &Default::default())?.model;
 //! assert!(model.groups.contains_key("samplecontroller.k8s.io"));
 //! assert!(model.groups.contains_key("apps"));
 //! # Ok::<(), frontend::Error>(())
@@ -50,9 +52,9 @@ pub use versions::Versions;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-#[cfg(feature = "generator")]
-use crate::model::Model;
 use crate::model::{self, Location};
+#[cfg(feature = "generator")]
+use crate::model::{ClientVerbs, Model};
 
 /// One input document set: its display name (used in error messages) and its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,7 +85,7 @@ impl Source {
     ///
     /// ```
     /// use std::path::Path;
-    /// use kubegen_codegen::frontend::Source;
+    /// use kubegen_codegen::__internal::frontend::Source;
     ///
     /// let source = Source::in_dir(Path::new("src/apis"), Path::new("v1/foo.rs"), "");
     /// assert_eq!(source.name, Path::new("src/apis/v1/foo.rs").display().to_string());
@@ -239,7 +241,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// field, which Kubernetes' API conventions advise against): the CLI prints it and goes on.
 ///
 /// ```
-/// use kubegen_codegen::{frontend::Warning, model::Location};
+/// use kubegen_codegen::{Location, Warning};
 ///
 /// let warning = Warning { at: Location::new("v1.rs", 4, 30), message: "`u32`: ...".into() };
 /// assert_eq!(warning.to_string(), "v1.rs:4:30: warning: `u32`: ...");
@@ -289,18 +291,31 @@ impl Input<'_> {
 }
 
 #[cfg(feature = "generator")]
+/// What [`load`] made of the inputs: the validated model, final (nothing writes to it
+/// afterwards), and the warnings of every front-end, in input order.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The model.
+    pub model: Model,
+    /// What the inputs hold that works but is advised against.
+    pub warnings: Vec<Warning>,
+}
+
+#[cfg(feature = "generator")]
 /// Builds one model from every input, in order, through each front-end's `load` (which
-/// validates), and validates the whole once more when there are several inputs. A
-/// version named in a [`Versions::Named`] selection that no input has is an error.
-pub fn load(inputs: &[Input<'_>]) -> Result<Model> {
+/// validates), gives the kinds named in `client_verbs` their verb sets (the CLI's
+/// `--verbs`, `--readonly-kind`, `--no-status-verbs`; a name matching no kind is an
+/// error), and validates the whole once more when there are several inputs or verb sets.
+/// A version named in a [`Versions::Named`] selection that no input has is an error.
+pub fn load(inputs: &[Input<'_>], client_verbs: &BTreeMap<String, ClientVerbs>) -> Result<Loaded> {
     let mut model = Model::default();
+    let mut warnings = Vec::new();
     for input in inputs {
         match input {
             Input::Crd(sources, options) => crd::load(&mut model, sources, options)?,
             Input::OpenApi(sources, options) => openapi::load(&mut model, sources, options)?,
-            // Warnings come from reading schemas (`kubegen crd` calls `rust::load` itself).
             Input::Rust(sources, options) => {
-                rust::load(&mut model, sources, options)?;
+                warnings.extend(rust::load(&mut model, sources, options)?);
             }
             Input::Kubernetes(documents, options) => {
                 builtin::load(&mut model, options)?;
@@ -332,22 +347,20 @@ pub fn load(inputs: &[Input<'_>]) -> Result<Model> {
             }
         }
     }
+    set_client_verbs(&mut model, client_verbs)?;
     // Each front-end's `load` validated the model it left; only inputs added together
-    // can clash (two groups on one module, a kind defined twice), so a model built from
-    // one input is not checked a second time.
-    if inputs.len() > 1 {
+    // can clash (two groups on one module, a kind defined twice), and only verb sets can
+    // change a kind afterwards, so a model built from one input without them is not
+    // checked a second time.
+    if inputs.len() > 1 || !client_verbs.is_empty() {
         model.validate()?;
     }
-    Ok(model)
+    Ok(Loaded { model, warnings })
 }
 
 #[cfg(feature = "generator")]
-/// Gives every kind named in `verbs` that verb set (the CLI's `--verbs`, `--readonly-kind`,
-/// `--no-status-verbs`) and checks the model again; a name matching no kind is an error.
-pub fn set_client_verbs(
-    model: &mut Model,
-    verbs: &BTreeMap<String, crate::model::ClientVerbs>,
-) -> Result<()> {
+/// Gives every kind named in `verbs` that verb set; a name matching no kind is an error.
+fn set_client_verbs(model: &mut Model, verbs: &BTreeMap<String, ClientVerbs>) -> Result<()> {
     if verbs.is_empty() {
         return Ok(());
     }
@@ -370,7 +383,6 @@ pub fn set_client_verbs(
             found: found.into_iter().collect::<Vec<_>>().join(", "),
         });
     }
-    model.validate()?;
     Ok(())
 }
 
@@ -421,4 +433,51 @@ pub fn read_sources(paths: &[PathBuf]) -> Result<Vec<Source>> {
     })
     .into_iter()
     .collect()
+}
+
+#[cfg(all(test, feature = "generator"))]
+mod tests {
+    use super::*;
+
+    fn sample() -> [Source; 1] {
+        [Source::new("foo.yaml", crate::SAMPLE_CRD)]
+    }
+
+    #[test]
+    fn client_verbs_are_part_of_the_model_load_returns() {
+        let sources = sample();
+        let inputs = [Input::Crd(&sources, crd::Options::default())];
+        let verbs = BTreeMap::from([("Foo".to_owned(), ClientVerbs::read_only())]);
+        let loaded = load(&inputs, &verbs).expect("the sample CRD loads");
+        let (_, version) = loaded.model.versions().next().expect("one version");
+        assert_eq!(version.kinds["Foo"].client_verbs, ClientVerbs::read_only());
+        let default = load(&inputs, &BTreeMap::new()).expect("loads");
+        let (_, version) = default.model.versions().next().expect("one version");
+        assert_eq!(version.kinds["Foo"].client_verbs, ClientVerbs::default());
+
+        let unknown = BTreeMap::from([("Bar".to_owned(), ClientVerbs::read_only())]);
+        let error = load(&inputs, &unknown).expect_err("no kind Bar");
+        assert!(
+            matches!(&error, Error::NoSuchKind { kind, found } if kind == "Bar" && found == "Foo"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn load_returns_the_warnings_of_rust_input() {
+        let text = r#"
+            #[derive(Clone, Debug, kubegen::Resource)]
+            #[resource(group = "example.com", version = "v1")]
+            pub struct Gauge { pub metadata: ObjectMeta, pub spec: GaugeSpec }
+            pub struct GaugeSpec { pub count: u32 }
+        "#;
+        let sources = [Source::new("example/v1.rs", text)];
+        let options = rust::Options::default().schemas(true);
+        let loaded = load(&[Input::Rust(&sources, options)], &BTreeMap::new())
+            .expect("a u32 field is read, with a warning");
+        assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+        assert_eq!(loaded.warnings[0].at.file, "example/v1.rs");
+        assert!(loaded.warnings[0].message.starts_with("`u32`"));
+        assert!(loaded.model.groups.contains_key("example.com"));
+    }
 }

@@ -11,7 +11,7 @@
 /// more: `int` finds `integer`) is suggested.
 ///
 /// ```
-/// # use kubegen_codegen::frontend::did_you_mean;
+/// # use kubegen_codegen::__internal::frontend::did_you_mean;
 /// assert_eq!(did_you_mean("namespace", &["namespaced", "cluster"]), Some("namespaced"));
 /// assert_eq!(did_you_mean("short_name", &["shortname", "status"]), Some("shortname"));
 /// assert_eq!(did_you_mean("propertes", &["properties", "items"]), Some("properties"));

@@ -9,7 +9,7 @@ use crate::naming::kubernetes;
 /// Which versions of each kind the front-ends add to the model.
 ///
 /// ```
-/// use kubegen_codegen::frontend::Versions;
+/// use kubegen_codegen::__internal::frontend::Versions;
 ///
 /// assert_eq!("served".parse::<Versions>(), Ok(Versions::Served));
 /// assert_eq!("storage".parse::<Versions>(), Ok(Versions::Storage));

@@ -13,7 +13,7 @@
 //! model knows their shape, and deserialized at run time.
 //!
 //! ```
-//! use kubegen_codegen::model::{DefaultValue, TypeRef, default_value};
+//! use kubegen_codegen::__internal::model::{DefaultValue, TypeRef, default_value};
 //! use serde_json::json;
 //!
 //! let none = |_: &str| None;

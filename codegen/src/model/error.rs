@@ -110,7 +110,7 @@ impl Error {
     /// Each problem on its own: the errors of [`Error::Many`], else this one.
     ///
     /// ```
-    /// use kubegen_codegen::model::Model;
+    /// use kubegen_codegen::__internal::model::Model;
     ///
     /// let mut model = Model::default();
     /// model.version_mut("example.com", "V1");

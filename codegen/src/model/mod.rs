@@ -18,7 +18,7 @@
 //! bytes.
 //!
 //! ```
-//! use kubegen_codegen::model::{Model, TypeRef};
+//! use kubegen_codegen::__internal::model::{Model, TypeRef};
 //!
 //! let model = Model::default();
 //! assert!(model.validate().is_ok());

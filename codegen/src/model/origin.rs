@@ -5,7 +5,7 @@ use std::fmt;
 /// A place in an input (1-based line and column).
 ///
 /// ```
-/// use kubegen_codegen::model::Location;
+/// use kubegen_codegen::__internal::model::Location;
 /// assert_eq!(Location::new("crds/foo.yaml", 12, 7).to_string(), "crds/foo.yaml:12:7");
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

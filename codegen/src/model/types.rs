@@ -110,7 +110,7 @@ impl fmt::Display for TypeRef {
 /// A type defined outside the generated code, named by its path from the crate root.
 ///
 /// ```
-/// use kubegen_codegen::model::ExternalType;
+/// use kubegen_codegen::__internal::model::ExternalType;
 ///
 /// let meta = ExternalType::object_meta();
 /// assert_eq!(meta.name(), "ObjectMeta");

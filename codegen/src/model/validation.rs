@@ -9,7 +9,7 @@ use serde_json::{Number, Value};
 /// Validations and extensions of one schema node.
 ///
 /// ```
-/// use kubegen_codegen::model::{ListType, Validation};
+/// use kubegen_codegen::__internal::model::{ListType, Validation};
 ///
 /// let v = Validation { min_length: Some(1), list_type: Some(ListType::Set), ..Validation::default() };
 /// assert!(!v.is_empty());

@@ -43,7 +43,7 @@ fn module_from(raw: &str) -> String {
 /// else `s`.
 ///
 /// ```
-/// use kubegen_codegen::naming::plural;
+/// use kubegen_codegen::__internal::naming::plural;
 /// assert_eq!(plural("Foo"), "foos");
 /// assert_eq!(plural("Ingress"), "ingresses");
 /// assert_eq!(plural("NetworkPolicy"), "networkpolicies");
@@ -79,7 +79,7 @@ fn english_plural(word: String) -> String {
 /// (`1 file`, `2 files`, `0 directories`).
 ///
 /// ```
-/// use kubegen_codegen::naming::counted;
+/// use kubegen_codegen::__internal::naming::counted;
 /// assert_eq!(counted(1, "file"), "1 file");
 /// assert_eq!(counted(0, "file"), "0 files");
 /// assert_eq!(counted(3, "CustomResourceDefinition"), "3 CustomResourceDefinitions");
@@ -98,7 +98,7 @@ pub fn counted(count: usize, noun: &str) -> String {
 /// `endpoints`), keywords escaped.
 ///
 /// ```
-/// use kubegen_codegen::naming::kind_accessor;
+/// use kubegen_codegen::__internal::naming::kind_accessor;
 /// assert_eq!(kind_accessor("Foo"), "foos");
 /// assert_eq!(kind_accessor("NetworkPolicy"), "network_policies");
 /// assert_eq!(kind_accessor("Ingress"), "ingresses");
@@ -120,7 +120,7 @@ pub fn kind_accessor(kind: &str) -> String {
 /// share a first label.
 ///
 /// ```
-/// use kubegen_codegen::naming::group_short;
+/// use kubegen_codegen::__internal::naming::group_short;
 /// assert_eq!(group_short("samplecontroller.k8s.io"), "samplecontroller");
 /// assert_eq!(group_short("cert-manager.io"), "cert_manager");
 /// assert_eq!(group_short(""), "core");
@@ -135,7 +135,7 @@ pub fn group_short(group: &str) -> String {
 /// Callers make the result unique within a version.
 ///
 /// ```
-/// use kubegen_codegen::naming::kind_type_base;
+/// use kubegen_codegen::__internal::naming::kind_type_base;
 /// assert_eq!(kind_type_base("CSIDriver"), "CSIDriver");
 /// assert_eq!(kind_type_base("a-b"), "AB");
 /// assert_eq!(kind_type_base("Self"), "Self");
@@ -154,7 +154,7 @@ pub fn kind_type_base(kind: &str) -> String {
 /// `v1` for the core group.
 ///
 /// ```
-/// use kubegen_codegen::naming::api_version;
+/// use kubegen_codegen::__internal::naming::api_version;
 /// assert_eq!(api_version("apps", "v1"), "apps/v1");
 /// assert_eq!(api_version("", "v1"), "v1");
 /// ```
@@ -170,7 +170,7 @@ pub fn api_version(group: &str, version: &str) -> String {
 /// or `the core API group` for `""` (which has no name to quote).
 ///
 /// ```
-/// use kubegen_codegen::naming::describe_group;
+/// use kubegen_codegen::__internal::naming::describe_group;
 /// assert_eq!(describe_group("apps"), "API group `apps`");
 /// assert_eq!(describe_group(""), "the core API group");
 /// ```

@@ -30,7 +30,7 @@ impl Direction {
 /// capitalised version.
 ///
 /// ```
-/// use kubegen_codegen::naming::conversion_trait;
+/// use kubegen_codegen::__internal::naming::conversion_trait;
 /// assert_eq!(conversion_trait("HttpRoute", "v1beta1"), "ConvertHttpRouteV1beta1");
 /// assert_eq!(conversion_trait("Cluster", "v1-alpha2"), "ConvertClusterV1Alpha2");
 /// ```
@@ -47,7 +47,7 @@ pub fn conversion_trait(root_type: &str, version: &str) -> String {
 /// `http_route_spec_to_hub`, `http_route_spec_hostnames_from_hub`.
 ///
 /// ```
-/// use kubegen_codegen::naming::{conversion_fn, Direction};
+/// use kubegen_codegen::__internal::naming::{conversion_fn, Direction};
 /// assert_eq!(conversion_fn("HTTPRouteSpec", None, Direction::ToHub), "http_route_spec_to_hub");
 /// assert_eq!(conversion_fn("FooSpec", Some("type_"), Direction::FromHub), "foo_spec_type_from_hub");
 /// ```

@@ -15,7 +15,7 @@
 //! Each check returns what was expected, for `file:line:column: invalid ...: expected ...`.
 //!
 //! ```
-//! use kubegen_codegen::naming::kubernetes::{check_kind, check_version, check_crd_group};
+//! use kubegen_codegen::__internal::naming::kubernetes::{check_kind, check_version, check_crd_group};
 //!
 //! assert!(check_version("v1beta1").is_ok());
 //! assert!(check_version("v1.2").is_err());

@@ -21,7 +21,7 @@
 //! - OpenAPI definition names map to k8s-openapi paths ([`k8s_openapi_path`]).
 //!
 //! ```
-//! use kubegen_codegen::naming;
+//! use kubegen_codegen::__internal::naming;
 //!
 //! assert_eq!(naming::field_name("type"), "type_");
 //! assert_eq!(naming::field_name("x-forwarded-for"), "x_forwarded_for");
@@ -88,7 +88,7 @@ const NOT_RAW: &[&str] = &["crate", "self", "super", "Self", "_"];
 /// keyword, or a raw identifier (`r#type`, as hand-written structs may use).
 ///
 /// ```
-/// use kubegen_codegen::naming::is_identifier;
+/// use kubegen_codegen::__internal::naming::is_identifier;
 /// assert!(is_identifier("spec"));
 /// assert!(is_identifier("r#type"));
 /// assert!(!is_identifier("type"));
@@ -116,7 +116,7 @@ fn is_word(s: &str) -> bool {
 /// an optional leading `::`, starting with `crate`, `self` or `super`s if relative.
 ///
 /// ```
-/// use kubegen_codegen::naming::is_type_path;
+/// use kubegen_codegen::__internal::naming::is_type_path;
 /// assert!(is_type_path("crate::apis::v1::Foo"));
 /// assert!(is_type_path("::k8s_openapi::api::core::v1::Pod"));
 /// assert!(is_type_path("super::super::Foo"));
@@ -269,7 +269,7 @@ fn symbol_word(c: char) -> String {
 /// Hands out names unique within one scope, in claim order.
 ///
 /// ```
-/// use kubegen_codegen::naming::{field_name, UniqueNames};
+/// use kubegen_codegen::__internal::naming::{field_name, UniqueNames};
 ///
 /// let mut fields = UniqueNames::snake();
 /// assert_eq!(fields.claim(field_name("fooBar")), "foo_bar");
@@ -340,7 +340,7 @@ impl UniqueNames {
 /// emitter writes a per-field `rename` only where this differs from the wire name.
 ///
 /// ```
-/// use kubegen_codegen::naming::serde_camel_case;
+/// use kubegen_codegen::__internal::naming::serde_camel_case;
 /// assert_eq!(serde_camel_case("deployment_name"), "deploymentName");
 /// assert_eq!(serde_camel_case("i_p_family"), "iPFamily");
 /// assert_eq!(serde_camel_case("type_"), "type");
@@ -370,7 +370,7 @@ pub fn serde_camel_case(field: &str) -> String {
 /// a word.
 ///
 /// ```
-/// use kubegen_codegen::naming::root_wire_name;
+/// use kubegen_codegen::__internal::naming::root_wire_name;
 /// assert_eq!(root_wire_name("spec"), "spec");
 /// assert_eq!(root_wire_name("extra_data_v2"), "extraDataV2");
 /// assert_eq!(root_wire_name("_private"), "private");
@@ -401,7 +401,7 @@ pub fn root_wire_name(rust_name: &str) -> String {
 /// ordinary spelling keeps the ordinary name whatever else the schema contains.
 ///
 /// ```
-/// use kubegen_codegen::naming::{assign, field_name, UniqueNames};
+/// use kubegen_codegen::__internal::naming::{assign, field_name, UniqueNames};
 ///
 /// let names = assign(&["@type", "foo-bar", "fooBar", "type"], field_name, &mut UniqueNames::snake());
 /// assert_eq!(names, ["type_2", "foo_bar_2", "foo_bar", "type_"]);

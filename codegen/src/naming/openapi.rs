@@ -25,7 +25,7 @@ pub fn definition_short_name(definition: &str) -> &str {
 /// outside `io.k8s.` have no k8s-openapi type (`None`).
 ///
 /// ```
-/// use kubegen_codegen::naming::k8s_openapi_path;
+/// use kubegen_codegen::__internal::naming::k8s_openapi_path;
 ///
 /// assert_eq!(
 ///     k8s_openapi_path("io.k8s.api.core.v1.PodTemplateSpec").as_deref(),

@@ -38,7 +38,7 @@ impl RenameRule {
     /// The rule spelled `name` (as in `#[serde(rename_all = "camelCase")]`).
     ///
     /// ```
-    /// use kubegen_codegen::naming::RenameRule;
+    /// use kubegen_codegen::__internal::naming::RenameRule;
     /// let rule = RenameRule::parse("camelCase").unwrap();
     /// assert_eq!(rule.field("deployment_name"), "deploymentName");
     /// assert_eq!(rule.variant("DoesNotExist"), "doesNotExist");

@@ -9,7 +9,7 @@
 //! `kubegen-testkit-tables` writes the module; `hack/update-codegen.sh` runs it.
 //!
 //! ```
-//! use kubegen_codegen::testkit_tables;
+//! use kubegen_codegen::__internal::testkit_tables;
 //! use serde_json::json;
 //!
 //! let swagger = json!({"definitions": {

@@ -14,13 +14,13 @@
 //! written as themselves.
 //!
 //! ```
-//! use kubegen_codegen::wellknown::Table;
+//! use kubegen_codegen::__internal::wellknown::Table;
 //!
 //! let table = Table::committed();
 //! let time = table.schema("k8s_openapi::apimachinery::pkg::apis::meta::v1::Time").unwrap();
 //! assert_eq!(time["format"], "date-time");
 //! assert_eq!(table.default("u32"), Some(&serde_json::json!(0)));
-//! assert!(kubegen_codegen::wellknown::advice("u32").is_some());
+//! assert!(kubegen_codegen::__internal::wellknown::advice("u32").is_some());
 //! ```
 
 #[rustfmt::skip] // Generated: exactly what `kubegen-wellknown-schemas` writes.

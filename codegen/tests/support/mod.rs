@@ -9,8 +9,8 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use kubegen_codegen::diff;
-use kubegen_codegen::emit::GeneratedFile;
+use kubegen_codegen::__internal::diff;
+use kubegen_codegen::__internal::emit::GeneratedFile;
 
 /// Runs `kubegen` with `args`.
 pub(crate) fn kubegen<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {

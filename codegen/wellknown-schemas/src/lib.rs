@@ -9,7 +9,7 @@
 //! table cannot disagree with `crd()` unless it is stale, which `--verify` and this crate's
 //! test catch. A struct schema nested in another entry's schema is written once: the nested
 //! node is `{"$ref": "<path of the entry>"}` plus the keys that differ (its description);
-//! [`kubegen_codegen::wellknown::Table`] expands them, and [`generate`] checks that every
+//! `kubegen_codegen::__internal::wellknown::Table` expands them, and [`generate`] checks that every
 //! expanded entry equals the computed one before it writes anything.
 
 use std::collections::BTreeMap;
@@ -18,8 +18,8 @@ use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use kubegen_codegen::emit::{GeneratedFile, HEADER};
-use kubegen_codegen::wellknown::{self, REF, Table};
+use kubegen_codegen::__internal::emit::{GeneratedFile, HEADER};
+use kubegen_codegen::__internal::wellknown::{self, REF, Table};
 use quote::quote;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -126,7 +126,7 @@ pub fn entries() -> Result<Vec<Entry>, Error> {
         default: [
             // Numbers other than i32 and i64 (which kubegen reads natively). Kubernetes' API
             // conventions advise against unsigned and floating-point fields; `kubegen crd`
-            // warns about them (`kubegen_codegen::wellknown::advice`).
+            // warns about them (`kubegen_codegen::__internal::wellknown::advice`).
             i8, i16, isize, u8, u16, u32, u64, usize, f32, f64,
             // apimachinery.
             Quantity,
@@ -346,7 +346,8 @@ mod tests {
         let committed = std::fs::read_to_string(dir.join("schemas.json")).unwrap();
         // Entry by entry first, for a readable failure.
         check_text(&committed, &entries).unwrap();
-        let diff = kubegen_codegen::output::verify(&dir, &generate(&entries).unwrap()).unwrap();
+        let diff = kubegen_codegen::__internal::output::verify(&dir, &generate(&entries).unwrap())
+            .unwrap();
         assert!(
             diff.is_empty(),
             "the committed table is stale; run hack/update-codegen.sh:\n{diff}"

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kubegen_codegen::output;
+use kubegen_codegen::__internal::output;
 
 const USAGE: &str = "usage: kubegen-wellknown-schemas --out DIR [--verify]";
 

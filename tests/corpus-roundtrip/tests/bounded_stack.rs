@@ -5,9 +5,9 @@
 
 #![allow(clippy::unwrap_used)] // tests: a failed call is a failed test
 
-use kubegen_codegen::emit;
-use kubegen_codegen::frontend::{Source, crd};
-use kubegen_codegen::model::Model;
+use kubegen_codegen::__internal::emit;
+use kubegen_codegen::__internal::frontend::{Source, crd};
+use kubegen_codegen::__internal::model::Model;
 use kubegen_corpus_roundtrip::synthetic::stack_example_com::v1::Deep;
 use kubegen_corpus_roundtrip::{SYNTHETIC_CRD, SYNTHETIC_OBJECT, on_small_stack, round_trip};
 

@@ -7,9 +7,9 @@
 
 use std::path::Path;
 
-use kubegen_codegen::emit::clients::{ClientOptions, generate_clients};
-use kubegen_codegen::frontend::{Source, crd, rust};
-use kubegen_codegen::model::{Model, RootType};
+use kubegen_codegen::__internal::emit::clients::{ClientOptions, generate_clients};
+use kubegen_codegen::__internal::frontend::{Source, crd, rust};
+use kubegen_codegen::__internal::model::{Model, RootType};
 use kubegen_e2e_api::apis::example::v1::{Gauge, Setting, Ticket};
 use kubegen_e2e_api::apis::samplecontroller::v1alpha1::{Foo, Zone};
 

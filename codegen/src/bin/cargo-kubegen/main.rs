@@ -12,13 +12,13 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use kubegen_codegen::config::{Output, TypesStyle};
-use kubegen_codegen::emit;
-use kubegen_codegen::emit::crd::ConversionWebhook;
-use kubegen_codegen::frontend::{Source, Versions};
-use kubegen_codegen::model::ClientVerb;
-use kubegen_codegen::naming;
+use kubegen_codegen::__internal::emit;
+use kubegen_codegen::__internal::emit::crd::ConversionWebhook;
+use kubegen_codegen::__internal::frontend::{Source, Versions};
+use kubegen_codegen::__internal::model::ClientVerb;
+use kubegen_codegen::__internal::naming;
 use kubegen_codegen::{Config, SAMPLE_CRD};
+use kubegen_codegen::{Output, TypesStyle};
 
 mod scaffold;
 
@@ -656,8 +656,8 @@ fn run(name: &str, config: &Config, verify: bool) -> ExitCode {
 
 /// `kubernetes-inputs`: reads the documents, prunes them, then writes or verifies.
 fn kubernetes_inputs(args: &KubernetesInputsArgs) -> ExitCode {
-    use kubegen_codegen::kubernetes_inputs::{self, Header};
-    use kubegen_codegen::testkit_tables::SERVED;
+    use kubegen_codegen::__internal::kubernetes_inputs::{self, Header};
+    use kubegen_codegen::__internal::testkit_tables::SERVED;
 
     let header = Header {
         kubernetes_version: args.kubernetes_version.clone(),
@@ -692,7 +692,10 @@ fn demo(out: Option<&Path>) -> ExitCode {
         "<embedded sample: foos.samplecontroller.k8s.io>",
         SAMPLE_CRD,
     )];
-    let files = match kubegen_codegen::generate_from_crds(&sources, &emit::Options::default()) {
+    let files = match kubegen_codegen::__internal::pipeline::generate_from_crds(
+        &sources,
+        &emit::Options::default(),
+    ) {
         Ok(files) => files,
         Err(e) => return fail(EXIT_FAILED, &e),
     };

@@ -1,4 +1,4 @@
-//! `cargo kubegen new` writes a new operator crate (see `kubegen_codegen::scaffold`) and
+//! `cargo kubegen new` writes a new operator crate (see `kubegen_codegen::__internal::scaffold`) and
 //! runs the crate's own `generate` and `crd` commands in it, all in a staging directory
 //! that becomes the crate only when everything succeeded. `cargo kubegen add` adds a kind
 //! to such a crate and regenerates, restoring every file it touched if that fails.
@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser};
-use kubegen_codegen::scaffold::{self, CRD_ARGS, Edit, GENERATE_ARGS, Kind, Scaffold, Source};
+use kubegen_codegen::__internal::scaffold::{
+    self, CRD_ARGS, Edit, GENERATE_ARGS, Kind, Scaffold, Source,
+};
 
 use crate::{Cli, Command, EXIT_FAILED, EXIT_INPUT, fail};
 

@@ -19,7 +19,8 @@
 //! `<group>/<version>/mod.rs` (re-exporting its kinds), `<group>/<version>/<kind>.rs`.
 //!
 //! ```
-//! use kubegen_codegen::{emit, frontend::{Source, crd, rust}, model::Model, SAMPLE_CRD};
+//! use kubegen_codegen::SAMPLE_CRD;
+//! use kubegen_codegen::__internal::{emit, frontend::{Source, crd, rust}, model::Model};
 //!
 //! let mut model = Model::default();
 //! crd::load(&mut model, &[Source::new("foo.yaml", SAMPLE_CRD)], &crd::Options::default())?;

@@ -37,8 +37,9 @@
 //! hand-written kind gets the module of its kind).
 //!
 //! ```
-//! use kubegen_codegen::emit::apply::{ApplyOptions, generate_apply};
-//! use kubegen_codegen::{frontend::{Source, crd}, model::Model, SAMPLE_CRD};
+//! use kubegen_codegen::__internal::emit::apply::{ApplyOptions, generate_apply};
+//! use kubegen_codegen::SAMPLE_CRD;
+//! use kubegen_codegen::__internal::{frontend::{Source, crd}, model::Model};
 //!
 //! let mut model = Model::default();
 //! crd::load(&mut model, &[Source::new("foo.yaml", SAMPLE_CRD)], &crd::Options::default()).unwrap();

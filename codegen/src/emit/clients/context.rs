@@ -19,7 +19,7 @@ pub struct ClientOptions {
     /// kind's type is `<types_module>::<group module>::<version module>::<Type>`.
     pub types_module: String,
     /// Verb sets by kind name (`--verbs Foo=get,list`), replacing what the inputs said for
-    /// every kind of that name before anything is emitted ([`crate::generate`]).
+    /// every kind of that name before anything is emitted ([`crate::pipeline::generate`]).
     pub kind_verbs: BTreeMap<String, ClientVerbs>,
 }
 

@@ -21,8 +21,9 @@
 //! computed once, in the emitters' shared context.
 //!
 //! ```
-//! use kubegen_codegen::emit::clients::{ClientOptions, generate_clients};
-//! use kubegen_codegen::{frontend::{Source, crd}, model::Model, SAMPLE_CRD};
+//! use kubegen_codegen::__internal::emit::clients::{ClientOptions, generate_clients};
+//! use kubegen_codegen::SAMPLE_CRD;
+//! use kubegen_codegen::__internal::{frontend::{Source, crd}, model::Model};
 //!
 //! let mut model = Model::default();
 //! crd::load(&mut model, &[Source::new("foo.yaml", SAMPLE_CRD)], &crd::Options::default()).unwrap();

@@ -57,9 +57,9 @@
 //! get none.
 //!
 //! ```
-//! use kubegen_codegen::emit::conversion::{generate_conversions, ConversionOptions};
-//! use kubegen_codegen::frontend::{Source, crd};
-//! use kubegen_codegen::model::Model;
+//! use kubegen_codegen::__internal::emit::conversion::{generate_conversions, ConversionOptions};
+//! use kubegen_codegen::__internal::frontend::{Source, crd};
+//! use kubegen_codegen::__internal::model::Model;
 //!
 //! let two_versions = kubegen_codegen::SAMPLE_CRD.replace(
 //!     "  versions:\n",

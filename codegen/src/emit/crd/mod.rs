@@ -10,7 +10,7 @@
 //! annotated emitter) says how model types become schema nodes.
 //!
 //! ```
-//! use kubegen_codegen::{emit, frontend::{Source, rust}, model::Model};
+//! use kubegen_codegen::__internal::{emit, frontend::{Source, rust}, model::Model};
 //!
 //! let source = Source::new("v1.rs", r#"
 //!     /// A Foo.

@@ -17,8 +17,8 @@
 //! version, as the API server requires.
 //!
 //! ```
-//! use kubegen_codegen::frontend::{Source, crd};
-//! use kubegen_codegen::model::Model;
+//! use kubegen_codegen::__internal::frontend::{Source, crd};
+//! use kubegen_codegen::__internal::model::Model;
 //!
 //! let yaml = r#"
 //! apiVersion: apiextensions.k8s.io/v1
@@ -78,7 +78,7 @@ const CRD_API_VERSION: &str = "apiextensions.k8s.io/v1";
 /// Options of the CRD front-end.
 ///
 /// ```
-/// use kubegen_codegen::frontend::{Versions, crd::Options};
+/// use kubegen_codegen::__internal::frontend::{Versions, crd::Options};
 /// let options = Options::default().versions(Versions::Storage);
 /// assert_eq!(options.versions, Versions::Storage);
 /// ```

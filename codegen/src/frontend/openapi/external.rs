@@ -41,8 +41,8 @@ use crate::naming::{self, UniqueNames};
 /// OpenAPI documents `sources` (see the [module docs](self)), then validates the model.
 ///
 /// ```
-/// use kubegen_codegen::frontend::{Source, builtin, openapi};
-/// use kubegen_codegen::model::{Model, TypeDefKind};
+/// use kubegen_codegen::__internal::frontend::{Source, builtin, openapi};
+/// use kubegen_codegen::__internal::model::{Model, TypeDefKind};
 ///
 /// let doc = r##"{"openapi": "3.0.0",
 ///   "paths": {"/api/v1/namespaces/{namespace}/configmaps/{name}": {"get":
@@ -58,7 +58,7 @@ use crate::naming::{self, UniqueNames};
 /// assert_eq!(core.external_module.as_deref(), Some("k8s_openapi::api::core::v1"));
 /// assert!(matches!(&core.type_named("ConfigMap").unwrap().kind, TypeDefKind::Struct(_)));
 /// assert!(model.groups["apps"].versions["v1"].types.is_empty(), "no document serves apps/v1");
-/// # Ok::<(), kubegen_codegen::frontend::Error>(())
+/// # Ok::<(), kubegen_codegen::__internal::frontend::Error>(())
 /// ```
 pub fn load_external_fields(model: &mut Model, sources: &[Source]) -> Result<()> {
     crate::parallel::deep(|| {

@@ -30,8 +30,8 @@
 //! and `x-kubernetes-map-type` are documented on the fields.
 //!
 //! ```
-//! use kubegen_codegen::frontend::{Source, openapi};
-//! use kubegen_codegen::model::{Model, Scope};
+//! use kubegen_codegen::__internal::frontend::{Source, openapi};
+//! use kubegen_codegen::__internal::model::{Model, Scope};
 //!
 //! let doc = r##"{
 //!   "openapi": "3.0.0",
@@ -90,7 +90,7 @@ use resources::Resource;
 /// Which groups to generate, and how to treat definitions of other packages.
 ///
 /// ```
-/// use kubegen_codegen::frontend::openapi::Options;
+/// use kubegen_codegen::__internal::frontend::openapi::Options;
 ///
 /// let options = Options::default().group("apps").version("v1");
 /// assert_eq!(options.group.as_deref(), Some("apps"));

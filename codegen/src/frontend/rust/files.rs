@@ -13,7 +13,7 @@ use crate::naming;
 /// Options of the Rust front-end.
 ///
 /// ```
-/// use kubegen_codegen::frontend::rust::Options;
+/// use kubegen_codegen::__internal::frontend::rust::Options;
 /// assert_eq!(Options::default().module, "crate::apis");
 /// assert_eq!(Options::default().module("crate::types").module, "crate::types");
 /// ```
@@ -146,8 +146,8 @@ fn module_of(name: &str) -> Vec<String> {
 /// once, in order of place.
 ///
 /// ```
-/// use kubegen_codegen::frontend::{Source, rust};
-/// use kubegen_codegen::model::{Model, RootType};
+/// use kubegen_codegen::__internal::frontend::{Source, rust};
+/// use kubegen_codegen::__internal::model::{Model, RootType};
 ///
 /// let source = Source::new("samplecontroller/v1alpha1.rs", r#"
 ///     #[derive(Clone, Debug, kubegen::Resource)]
@@ -159,7 +159,7 @@ fn module_of(name: &str) -> Vec<String> {
 /// let kind = &model.groups["samplecontroller.k8s.io"].versions["v1alpha1"].kinds["Foo"];
 /// assert!(matches!(&kind.root,
 ///     RootType::HandWritten(h) if h.path == "crate::apis::samplecontroller::v1alpha1::Foo"));
-/// # Ok::<(), kubegen_codegen::frontend::Error>(())
+/// # Ok::<(), kubegen_codegen::__internal::frontend::Error>(())
 /// ```
 pub fn load(model: &mut Model, sources: &[Source], options: &Options) -> Result<Vec<Warning>> {
     // syn parses nested types and expressions recursively: on a large stack, and only

@@ -11,7 +11,7 @@
 //!   builds from the same CRDs, each with the path of its struct.
 //!
 //! ```
-//! use kubegen_codegen::frontend::rust;
+//! use kubegen_codegen::__internal::frontend::rust;
 //!
 //! let input: syn::DeriveInput = syn::parse_quote! {
 //!     #[resource(group = "samplecontroller.k8s.io", version = "v1alpha1", status, shortname = "fo")]

@@ -461,7 +461,7 @@ mod tests {
             assert!(
                 builtin::definition(&rt.group, &rt.version, &rt.kind).is_some(),
                 "{}/{} {} is served but not in the generated tables: add it to \
-                 kubegen_codegen::testkit_tables::SERVED and run hack/update-codegen.sh",
+                 `SERVED` in codegen/src/testkit_tables/mod.rs and run hack/update-codegen.sh",
                 rt.group,
                 rt.version,
                 rt.kind
