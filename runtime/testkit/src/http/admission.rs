@@ -36,6 +36,17 @@ use crate::verbs::objects;
 use crate::verbs::place::{self, Part, Place, namespaces_key};
 use crate::verbs::scale as scale_view;
 
+/// Where a write is stored and the version it was requested at: with a conversion
+/// webhook, objects are stored at the storage version (`place.rt`) while admission sees
+/// the request's (`requested`), as kube-apiserver admits before storage converts.
+#[derive(Clone, Copy)]
+pub(crate) struct Target<'a> {
+    /// The resource type the objects are stored as, and the namespace.
+    pub(crate) place: &'a Place<'a>,
+    /// The resource type (version) the request addressed: `requestKind` and the rules'.
+    pub(crate) requested: &'a ResourceType,
+}
+
 /// A stored (or dry-run) write and the warnings the webhooks sent with it.
 pub(crate) struct Admitted {
     /// What the verb returned.
@@ -357,12 +368,12 @@ fn without_resource_version(mut object: Value) -> Value {
 /// POST through admission.
 pub(crate) async fn create(
     shared: &Arc<Shared>,
-    place: &Place<'_>,
-    requested: &ResourceType,
+    target: Target<'_>,
     object: Value,
     record: &Record,
     dry_run: bool,
 ) -> ApiResult<Admitted> {
+    let Target { place, requested } = target;
     let chain = Chain::load(shared, place);
     if chain.is_empty() {
         let stored = objects::create(&mut shared.write(dry_run), place, object, record)?;
@@ -409,14 +420,14 @@ pub(crate) async fn create(
 /// must find the object the webhooks saw (409 Conflict otherwise).
 pub(crate) async fn update(
     shared: &Arc<Shared>,
-    place: &Place<'_>,
-    requested: &ResourceType,
+    target: Target<'_>,
     name: &str,
     body: Value,
     part: Part,
     record: &Record,
     dry_run: bool,
 ) -> ApiResult<Admitted> {
+    let Target { place, requested } = target;
     let chain = Chain::load(shared, place);
     if chain.is_empty() {
         let stored = objects::update(&mut shared.write(dry_run), place, name, body, part, record)?;
@@ -474,12 +485,12 @@ pub(crate) async fn update(
 /// DELETE through admission: the webhooks get the stored object as `oldObject`.
 pub(crate) async fn delete(
     shared: &Arc<Shared>,
-    place: &Place<'_>,
-    requested: &ResourceType,
+    target: Target<'_>,
     name: &str,
     options: &DeleteOptions,
     dry_run: bool,
 ) -> ApiResult<Admitted> {
+    let Target { place, requested } = target;
     let chain = Chain::load(shared, place);
     if chain.is_empty() {
         let deleted = deletion::delete(&mut shared.write(dry_run), place, name, options)?;
@@ -512,12 +523,12 @@ pub(crate) async fn delete(
 /// deleted objects and the warnings.
 pub(crate) async fn delete_collection(
     shared: &Arc<Shared>,
-    place: &Place<'_>,
-    requested: &ResourceType,
+    target: Target<'_>,
     matching: impl Fn(&Value) -> bool,
     options: &DeleteOptions,
     dry_run: bool,
 ) -> ApiResult<(Vec<Arc<Value>>, Vec<String>)> {
+    let Target { place, requested } = target;
     if !registered(shared, place) {
         let mut cluster = shared.write(dry_run);
         let deleted =
@@ -541,7 +552,18 @@ pub(crate) async fn delete_collection(
             rt: place.rt,
             namespace: &namespace,
         };
-        match delete(shared, &place, requested, &name, options, dry_run).await {
+        match delete(
+            shared,
+            Target {
+                place: &place,
+                requested,
+            },
+            &name,
+            options,
+            dry_run,
+        )
+        .await
+        {
             Ok(admitted) => {
                 deleted.push(admitted.object);
                 warnings.extend(admitted.warnings);

@@ -304,8 +304,10 @@ pub(crate) async fn patch_converted(
                 let object = versions.to_stored(object).await?;
                 let admitted = admission::create(
                     shared,
-                    &stored_place,
-                    target.place.rt,
+                    admission::Target {
+                        place: &stored_place,
+                        requested: target.place.rt,
+                    },
                     object,
                     &record,
                     dry_run,
@@ -333,8 +335,10 @@ pub(crate) async fn patch_converted(
             let new = pinned(versions.to_stored(patched).await?);
             admission::update(
                 shared,
-                &stored_place,
-                target.place.rt,
+                admission::Target {
+                    place: &stored_place,
+                    requested: target.place.rt,
+                },
                 name,
                 new,
                 target.part,

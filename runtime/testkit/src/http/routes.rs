@@ -429,8 +429,17 @@ async fn resource(
             let record = Record::Update(writer(query, headers, None, "CreateOptions")?);
             let object = decode_object(headers, &body, !rt.custom)?;
             let object = versions.to_stored(object).await?;
-            let created =
-                admission::create(shared, &stored_place, &rt, object, &record, dry_run).await?;
+            let created = admission::create(
+                shared,
+                admission::Target {
+                    place: &stored_place,
+                    requested: &rt,
+                },
+                object,
+                &record,
+                dry_run,
+            )
+            .await?;
             let object = versions.to_served(created.object).await?;
             let response = encoded(StatusCode::CREATED, negotiated.object(&object, &rt)?);
             Ok(with_warnings(response, &created.warnings))
@@ -460,8 +469,10 @@ async fn resource(
             let object = versions.to_stored(object).await?;
             let updated = admission::update(
                 shared,
-                &stored_place,
-                &rt,
+                admission::Target {
+                    place: &stored_place,
+                    requested: &rt,
+                },
                 name,
                 object,
                 part,
@@ -522,14 +533,32 @@ async fn resource(
             let (code, admitted) = match patch_object(shared, query, &target, &body, true)? {
                 Patched::Created { object, record } => {
                     let object = (*object).clone();
-                    let admitted =
-                        admission::create(shared, &place, &rt, object, &record, dry_run).await?;
+                    let admitted = admission::create(
+                        shared,
+                        admission::Target {
+                            place: &place,
+                            requested: &rt,
+                        },
+                        object,
+                        &record,
+                        dry_run,
+                    )
+                    .await?;
                     (StatusCode::CREATED, admitted)
                 }
                 Patched::Updated { object, record } => {
                     let object = (*object).clone();
                     let admitted = admission::update(
-                        shared, &place, &rt, name, object, part, &record, dry_run,
+                        shared,
+                        admission::Target {
+                            place: &place,
+                            requested: &rt,
+                        },
+                        name,
+                        object,
+                        part,
+                        &record,
+                        dry_run,
                     )
                     .await?;
                     (StatusCode::OK, admitted)
@@ -542,7 +571,17 @@ async fn resource(
             let options =
                 DeleteOptions::parse(&body, query.get("propagationPolicy").map(String::as_str))?;
             let dry_run = dry_run || options.dry_run;
-            let deleted = admission::delete(shared, &place, &rt, name, &options, dry_run).await?;
+            let deleted = admission::delete(
+                shared,
+                admission::Target {
+                    place: &place,
+                    requested: &rt,
+                },
+                name,
+                &options,
+                dry_run,
+            )
+            .await?;
             let object = versions.to_served(deleted.object).await?;
             let response = encoded(StatusCode::OK, negotiated.object(&object, &rt)?);
             Ok(with_warnings(response, &deleted.warnings))
@@ -553,9 +592,17 @@ async fn resource(
             let filter = collection::filter(&rt, request.namespace.as_deref(), query)?;
             let dry_run = dry_run || options.dry_run;
             let matching = |o: &Value| filter.matches(o);
-            let (deleted, warnings) =
-                admission::delete_collection(shared, &place, &rt, matching, &options, dry_run)
-                    .await?;
+            let (deleted, warnings) = admission::delete_collection(
+                shared,
+                admission::Target {
+                    place: &place,
+                    requested: &rt,
+                },
+                matching,
+                &options,
+                dry_run,
+            )
+            .await?;
             let deleted = versions.all_to_served(deleted).await?;
             let rv = shared.lock().current_rv().to_string();
             let metadata = serde_json::json!({"resourceVersion": rv});
