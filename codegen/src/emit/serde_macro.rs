@@ -569,6 +569,7 @@ pub(crate) fn definition(paths: &Paths) -> TokenStream {
                 build().map(::std::boxed::Box::new)
             }
             /// Moves a struct off the heap.
+            #[allow(clippy::boxed_local, reason = "structs decode into a Box to keep decoding frames small")]
             fn unbox<__T>(value: ::std::boxed::Box<__T>) -> __T {
                 *value
             }

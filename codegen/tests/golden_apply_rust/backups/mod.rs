@@ -388,6 +388,10 @@ trait __Boxed<'de>: ::core::marker::Sized {
             build().map(::std::boxed::Box::new)
         }
         /// Moves a struct off the heap.
+        #[allow(
+            clippy::boxed_local,
+            reason = "structs decode into a Box to keep decoding frames small",
+        )]
         fn unbox<__T>(value: ::std::boxed::Box<__T>) -> __T {
             *value
         }
