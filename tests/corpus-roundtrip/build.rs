@@ -4,8 +4,8 @@
 //! The corpus is `$KUBEGEN_CORPUS/crds` or `../../../shared/corpus/crds` relative to this
 //! crate. Without it, the table is empty and the test says it skipped.
 //!
-//! It also generates the synthetic CRD of `build/synthetic.rs` (module `synthetic`, with
-//! the CRD's text and a full object), corpus or not, for the bounded-stack tests. Both
+//! It also generates the synthetic CRDs of `build/synthetic.rs` (module `synthetic`, with
+//! each CRD's text and a full object), corpus or not, for the bounded-stack tests. Both
 //! runs go through [`Config`], as `cargo kubegen generate --crd ... --out ...` does.
 
 #[path = "build/synthetic.rs"]
@@ -44,29 +44,54 @@ fn main() {
     std::fs::write(out.join("table.rs"), table).expect("write table.rs");
 }
 
-/// Generates the synthetic CRD into `OUT_DIR/synthetic/` as module `synthetic`, and writes
-/// its text and full object for the tests (`SYNTHETIC_CRD`, `SYNTHETIC_OBJECT`).
+/// Generates the synthetic CRDs into `OUT_DIR/synthetic/` as module `synthetic`, and writes
+/// their texts and full objects for the tests (`SYNTHETIC_CRD` and `SYNTHETIC_OBJECT` of
+/// `deep`, `SERVING_CRD` and `SERVING_OBJECT` of `serving`).
 fn generate_synthetic(out: &Path, table: &mut String) {
     println!("cargo:rerun-if-changed=build/synthetic.rs");
-    let (crd_text, object) = synthetic::crd_and_object();
+    let (deep_crd, deep_object) = synthetic::deep();
+    let (serving_crd, serving_object) = synthetic::serving();
     let dir = out.join("synthetic");
     let config = Config::new()
-        .crd_text("synthetic.json", crd_text.clone())
+        .crd_text("deep.json", deep_crd.clone())
+        .crd_text("serving.json", serving_crd.clone())
         .types_out(&dir);
-    run(&config, "the synthetic CRD");
-    std::fs::write(out.join("synthetic_crd.json"), crd_text).expect("write the synthetic CRD");
-    std::fs::write(out.join("synthetic_object.json"), object).expect("write its object");
+    run(&config, "the synthetic CRDs");
+    for (name, text) in [
+        ("synthetic_crd.json", deep_crd),
+        ("synthetic_object.json", deep_object),
+        ("serving_crd.json", serving_crd),
+        ("serving_object.json", serving_object),
+    ] {
+        std::fs::write(out.join(name), text).expect("write a synthetic CRD or object");
+    }
     writeln!(
         table,
-        "/// Types of the synthetic CRD (`build/synthetic.rs`): {} object levels, {} properties \
-         inline in each.\n#[path = {:?}]\n#[allow(missing_docs)]\npub mod synthetic;\n\
-         /// The synthetic CRD's text.\n\
+        "/// Types of the synthetic CRDs (`build/synthetic.rs`): `Deep`, {} object levels with {} \
+         properties inline in each ({} in all); `Serving`, KServe's shape with {} int-or-string \
+         fields.\n#[path = {:?}]\n#[allow(missing_docs)]\npub mod synthetic;\n\
+         /// The deep synthetic CRD's text.\n\
          pub const SYNTHETIC_CRD: &str = include_str!(concat!(env!(\"OUT_DIR\"), \"/synthetic_crd.json\"));\n\
-         /// An object of the synthetic CRD with every property set (JSON).\n\
-         pub const SYNTHETIC_OBJECT: &str = include_str!(concat!(env!(\"OUT_DIR\"), \"/synthetic_object.json\"));",
+         /// An object of the deep synthetic CRD with every property set (JSON).\n\
+         pub const SYNTHETIC_OBJECT: &str = include_str!(concat!(env!(\"OUT_DIR\"), \"/synthetic_object.json\"));\n\
+         /// The synthetic CRD of KServe's shape.\n\
+         pub const SERVING_CRD: &str = include_str!(concat!(env!(\"OUT_DIR\"), \"/serving_crd.json\"));\n\
+         /// An object of the synthetic CRD of KServe's shape with every property set (JSON).\n\
+         pub const SERVING_OBJECT: &str = include_str!(concat!(env!(\"OUT_DIR\"), \"/serving_object.json\"));\n\
+         /// Properties inline in the deep synthetic CRD's `spec`.\n\
+         pub const SYNTHETIC_INLINE: usize = {};\n\
+         /// Object levels below the deep synthetic CRD's `spec`.\n\
+         pub const SYNTHETIC_DEPTH: usize = {};\n\
+         /// Int-or-string fields in the object of KServe's shape.\n\
+         pub const SERVING_INT_OR_STRINGS: usize = {};",
         synthetic::DEPTH,
         synthetic::PER_LEVEL,
-        dir.join("mod.rs").display().to_string()
+        synthetic::INLINE,
+        synthetic::SERVING_INT_OR_STRINGS,
+        dir.join("mod.rs").display().to_string(),
+        synthetic::INLINE,
+        synthetic::DEPTH,
+        synthetic::SERVING_INT_OR_STRINGS,
     )
     .ok();
 }

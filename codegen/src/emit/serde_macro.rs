@@ -21,6 +21,22 @@
 //! twice keeps its last value (the derive refused it), and a struct is read only from a
 //! map (the derive also took a sequence). The modes are documented on the macro itself
 //! (see [`definition`]).
+//!
+//! # Stack
+//!
+//! A struct holds every struct nested in it inline, and a debug build keeps a stack slot
+//! for every temporary of a function, so decoding a struct by value through serde's
+//! frames (`next_value::<T>()`, the deserializer's `deserialize_map`, the visitor) costs
+//! several copies of everything nested in it, at every level: at 12 levels of 144
+//! properties a 2 MiB thread overflowed. So a struct decodes onto the heap (`__Boxed`,
+//! which its `Deserialize` unboxes): a field whose value is a struct of the same version
+//! (marked `boxed` in the invocation, see [`type_invocation`]) is read as a `Box`, only
+//! `Box`es pass through serde's frames, every field is read into its place by a small
+//! function (`__FieldSeed::read*`) rather than through temporaries at each call site,
+//! and the struct is built once its fields are read, in a frame of its own
+//! (`__FieldSeed::finish`). A level's frame is then about the size of its own fields.
+//! Apply configurations, whose fields are all optional and whose mirrors are not marked,
+//! get the small readers but no boxes.
 
 use proc_macro2::{Delimiter, Group, Literal, Punct, Spacing, TokenStream, TokenTree};
 use quote::quote;
@@ -102,11 +118,21 @@ pub(crate) struct MacroField<'a> {
     pub(crate) wire: &'a str,
     /// How it is read and written.
     pub(crate) mode: Mode,
+    /// Whether the field's value (inside its mode's `Option`s) is a struct of the same
+    /// tree, read through that struct's boxed decoding (the `boxed` word; see the module
+    /// docs on the stack).
+    pub(crate) boxed: bool,
 }
 
 /// The invocation for a generated type's struct: both impls, or only `Deserialize` for a
 /// root (its `Serialize` writes `apiVersion` and `kind` too, see `resource::root_impls`).
-pub(crate) fn type_invocation(name: &str, s: &StructDef) -> TokenStream {
+/// `is_struct` tells which [`TypeRef::Named`] types are structs of the same version (their
+/// fields are read `boxed`).
+pub(crate) fn type_invocation(
+    name: &str,
+    s: &StructDef,
+    is_struct: impl Fn(&str) -> bool,
+) -> TokenStream {
     let root = s.root.is_some();
     let fields: Vec<MacroField<'_>> = s
         .fields
@@ -115,6 +141,7 @@ pub(crate) fn type_invocation(name: &str, s: &StructDef) -> TokenStream {
             rust: &field.rust_name,
             wire: &field.wire_name,
             mode: Mode::of(field, root),
+            boxed: matches!(&field.ty, TypeRef::Named(named) if is_struct(named)),
         })
         .collect();
     let extra = s.additional.as_ref().map(|extra| extra.rust_name.as_str());
@@ -142,6 +169,9 @@ pub(crate) fn invocation(
             TokenTree::Literal(Literal::string(field.wire)),
             TokenTree::Ident(ident(field.mode.word())),
         ]);
+        if field.boxed {
+            list.extend([TokenTree::Ident(ident("boxed"))]);
+        }
     }
     let mut args = if serialize {
         TokenStream::new()
@@ -186,7 +216,7 @@ pub(crate) fn enum_invocation<'a>(
 /// sit at `<group>/<version>/<module>.rs`, three levels below the root).
 pub(crate) fn module_import() -> TokenStream {
     quote! {
-        use super::super::super::{__FieldSeed, __Key};
+        use super::super::super::{__Boxed, __FieldSeed, __Key};
     }
 }
 
@@ -195,9 +225,9 @@ pub(crate) fn definition(paths: &Paths) -> TokenStream {
     let serde = &paths.serde;
     let mac = ident(MACRO);
     let fields = quote! {
-        { $($index:literal $field:ident $wire:literal $mode:ident),* $(,)? } $(.. $extra:ident)?
+        { $($index:literal $field:ident $wire:literal $mode:ident $($boxed:ident)?),* $(,)? } $(.. $extra:ident)?
     };
-    let forward = quote! { { $($index $field $wire $mode),* } $(.. $extra)? };
+    let forward = quote! { { $($index $field $wire $mode $($boxed)?),* } $(.. $extra)? };
     quote! {
         /// Implements `Serialize` and `Deserialize` for a generated struct from its fields,
         /// `index field "wireName" mode,` each, then `..extra` for a map that keeps the
@@ -213,6 +243,10 @@ pub(crate) fn definition(paths: &Paths) -> TokenStream {
         /// - `nullable` (`Option<T>`): absent or `null` reads as `None`, always written;
         /// - `keeps_null` (`Option<Option<T>>`, `Option<Value>`): a present `null` reads as
         ///   `Some(None)` (`Some(Value::Null)`), `None` is not written.
+        ///
+        /// A mode followed by `boxed` marks a field whose value is a struct of this tree:
+        /// it is read onto the heap (`__Boxed`) and moved into place when the struct is
+        /// built, so no decoding frame holds a nested struct while its fields decode.
         ///
         /// Objects are read as maps; unknown keys are skipped (or kept in `..extra`), and
         /// a key given twice keeps its last value, as Go's `encoding/json` (and so the API
@@ -244,13 +278,21 @@ pub(crate) fn definition(paths: &Paths) -> TokenStream {
                     where
                         __D: #serde::Deserializer<'de>,
                     {
+                        <$name as __Boxed<'de>>::deserialize_boxed(deserializer).map(__FieldSeed::unbox)
+                    }
+                }
+                impl<'de> __Boxed<'de> for $name {
+                    fn deserialize_boxed<__D>(deserializer: __D) -> ::core::result::Result<::std::boxed::Box<Self>, __D::Error>
+                    where
+                        __D: #serde::Deserializer<'de>,
+                    {
                         struct __Visitor;
                         impl<'de> #serde::de::Visitor<'de> for __Visitor {
-                            type Value = $name;
+                            type Value = ::std::boxed::Box<$name>;
                             fn expecting(&self, formatter: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                                 formatter.write_str(::core::concat!("struct ", ::core::stringify!($name)))
                             }
-                            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<$name, __A::Error>
+                            fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<::std::boxed::Box<$name>, __A::Error>
                             where
                                 __A: #serde::de::MapAccess<'de>,
                             {
@@ -262,7 +304,7 @@ pub(crate) fn definition(paths: &Paths) -> TokenStream {
                                 };
                                 while let ::core::option::Option::Some(key) = map.next_key_seed(seed)? {
                                     match key {
-                                        $(__Key::Field($index) => #mac!(@read $mode map $field),)*
+                                        $(__Key::Field($index) => #mac!(@read $mode [$($boxed)?] map $field),)*
                                         $(__Key::Other(key) => {
                                             $extra.insert(key, map.next_value()?);
                                         })?
@@ -271,10 +313,10 @@ pub(crate) fn definition(paths: &Paths) -> TokenStream {
                                         }
                                     }
                                 }
-                                ::core::result::Result::Ok($name {
-                                    $($field: #mac!(@take $mode $field $wire),)*
+                                __FieldSeed::finish(move || ::core::result::Result::Ok($name {
+                                    $($field: #mac!(@take $mode [$($boxed)?] $field $wire),)*
                                     $($extra,)?
-                                })
+                                }))
                             }
                         }
                         deserializer.deserialize_map(__Visitor)
@@ -319,32 +361,55 @@ pub(crate) fn definition(paths: &Paths) -> TokenStream {
             };
             (@keep) => { false };
             (@keep $extra:ident) => { true };
-            (@read required $map:ident $field:ident) => {
-                $field = ::core::option::Option::Some($map.next_value()?)
+            (@read required [] $map:ident $field:ident) => {
+                __FieldSeed::read_some(&mut $map, &mut $field)?
             };
-            (@read defaulted $map:ident $field:ident) => {
-                $field = ::core::option::Option::Some($map.next_value()?)
+            (@read defaulted [] $map:ident $field:ident) => {
+                __FieldSeed::read_some(&mut $map, &mut $field)?
             };
-            (@read keeps_null $map:ident $field:ident) => {
-                $field = ::core::option::Option::Some($map.next_value()?)
+            (@read keeps_null [] $map:ident $field:ident) => {
+                __FieldSeed::read_some(&mut $map, &mut $field)?
             };
-            (@read $mode:ident $map:ident $field:ident) => {
-                $field = $map.next_value()?
+            (@read $mode:ident [] $map:ident $field:ident) => {
+                __FieldSeed::read(&mut $map, &mut $field)?
             };
-            (@take required $field:ident $wire:literal) => {
+            (@read required [boxed] $map:ident $field:ident) => {
+                __FieldSeed::read_boxed(&mut $map, &mut $field)?
+            };
+            (@read defaulted [boxed] $map:ident $field:ident) => {
+                __FieldSeed::read_boxed(&mut $map, &mut $field)?
+            };
+            (@read keeps_null [boxed] $map:ident $field:ident) => {
+                __FieldSeed::read_some_optional_boxed(&mut $map, &mut $field)?
+            };
+            (@read $mode:ident [boxed] $map:ident $field:ident) => {
+                __FieldSeed::read_optional_boxed(&mut $map, &mut $field)?
+            };
+            (@take required [$($boxed:ident)?] $field:ident $wire:literal) => {
                 match $field {
-                    ::core::option::Option::Some(value) => value,
+                    ::core::option::Option::Some(value) => #mac!(@unbox [$($boxed)?] value),
                     ::core::option::Option::None => {
                         return ::core::result::Result::Err(<__A::Error as #serde::de::Error>::missing_field($wire));
                     }
                 }
             };
-            (@take defaulted $field:ident $wire:literal) => {
+            (@take defaulted [] $field:ident $wire:literal) => {
                 $field.unwrap_or_default()
             };
-            (@take $mode:ident $field:ident $wire:literal) => {
+            (@take defaulted [boxed] $field:ident $wire:literal) => {
+                $field.map(__FieldSeed::unbox).unwrap_or_default()
+            };
+            (@take keeps_null [boxed] $field:ident $wire:literal) => {
+                $field.map(__FieldSeed::unbox_option)
+            };
+            (@take $mode:ident [boxed] $field:ident $wire:literal) => {
+                $field.map(__FieldSeed::unbox)
+            };
+            (@take $mode:ident [] $field:ident $wire:literal) => {
                 $field
             };
+            (@unbox [] $value:ident) => { $value };
+            (@unbox [boxed] $value:ident) => { *$value };
             (@write optional $map:ident $this:ident $field:ident $wire:literal) => {
                 if let ::core::option::Option::Some(value) = &$this.$field {
                     $map.serialize_entry($wire, value)?;
@@ -373,11 +438,145 @@ pub(crate) fn definition(paths: &Paths) -> TokenStream {
         }
 
         /// Reads a map key as the index of one of `names`; any other key is kept
-        /// (`keep`) or skipped.
+        /// (`keep`) or skipped. Its associated functions read values for
+        /// `__kubegen_serde!`'s expansions, each into a place of the visitor's, so a
+        /// visitor's frame holds no temporary per field.
         #[derive(Clone, Copy)]
         struct __FieldSeed {
             names: &'static [&'static str],
             keep: bool,
+        }
+
+        /// A generated struct decoded onto the heap: every struct's `Deserialize`, and its
+        /// fields marked `boxed` in `__kubegen_serde!`. Only a `Box` passes through the
+        /// deserializer's frames, and the struct is built in a frame of its own once its
+        /// fields are read, so the stack a nested object takes is that of its own fields,
+        /// not of everything nested in it.
+        trait __Boxed<'de>: ::core::marker::Sized {
+            /// Decodes `Self` (a map) onto the heap.
+            fn deserialize_boxed<__D>(deserializer: __D) -> ::core::result::Result<::std::boxed::Box<Self>, __D::Error>
+            where
+                __D: #serde::Deserializer<'de>;
+        }
+
+        /// Reads a `boxed` field's struct.
+        struct __BoxedSeed<__T>(::core::marker::PhantomData<__T>);
+
+        impl<'de, __T: __Boxed<'de>> #serde::de::DeserializeSeed<'de> for __BoxedSeed<__T> {
+            type Value = ::std::boxed::Box<__T>;
+            fn deserialize<__D>(self, deserializer: __D) -> ::core::result::Result<Self::Value, __D::Error>
+            where
+                __D: #serde::Deserializer<'de>,
+            {
+                __T::deserialize_boxed(deserializer)
+            }
+        }
+
+        /// Reads a `boxed` field's struct or `null` (`None`), as `Option<T>` reads `T`.
+        struct __OptionSeed<__T>(::core::marker::PhantomData<__T>);
+
+        impl<'de, __T: __Boxed<'de>> #serde::de::DeserializeSeed<'de> for __OptionSeed<__T> {
+            type Value = ::core::option::Option<::std::boxed::Box<__T>>;
+            fn deserialize<__D>(self, deserializer: __D) -> ::core::result::Result<Self::Value, __D::Error>
+            where
+                __D: #serde::Deserializer<'de>,
+            {
+                deserializer.deserialize_option(self)
+            }
+        }
+
+        impl<'de, __T: __Boxed<'de>> #serde::de::Visitor<'de> for __OptionSeed<__T> {
+            type Value = ::core::option::Option<::std::boxed::Box<__T>>;
+            fn expecting(&self, formatter: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                formatter.write_str("option")
+            }
+            fn visit_none<__E>(self) -> ::core::result::Result<Self::Value, __E>
+            where
+                __E: #serde::de::Error,
+            {
+                ::core::result::Result::Ok(::core::option::Option::None)
+            }
+            fn visit_unit<__E>(self) -> ::core::result::Result<Self::Value, __E>
+            where
+                __E: #serde::de::Error,
+            {
+                ::core::result::Result::Ok(::core::option::Option::None)
+            }
+            fn visit_some<__D>(self, deserializer: __D) -> ::core::result::Result<Self::Value, __D::Error>
+            where
+                __D: #serde::Deserializer<'de>,
+            {
+                __T::deserialize_boxed(deserializer).map(::core::option::Option::Some)
+            }
+        }
+
+        // A tree uses the readers its fields need.
+        #[allow(dead_code)]
+        impl __FieldSeed {
+            /// Reads a value into `place`.
+            fn read<'de, __A, __T>(map: &mut __A, place: &mut __T) -> ::core::result::Result<(), __A::Error>
+            where
+                __A: #serde::de::MapAccess<'de>,
+                __T: #serde::Deserialize<'de>,
+            {
+                *place = map.next_value()?;
+                ::core::result::Result::Ok(())
+            }
+            /// Reads a value into `place` as `Some`.
+            fn read_some<'de, __A, __T>(map: &mut __A, place: &mut ::core::option::Option<__T>) -> ::core::result::Result<(), __A::Error>
+            where
+                __A: #serde::de::MapAccess<'de>,
+                __T: #serde::Deserialize<'de>,
+            {
+                *place = ::core::option::Option::Some(map.next_value()?);
+                ::core::result::Result::Ok(())
+            }
+            /// Reads a struct onto the heap into `place` as `Some`.
+            fn read_boxed<'de, __A, __T>(map: &mut __A, place: &mut ::core::option::Option<::std::boxed::Box<__T>>) -> ::core::result::Result<(), __A::Error>
+            where
+                __A: #serde::de::MapAccess<'de>,
+                __T: __Boxed<'de>,
+            {
+                *place = ::core::option::Option::Some(map.next_value_seed(__BoxedSeed(::core::marker::PhantomData))?);
+                ::core::result::Result::Ok(())
+            }
+            /// Reads a struct onto the heap, or `null` as `None`, into `place`.
+            fn read_optional_boxed<'de, __A, __T>(map: &mut __A, place: &mut ::core::option::Option<::std::boxed::Box<__T>>) -> ::core::result::Result<(), __A::Error>
+            where
+                __A: #serde::de::MapAccess<'de>,
+                __T: __Boxed<'de>,
+            {
+                *place = map.next_value_seed(__OptionSeed(::core::marker::PhantomData))?;
+                ::core::result::Result::Ok(())
+            }
+            /// Reads a struct onto the heap, or `null` as `None`, into `place` as `Some`.
+            fn read_some_optional_boxed<'de, __A, __T>(
+                map: &mut __A,
+                place: &mut ::core::option::Option<::core::option::Option<::std::boxed::Box<__T>>>,
+            ) -> ::core::result::Result<(), __A::Error>
+            where
+                __A: #serde::de::MapAccess<'de>,
+                __T: __Boxed<'de>,
+            {
+                *place = ::core::option::Option::Some(map.next_value_seed(__OptionSeed(::core::marker::PhantomData))?);
+                ::core::result::Result::Ok(())
+            }
+            /// Builds a struct from its fields and moves it onto the heap, in a frame of its
+            /// own: a visitor's frame never holds the struct (with everything nested in
+            /// it) while its fields decode.
+            #[inline(never)]
+            fn finish<__T, __E>(build: impl ::core::ops::FnOnce() -> ::core::result::Result<__T, __E>) -> ::core::result::Result<::std::boxed::Box<__T>, __E> {
+                build().map(::std::boxed::Box::new)
+            }
+            /// Moves a struct off the heap.
+            #[allow(clippy::boxed_local, reason = "structs decode into a Box to keep decoding frames small")]
+            fn unbox<__T>(value: ::std::boxed::Box<__T>) -> __T {
+                *value
+            }
+            /// Moves an optional struct off the heap.
+            fn unbox_option<__T>(value: ::core::option::Option<::std::boxed::Box<__T>>) -> ::core::option::Option<__T> {
+                value.map(Self::unbox)
+            }
         }
 
         impl __FieldSeed {

@@ -182,6 +182,7 @@ fn struct_item(ctx: &Context<'_>, mirror: &Mirror<'_>) -> Result<TokenStream, Er
             rust,
             wire,
             mode: Mode::Optional,
+            boxed: false,
         })
         .collect();
     let extra = mirror.fields.additional.as_ref();

@@ -1,5 +1,7 @@
 //! Structs, string enums and unions for one module of a version.
 
+use std::collections::HashSet;
+
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::quote;
 
@@ -16,11 +18,19 @@ use crate::model::{EnumDef, Field, Resource, StructDef, TypeDef, TypeDefKind, Ty
 pub(super) fn module_items(ctx: &Context<'_>) -> Result<TokenStream, Error> {
     let mut items = TokenStream::new();
     let mut structs = false;
+    // The version's structs, whose fields `__kubegen_serde!` reads `boxed`.
+    let struct_names: HashSet<&str> = ctx
+        .version
+        .types
+        .iter()
+        .filter(|t| matches!(t.kind, TypeDefKind::Struct(_)))
+        .map(|t| t.name.as_str())
+        .collect();
     for ty in ctx.version.types.iter().filter(|t| t.module == ctx.module) {
         items.extend(match &ty.kind {
             TypeDefKind::Struct(s) => {
                 structs = true;
-                struct_item(ctx, ty, s)?
+                struct_item(ctx, ty, s, &struct_names)?
             }
             TypeDefKind::Enum(e) => enum_item(ctx, ty, e),
             TypeDefKind::Union(u) => union_item(ctx, ty, u)?,
@@ -44,7 +54,12 @@ fn serde_crate_attr(paths: &Paths) -> TokenStream {
     }
 }
 
-fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenStream, Error> {
+fn struct_item(
+    ctx: &Context<'_>,
+    ty: &TypeDef,
+    s: &StructDef,
+    struct_names: &HashSet<&str>,
+) -> Result<TokenStream, Error> {
     let name = ident(&ty.name);
     let mut docs = ty.docs.clone().unwrap_or_default();
     // A root type lists what the API server checks on the whole object.
@@ -99,7 +114,7 @@ fn struct_item(ctx: &Context<'_>, ty: &TypeDef, s: &StructDef) -> Result<TokenSt
         }
         None => TokenStream::new(),
     };
-    let serde = serde_macro::type_invocation(&ty.name, s);
+    let serde = serde_macro::type_invocation(&ty.name, s, |named| struct_names.contains(named));
     // Generated types derive `Clone`: the derive is what rustc compiles fastest, and a
     // field-wise `clone_from` is for hand-written types that ask for `#[derive(DeepCopy)]`.
     let defaults = super::defaults::struct_impl(ctx, ty, s);

@@ -19,16 +19,22 @@ const _KUBEGEN_VERSION_CHECK: () = ::kubegen::__private::VERSION_0_1;
 /// - `keeps_null` (`Option<Option<T>>`, `Option<Value>`): a present `null` reads as
 ///   `Some(None)` (`Some(Value::Null)`), `None` is not written.
 ///
+/// A mode followed by `boxed` marks a field whose value is a struct of this tree:
+/// it is read onto the heap (`__Boxed`) and moved into place when the struct is
+/// built, so no decoding frame holds a nested struct while its fields decode.
+///
 /// Objects are read as maps; unknown keys are skipped (or kept in `..extra`), and
 /// a key given twice keeps its last value, as Go's `encoding/json` (and so the API
 /// server's decoder) does.
 macro_rules! __kubegen_serde {
-    ($name:ident { $($index:literal $field:ident $wire:literal $mode:ident),* $(,)? } $(..$extra:ident)?) => {
-        __kubegen_serde!(@serialize $name { $($index $field $wire $mode),* } $(..$extra)?);
-        __kubegen_serde!(@deserialize $name { $($index $field $wire $mode),* } $(..$extra)?);
+    ($name:ident {
+        $($index:literal $field:ident $wire:literal $mode:ident $($boxed:ident)?),* $(,)?
+    } $(..$extra:ident)?) => {
+        __kubegen_serde!(@serialize $name { $($index $field $wire $mode $($boxed)?),* } $(..$extra)?);
+        __kubegen_serde!(@deserialize $name { $($index $field $wire $mode $($boxed)?),* } $(..$extra)?);
     };
     (@serialize $name:ident {
-        $($index:literal $field:ident $wire:literal $mode:ident),* $(,)?
+        $($index:literal $field:ident $wire:literal $mode:ident $($boxed:ident)?),* $(,)?
     } $(..$extra:ident)?) => {
         impl ::kubegen::__private::serde::Serialize for $name {
             fn serialize<__S>(&self, serializer: __S) -> ::core::result::Result<__S::Ok, __S::Error>
@@ -46,20 +52,28 @@ macro_rules! __kubegen_serde {
         }
     };
     (@deserialize $name:ident {
-        $($index:literal $field:ident $wire:literal $mode:ident),* $(,)?
+        $($index:literal $field:ident $wire:literal $mode:ident $($boxed:ident)?),* $(,)?
     } $(..$extra:ident)?) => {
         impl<'de> ::kubegen::__private::serde::Deserialize<'de> for $name {
             fn deserialize<__D>(deserializer: __D) -> ::core::result::Result<Self, __D::Error>
             where
                 __D: ::kubegen::__private::serde::Deserializer<'de>,
             {
+                <$name as __Boxed<'de>>::deserialize_boxed(deserializer).map(__FieldSeed::unbox)
+            }
+        }
+        impl<'de> __Boxed<'de> for $name {
+            fn deserialize_boxed<__D>(deserializer: __D) -> ::core::result::Result<::std::boxed::Box<Self>, __D::Error>
+            where
+                __D: ::kubegen::__private::serde::Deserializer<'de>,
+            {
                 struct __Visitor;
                 impl<'de> ::kubegen::__private::serde::de::Visitor<'de> for __Visitor {
-                    type Value = $name;
+                    type Value = ::std::boxed::Box<$name>;
                     fn expecting(&self, formatter: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                         formatter.write_str(::core::concat!("struct ", ::core::stringify!($name)))
                     }
-                    fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<$name, __A::Error>
+                    fn visit_map<__A>(self, mut map: __A) -> ::core::result::Result<::std::boxed::Box<$name>, __A::Error>
                     where
                         __A: ::kubegen::__private::serde::de::MapAccess<'de>,
                     {
@@ -71,7 +85,7 @@ macro_rules! __kubegen_serde {
                         };
                         while let ::core::option::Option::Some(key) = map.next_key_seed(seed)? {
                             match key {
-                                $(__Key::Field($index) => __kubegen_serde!(@read $mode map $field),)*
+                                $(__Key::Field($index) => __kubegen_serde!(@read $mode[$($boxed)?] map $field),)*
                                 $(__Key::Other(key) => {
                                     $extra.insert(key, map.next_value()?);
                                 })?
@@ -80,10 +94,10 @@ macro_rules! __kubegen_serde {
                                 }
                             }
                         }
-                        ::core::result::Result::Ok($name {
-                            $($field: __kubegen_serde!(@take $mode $field $wire),)*
+                        __FieldSeed::finish(move || ::core::result::Result::Ok($name {
+                            $($field: __kubegen_serde!(@take $mode[$($boxed)?] $field $wire),)*
                             $($extra,)?
-                        })
+                        }))
                     }
                 }
                 deserializer.deserialize_map(__Visitor)
@@ -134,31 +148,58 @@ macro_rules! __kubegen_serde {
     (@keep $extra:ident) => {
         true
     };
-    (@read required $map:ident $field:ident) => {
-        $field = ::core::option::Option::Some($map.next_value()?)
+    (@read required[] $map:ident $field:ident) => {
+        __FieldSeed::read_some(&mut $map, &mut $field)?
     };
-    (@read defaulted $map:ident $field:ident) => {
-        $field = ::core::option::Option::Some($map.next_value()?)
+    (@read defaulted[] $map:ident $field:ident) => {
+        __FieldSeed::read_some(&mut $map, &mut $field)?
     };
-    (@read keeps_null $map:ident $field:ident) => {
-        $field = ::core::option::Option::Some($map.next_value()?)
+    (@read keeps_null[] $map:ident $field:ident) => {
+        __FieldSeed::read_some(&mut $map, &mut $field)?
     };
-    (@read $mode:ident $map:ident $field:ident) => {
-        $field = $map.next_value()?
+    (@read $mode:ident[] $map:ident $field:ident) => {
+        __FieldSeed::read(&mut $map, &mut $field)?
     };
-    (@take required $field:ident $wire:literal) => {
+    (@read required[boxed] $map:ident $field:ident) => {
+        __FieldSeed::read_boxed(&mut $map, &mut $field)?
+    };
+    (@read defaulted[boxed] $map:ident $field:ident) => {
+        __FieldSeed::read_boxed(&mut $map, &mut $field)?
+    };
+    (@read keeps_null[boxed] $map:ident $field:ident) => {
+        __FieldSeed::read_some_optional_boxed(&mut $map, &mut $field)?
+    };
+    (@read $mode:ident[boxed] $map:ident $field:ident) => {
+        __FieldSeed::read_optional_boxed(&mut $map, &mut $field)?
+    };
+    (@take required[$($boxed:ident)?] $field:ident $wire:literal) => {
         match $field {
-            ::core::option::Option::Some(value) => value,
+            ::core::option::Option::Some(value) => __kubegen_serde!(@unbox[$($boxed)?] value),
             ::core::option::Option::None => {
                 return ::core::result::Result::Err(<__A::Error as ::kubegen::__private::serde::de::Error>::missing_field($wire));
             }
         }
     };
-    (@take defaulted $field:ident $wire:literal) => {
+    (@take defaulted[] $field:ident $wire:literal) => {
         $field.unwrap_or_default()
     };
-    (@take $mode:ident $field:ident $wire:literal) => {
+    (@take defaulted[boxed] $field:ident $wire:literal) => {
+        $field.map(__FieldSeed::unbox).unwrap_or_default()
+    };
+    (@take keeps_null[boxed] $field:ident $wire:literal) => {
+        $field.map(__FieldSeed::unbox_option)
+    };
+    (@take $mode:ident[boxed] $field:ident $wire:literal) => {
+        $field.map(__FieldSeed::unbox)
+    };
+    (@take $mode:ident[] $field:ident $wire:literal) => {
         $field
+    };
+    (@unbox[] $value:ident) => {
+        $value
+    };
+    (@unbox[boxed] $value:ident) => {
+        *$value
     };
     (@write optional $map:ident $this:ident $field:ident $wire:literal) => {
         if let ::core::option::Option::Some(value) = &$this.$field {
@@ -186,65 +227,238 @@ enum __Key {
     Ignored,
 }
 /// Reads a map key as the index of one of `names`; any other key is kept
-/// (`keep`) or skipped.
+/// (`keep`) or skipped. Its associated functions read values for
+/// `__kubegen_serde!`'s expansions, each into a place of the visitor's, so a
+/// visitor's frame holds no temporary per field.
 #[derive(Clone, Copy)]
 struct __FieldSeed {
     names: &'static [&'static str],
     keep: bool,
 }
-impl __FieldSeed {
-    fn key(self, key: &str) -> ::core::option::Option<__Key> {
-        match self.names.iter().position(|name| *name == key) {
-            ::core::option::Option::Some(index) => ::core::option::Option::Some(
-                __Key::Field(index),
-            ),
-            ::core::option::Option::None if self.keep => ::core::option::Option::None,
-            ::core::option::Option::None => ::core::option::Option::Some(__Key::Ignored),
-        }
-    }
-}
-impl<'de> ::kubegen::__private::serde::de::DeserializeSeed<'de> for __FieldSeed {
-    type Value = __Key;
-    fn deserialize<__D>(self, deserializer: __D) -> ::core::result::Result<
-        __Key,
+/// A generated struct decoded onto the heap: every struct's `Deserialize`, and its
+/// fields marked `boxed` in `__kubegen_serde!`. Only a `Box` passes through the
+/// deserializer's frames, and the struct is built in a frame of its own once its
+/// fields are read, so the stack a nested object takes is that of its own fields,
+/// not of everything nested in it.
+trait __Boxed<'de>: ::core::marker::Sized {
+    /// Decodes `Self` (a map) onto the heap.
+    fn deserialize_boxed<__D>(deserializer: __D) -> ::core::result::Result<
+        ::std::boxed::Box<Self>,
         __D::Error,
     >
     where
-        __D: ::kubegen::__private::serde::Deserializer<'de>,
-    {
-        deserializer.deserialize_identifier(self)
+        __D: ::kubegen::__private::serde::Deserializer<'de>;
     }
-}
-impl<'de> ::kubegen::__private::serde::de::Visitor<'de> for __FieldSeed {
-    type Value = __Key;
-    fn expecting(&self, formatter: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        formatter.write_str("a field name")
-    }
-    fn visit_str<__E>(self, key: &str) -> ::core::result::Result<__Key, __E>
-    where
-        __E: ::kubegen::__private::serde::de::Error,
-    {
-        ::core::result::Result::Ok(
-            self.key(key).unwrap_or_else(|| __Key::Other(key.to_owned())),
-        )
-    }
-    fn visit_string<__E>(self, key: ::std::string::String) -> ::core::result::Result<
-        __Key,
-        __E,
-    >
-    where
-        __E: ::kubegen::__private::serde::de::Error,
-    {
-        ::core::result::Result::Ok(self.key(&key).unwrap_or(__Key::Other(key)))
-    }
-    fn visit_bytes<__E>(self, key: &[u8]) -> ::core::result::Result<__Key, __E>
-    where
-        __E: ::kubegen::__private::serde::de::Error,
-    {
-        match ::core::str::from_utf8(key) {
-            ::core::result::Result::Ok(key) => self.visit_str(key),
-            ::core::result::Result::Err(_) => ::core::result::Result::Ok(__Key::Ignored),
+    /// Reads a `boxed` field's struct.
+    struct __BoxedSeed<__T>(::core::marker::PhantomData<__T>);
+    impl<'de, __T: __Boxed<'de>> ::kubegen::__private::serde::de::DeserializeSeed<'de> for __BoxedSeed<
+        __T,
+    > {
+        type Value = ::std::boxed::Box<__T>;
+        fn deserialize<__D>(self, deserializer: __D) -> ::core::result::Result<
+            Self::Value,
+            __D::Error,
+        >
+        where
+            __D: ::kubegen::__private::serde::Deserializer<'de>,
+        {
+            __T::deserialize_boxed(deserializer)
         }
     }
-}
-pub mod wellknown_example_com;
+    /// Reads a `boxed` field's struct or `null` (`None`), as `Option<T>` reads `T`.
+    struct __OptionSeed<__T>(::core::marker::PhantomData<__T>);
+    impl<'de, __T: __Boxed<'de>> ::kubegen::__private::serde::de::DeserializeSeed<'de> for __OptionSeed<
+        __T,
+    > {
+        type Value = ::core::option::Option<::std::boxed::Box<__T>>;
+        fn deserialize<__D>(self, deserializer: __D) -> ::core::result::Result<
+            Self::Value,
+            __D::Error,
+        >
+        where
+            __D: ::kubegen::__private::serde::Deserializer<'de>,
+        {
+            deserializer.deserialize_option(self)
+        }
+    }
+    impl<'de, __T: __Boxed<'de>> ::kubegen::__private::serde::de::Visitor<'de> for __OptionSeed<
+        __T,
+    > {
+        type Value = ::core::option::Option<::std::boxed::Box<__T>>;
+        fn expecting(&self, formatter: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            formatter.write_str("option")
+        }
+        fn visit_none<__E>(self) -> ::core::result::Result<Self::Value, __E>
+        where
+            __E: ::kubegen::__private::serde::de::Error,
+        {
+            ::core::result::Result::Ok(::core::option::Option::None)
+        }
+        fn visit_unit<__E>(self) -> ::core::result::Result<Self::Value, __E>
+        where
+            __E: ::kubegen::__private::serde::de::Error,
+        {
+            ::core::result::Result::Ok(::core::option::Option::None)
+        }
+        fn visit_some<__D>(self, deserializer: __D) -> ::core::result::Result<
+            Self::Value,
+            __D::Error,
+        >
+        where
+            __D: ::kubegen::__private::serde::Deserializer<'de>,
+        {
+            __T::deserialize_boxed(deserializer).map(::core::option::Option::Some)
+        }
+    }
+    #[allow(dead_code)]
+    impl __FieldSeed {
+        /// Reads a value into `place`.
+        fn read<'de, __A, __T>(map: &mut __A, place: &mut __T) -> ::core::result::Result<
+            (),
+            __A::Error,
+        >
+        where
+            __A: ::kubegen::__private::serde::de::MapAccess<'de>,
+            __T: ::kubegen::__private::serde::Deserialize<'de>,
+        {
+            *place = map.next_value()?;
+            ::core::result::Result::Ok(())
+        }
+        /// Reads a value into `place` as `Some`.
+        fn read_some<'de, __A, __T>(
+            map: &mut __A,
+            place: &mut ::core::option::Option<__T>,
+        ) -> ::core::result::Result<(), __A::Error>
+        where
+            __A: ::kubegen::__private::serde::de::MapAccess<'de>,
+            __T: ::kubegen::__private::serde::Deserialize<'de>,
+        {
+            *place = ::core::option::Option::Some(map.next_value()?);
+            ::core::result::Result::Ok(())
+        }
+        /// Reads a struct onto the heap into `place` as `Some`.
+        fn read_boxed<'de, __A, __T>(
+            map: &mut __A,
+            place: &mut ::core::option::Option<::std::boxed::Box<__T>>,
+        ) -> ::core::result::Result<(), __A::Error>
+        where
+            __A: ::kubegen::__private::serde::de::MapAccess<'de>,
+            __T: __Boxed<'de>,
+        {
+            *place = ::core::option::Option::Some(
+                map.next_value_seed(__BoxedSeed(::core::marker::PhantomData))?,
+            );
+            ::core::result::Result::Ok(())
+        }
+        /// Reads a struct onto the heap, or `null` as `None`, into `place`.
+        fn read_optional_boxed<'de, __A, __T>(
+            map: &mut __A,
+            place: &mut ::core::option::Option<::std::boxed::Box<__T>>,
+        ) -> ::core::result::Result<(), __A::Error>
+        where
+            __A: ::kubegen::__private::serde::de::MapAccess<'de>,
+            __T: __Boxed<'de>,
+        {
+            *place = map.next_value_seed(__OptionSeed(::core::marker::PhantomData))?;
+            ::core::result::Result::Ok(())
+        }
+        /// Reads a struct onto the heap, or `null` as `None`, into `place` as `Some`.
+        fn read_some_optional_boxed<'de, __A, __T>(
+            map: &mut __A,
+            place: &mut ::core::option::Option<
+                ::core::option::Option<::std::boxed::Box<__T>>,
+            >,
+        ) -> ::core::result::Result<(), __A::Error>
+        where
+            __A: ::kubegen::__private::serde::de::MapAccess<'de>,
+            __T: __Boxed<'de>,
+        {
+            *place = ::core::option::Option::Some(
+                map.next_value_seed(__OptionSeed(::core::marker::PhantomData))?,
+            );
+            ::core::result::Result::Ok(())
+        }
+        /// Builds a struct from its fields and moves it onto the heap, in a frame of its
+        /// own: a visitor's frame never holds the struct (with everything nested in
+        /// it) while its fields decode.
+        #[inline(never)]
+        fn finish<__T, __E>(
+            build: impl ::core::ops::FnOnce() -> ::core::result::Result<__T, __E>,
+        ) -> ::core::result::Result<::std::boxed::Box<__T>, __E> {
+            build().map(::std::boxed::Box::new)
+        }
+        /// Moves a struct off the heap.
+        #[allow(
+            clippy::boxed_local,
+            reason = "structs decode into a Box to keep decoding frames small",
+        )]
+        fn unbox<__T>(value: ::std::boxed::Box<__T>) -> __T {
+            *value
+        }
+        /// Moves an optional struct off the heap.
+        fn unbox_option<__T>(value: ::core::option::Option<::std::boxed::Box<__T>>) -> ::core::option::Option<
+            __T,
+        > {
+            value.map(Self::unbox)
+        }
+    }
+    impl __FieldSeed {
+        fn key(self, key: &str) -> ::core::option::Option<__Key> {
+            match self.names.iter().position(|name| *name == key) {
+                ::core::option::Option::Some(index) => ::core::option::Option::Some(
+                    __Key::Field(index),
+                ),
+                ::core::option::Option::None if self.keep => ::core::option::Option::None,
+                ::core::option::Option::None => ::core::option::Option::Some(
+                    __Key::Ignored,
+                ),
+            }
+        }
+    }
+    impl<'de> ::kubegen::__private::serde::de::DeserializeSeed<'de> for __FieldSeed {
+        type Value = __Key;
+        fn deserialize<__D>(self, deserializer: __D) -> ::core::result::Result<
+            __Key,
+            __D::Error,
+        >
+        where
+            __D: ::kubegen::__private::serde::Deserializer<'de>,
+        {
+            deserializer.deserialize_identifier(self)
+        }
+    }
+    impl<'de> ::kubegen::__private::serde::de::Visitor<'de> for __FieldSeed {
+        type Value = __Key;
+        fn expecting(&self, formatter: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            formatter.write_str("a field name")
+        }
+        fn visit_str<__E>(self, key: &str) -> ::core::result::Result<__Key, __E>
+        where
+            __E: ::kubegen::__private::serde::de::Error,
+        {
+            ::core::result::Result::Ok(
+                self.key(key).unwrap_or_else(|| __Key::Other(key.to_owned())),
+            )
+        }
+        fn visit_string<__E>(self, key: ::std::string::String) -> ::core::result::Result<
+            __Key,
+            __E,
+        >
+        where
+            __E: ::kubegen::__private::serde::de::Error,
+        {
+            ::core::result::Result::Ok(self.key(&key).unwrap_or(__Key::Other(key)))
+        }
+        fn visit_bytes<__E>(self, key: &[u8]) -> ::core::result::Result<__Key, __E>
+        where
+            __E: ::kubegen::__private::serde::de::Error,
+        {
+            match ::core::str::from_utf8(key) {
+                ::core::result::Result::Ok(key) => self.visit_str(key),
+                ::core::result::Result::Err(_) => ::core::result::Result::Ok(
+                    __Key::Ignored,
+                ),
+            }
+        }
+    }
+    pub mod wellknown_example_com;
