@@ -5,8 +5,8 @@
 //! kube-apiserver's default bindings give every authenticated user (`system:discovery`,
 //! `system:basic-user`, `system:public-info-viewer`) is granted without stored objects.
 //!
-//! Also here: the Forbidden Status of a denied request and SelfSubjectAccessReviews
-//! (`review.rs`).
+//! Also here: the Forbidden Status of a denied request and the access reviews
+//! (`review.rs`: SelfSubjectAccessReview, SubjectAccessReview, LocalSubjectAccessReview).
 
 use serde_json::Value;
 
@@ -63,7 +63,7 @@ pub(crate) struct Decision {
 /// What kube-apiserver's bootstrap ClusterRoles `system:discovery`,
 /// `system:public-info-viewer` and `system:basic-user` allow, bound to
 /// `system:authenticated` by its default ClusterRoleBindings.
-fn default_rules() -> [(&'static str, Rule); 2] {
+fn default_rules() -> [(&'static str, Rule); 3] {
     let strings = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
     [
         (
@@ -92,6 +92,15 @@ fn default_rules() -> [(&'static str, Rule); 2] {
                 verbs: strings(&["create"]),
                 api_groups: strings(&["authorization.k8s.io"]),
                 resources: strings(&["selfsubjectaccessreviews", "selfsubjectrulesreviews"]),
+                ..Rule::default()
+            },
+        ),
+        (
+            "system:basic-user",
+            Rule {
+                verbs: strings(&["create"]),
+                api_groups: strings(&["authentication.k8s.io"]),
+                resources: strings(&["selfsubjectreviews"]),
                 ..Rule::default()
             },
         ),
