@@ -80,10 +80,11 @@
 //! | rbac.authorization.k8s.io    | v1      | ClusterRole                    | clusterroles                    | no         |               |             |
 //! | rbac.authorization.k8s.io    | v1      | ClusterRoleBinding             | clusterrolebindings             | no         |               |             |
 //!
-//! The create-only reviews are answered, never stored, and not listed in discovery:
-//! `authorization.k8s.io/v1` SelfSubjectAccessReviews (POST, JSON or protobuf bodies),
-//! SubjectAccessReviews and LocalSubjectAccessReviews, and `authentication.k8s.io/v1`
-//! TokenReviews and SelfSubjectReviews (JSON bodies); SelfSubjectRulesReviews are not
+//! The create-only reviews are answered (POST) and never stored; discovery lists them
+//! with verb `create` alone: `authorization.k8s.io/v1` SelfSubjectAccessReviews (JSON or
+//! protobuf bodies), SubjectAccessReviews and LocalSubjectAccessReviews, and
+//! `authentication.k8s.io/v1` TokenReviews (JSON) and SelfSubjectReviews (JSON, or
+//! kubectl's protobuf, which carries nothing to read); SelfSubjectRulesReviews are not
 //! served (404).
 //!
 //! The table lives in `store/registry.rs`; adding a type is one line there. Namespaces

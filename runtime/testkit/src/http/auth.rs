@@ -165,22 +165,27 @@ pub(crate) fn review_of(method: &Method, uri: &Uri) -> Option<Review> {
     }
 }
 
-/// The body of a review: JSON, or for a SelfSubjectAccessReview protobuf too
-/// (`kubectl auth can-i`); others are 415.
-fn review_body(headers: &HeaderMap, body: &[u8], self_subject_access: bool) -> ApiResult<Value> {
+/// The body of a review: JSON, or protobuf where kubectl sends it: a
+/// SelfSubjectAccessReview (`kubectl auth can-i`) is decoded, and a SelfSubjectReview
+/// (`kubectl auth whoami`), which has nothing but metadata to ask with, is read as an
+/// empty review; others are 415.
+fn review_body(headers: &HeaderMap, body: &[u8], kind: &Review) -> ApiResult<Value> {
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
     let media = content_type.split(';').next().unwrap_or_default().trim();
-    match media {
-        "application/json" | "" | "*/*" => serde_json::from_slice(body).map_err(|e| {
+    match (media, kind) {
+        ("application/json" | "" | "*/*", _) => serde_json::from_slice(body).map_err(|e| {
             ApiError::bad_request(format!("error decoding request body as JSON: {e}"))
         }),
-        protobuf::MEDIA_TYPE if self_subject_access => {
+        (protobuf::MEDIA_TYPE, Review::Access(review::Review::SelfSubject, _)) => {
             protobuf::decode_self_subject_access_review(body).map_err(|e| {
                 ApiError::bad_request(format!("error decoding request body as protobuf: {e}"))
             })
+        }
+        (protobuf::MEDIA_TYPE, Review::Authentication(authentication::Review::SelfSubject)) => {
+            Ok(Value::Object(serde_json::Map::new()))
         }
         _ => Err(ApiError::unsupported_media_type(content_type)),
     }
@@ -198,8 +203,7 @@ pub(crate) fn answer_review(
     headers: &HeaderMap,
     body: &[u8],
 ) -> ApiResult<Value> {
-    let self_subject_access = matches!(kind, Review::Access(review::Review::SelfSubject, _));
-    let asked = review_body(headers, body, self_subject_access)?;
+    let asked = review_body(headers, body, kind)?;
     match kind {
         Review::Authentication(authentication::Review::Token) => {
             authentication::token_review(&shared.tokens(), asked)
