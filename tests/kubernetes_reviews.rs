@@ -1,5 +1,5 @@
 //! The built-in clientset's create-only reviews (`authorization_v1()`,
-//! `authentication_v1()`) against the testkit with RBAC on: access reviews decided by
+//! `authentication_v1()`) against the testkit with RBAC on: access and rules reviews decided by
 //! the stored Role and RoleBinding, TokenReviews of minted and unknown tokens, and
 //! SelfSubjectReviews of the caller, through `kubegen::kubernetes::clientset::Clientset`.
 
@@ -8,7 +8,8 @@
 use k8s_openapi::api::authentication::v1::{SelfSubjectReview, TokenReview, TokenReviewSpec};
 use k8s_openapi::api::authorization::v1::{
     LocalSubjectAccessReview, ResourceAttributes, SelfSubjectAccessReview,
-    SelfSubjectAccessReviewSpec, SubjectAccessReview, SubjectAccessReviewSpec,
+    SelfSubjectAccessReviewSpec, SelfSubjectRulesReview, SelfSubjectRulesReviewSpec,
+    SubjectAccessReview, SubjectAccessReviewSpec,
 };
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
@@ -175,6 +176,28 @@ async fn a_service_account_reviews_itself() {
             .unwrap()
             .contains(&"system:serviceaccounts:ns1".to_owned())
     );
+
+    // What may I do: the Role's rule in ns1 (beside the default roles'), not in ns2.
+    let rules_in = |namespace: &str| SelfSubjectRulesReview {
+        spec: SelfSubjectRulesReviewSpec {
+            namespace: Some(namespace.to_owned()),
+        },
+        ..SelfSubjectRulesReview::default()
+    };
+    let rules = reviews.self_subject_rules_reviews();
+    let reads_configmaps = |review: SelfSubjectRulesReview| {
+        let status = review.status.unwrap();
+        assert!(!status.incomplete);
+        status.resource_rules.iter().any(|rule| {
+            rule.verbs == ["get"] && rule.resources.as_deref() == Some(&["configmaps".to_owned()])
+        })
+    };
+    assert!(reads_configmaps(
+        rules.create(&rules_in("ns1")).await.unwrap()
+    ));
+    assert!(!reads_configmaps(
+        rules.create(&rules_in("ns2")).await.unwrap()
+    ));
 
     // A SubjectAccessReview needs `create subjectaccessreviews`, which `sa` lacks.
     let review = SubjectAccessReview {

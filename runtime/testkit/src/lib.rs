@@ -82,10 +82,9 @@
 //!
 //! The create-only reviews are answered (POST) and never stored; discovery lists them
 //! with verb `create` alone: `authorization.k8s.io/v1` SelfSubjectAccessReviews (JSON or
-//! protobuf bodies), SubjectAccessReviews and LocalSubjectAccessReviews, and
-//! `authentication.k8s.io/v1` TokenReviews (JSON) and SelfSubjectReviews (JSON, or
-//! kubectl's protobuf, which carries nothing to read); SelfSubjectRulesReviews are not
-//! served (404).
+//! protobuf bodies), SubjectAccessReviews, LocalSubjectAccessReviews and
+//! SelfSubjectRulesReviews (JSON), and `authentication.k8s.io/v1` TokenReviews (JSON)
+//! and SelfSubjectReviews (JSON, or kubectl's protobuf, which carries nothing to read).
 //!
 //! The table lives in `store/registry.rs`; adding a type is one line there. Namespaces
 //! `default`, `kube-system`, `kube-public` and `kube-node-lease` exist at start.
@@ -146,7 +145,9 @@
 //!   TokenReview answers `authenticated: true` and the user (username, groups; no uid)
 //!   for a token the server minted, `authenticated: false` for any other; a
 //!   SelfSubjectReview the caller's user, the administrator being `kubernetes-admin` in
-//!   `system:masters`. Creating a review is itself authorized (`create
+//!   `system:masters`. A SelfSubjectRulesReview lists the rules bound to the caller in
+//!   `spec.namespace` (`*` on everything for the administrator and with RBAC off),
+//!   never `incomplete`. Creating a review is itself authorized (`create
 //!   subjectaccessreviews`, `create tokenreviews`; self-subject ones are every
 //!   authenticated user's). Differences: no ServiceAccount objects,
 //!   token Secrets, impersonation or client certificates; ClusterRole

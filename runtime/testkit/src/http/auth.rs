@@ -133,6 +133,8 @@ pub(crate) fn check(
 pub(crate) enum Review {
     /// An access review of `authorization.k8s.io`, with the namespace of its path.
     Access(review::Review, String),
+    /// A SelfSubjectRulesReview.
+    Rules,
     /// A review of `authentication.k8s.io`.
     Authentication(authentication::Review),
 }
@@ -144,6 +146,7 @@ pub(crate) fn review_of(method: &Method, uri: &Uri) -> Option<Review> {
     }
     let parts: Vec<&str> = uri.path().split('/').filter(|s| !s.is_empty()).collect();
     match parts.as_slice() {
+        ["apis", review::GROUP, review::VERSION, review::RULES_PLURAL] => Some(Review::Rules),
         ["apis", review::GROUP, review::VERSION, plural] => {
             review::Review::of(plural, false).map(|r| Review::Access(r, String::new()))
         }
@@ -210,6 +213,16 @@ pub(crate) fn answer_review(
         }
         Review::Authentication(authentication::Review::SelfSubject) => {
             Ok(authentication::self_subject_review(user, asked))
+        }
+        Review::Rules => {
+            let namespace = review::rules_namespace(&asked)?;
+            Ok(match user {
+                Some(user) if shared.config.rbac => {
+                    let rules = rbac::rules_of(&shared.lock(), user, &namespace);
+                    review::answer_rules(asked, Some(&rules))
+                }
+                _ => review::answer_rules(asked, None),
+            })
         }
         Review::Access(access, namespace) => {
             let mut request = review::attributes(&asked, *access)?;

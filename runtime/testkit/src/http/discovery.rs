@@ -42,6 +42,13 @@ const REVIEWS: &[(&str, &str, &str, &str, bool)] = &[
     (
         "authorization.k8s.io",
         "v1",
+        "SelfSubjectRulesReview",
+        "selfsubjectrulesreviews",
+        false,
+    ),
+    (
+        "authorization.k8s.io",
+        "v1",
         "SubjectAccessReview",
         "subjectaccessreviews",
         false,

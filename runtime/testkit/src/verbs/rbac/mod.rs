@@ -6,7 +6,8 @@
 //! `system:basic-user`, `system:public-info-viewer`) is granted without stored objects.
 //!
 //! Also here: the Forbidden Status of a denied request and the access reviews
-//! (`review.rs`: SelfSubjectAccessReview, SubjectAccessReview, LocalSubjectAccessReview).
+//! (`review.rs`: SelfSubjectAccessReview, SubjectAccessReview, LocalSubjectAccessReview,
+//! and SelfSubjectRulesReview, from [`rules_of`]).
 
 use serde_json::Value;
 
@@ -18,7 +19,7 @@ use crate::store::tokens::{AUTHENTICATED, User};
 pub(crate) mod review;
 mod rules;
 
-use rules::Rule;
+pub(crate) use rules::Rule;
 
 /// The group of the RBAC kinds.
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
@@ -250,6 +251,37 @@ pub(crate) fn authorize(cluster: &Cluster, user: &User, request: &Attributes) ->
         allowed: false,
         reason: String::new(),
     }
+}
+
+/// Every rule that applies to `user` in `namespace`, as a SelfSubjectRulesReview lists
+/// them: the default roles' for authenticated users, the ClusterRoles bound to it by
+/// ClusterRoleBindings, and the roles bound by RoleBindings of `namespace`.
+pub(crate) fn rules_of(cluster: &Cluster, user: &User, namespace: &str) -> Vec<Rule> {
+    let mut out = Vec::new();
+    if user.groups.iter().any(|g| g == AUTHENTICATED) {
+        out.extend(default_rules().into_iter().map(|(_, rule)| rule));
+    }
+    for binding in cluster.current(&key("clusterrolebindings")).values() {
+        if subjects(binding).iter().any(|s| s.applies_to(user, "")) {
+            let (kind, _, rules) = bound_rules(cluster, binding, "");
+            if kind == "ClusterRole" {
+                out.extend(rules);
+            }
+        }
+    }
+    if !namespace.is_empty() {
+        let bindings = cluster.current(&key("rolebindings"));
+        for ((binding_namespace, _), binding) in bindings.iter() {
+            if binding_namespace == namespace
+                && subjects(binding)
+                    .iter()
+                    .any(|s| s.applies_to(user, namespace))
+            {
+                out.extend(bound_rules(cluster, binding, namespace).2);
+            }
+        }
+    }
+    out
 }
 
 /// The 403 kube-apiserver answers a denied request with (`responsewriters.Forbidden`).

@@ -2,11 +2,13 @@
 //! stored: SelfSubjectAccessReview ("may I do this?", for the requesting user: `kubectl
 //! auth can-i`), SubjectAccessReview ("may this user do this?", for `spec.user` and
 //! `spec.groups`: how a proxy such as kube-rbac-proxy authorizes its callers) and
-//! LocalSubjectAccessReview (the same, in the namespace of its path only).
+//! LocalSubjectAccessReview (the same, in the namespace of its path only); and
+//! SelfSubjectRulesReview ("what may I do in this namespace?": `kubectl auth can-i
+//! --list`), from the rules bound to the requesting user.
 
 use serde_json::{Value, json};
 
-use super::{Attributes, Decision, ResourceAttributes};
+use super::{Attributes, Decision, ResourceAttributes, Rule};
 use crate::store::status::{ApiError, ApiResult, Cause};
 use crate::store::tokens::User;
 
@@ -46,6 +48,68 @@ impl Review {
             Review::LocalSubject => "LocalSubjectAccessReview",
         }
     }
+}
+
+/// The plural of SelfSubjectRulesReviews.
+pub(crate) const RULES_PLURAL: &str = "selfsubjectrulesreviews";
+
+/// The namespace a SelfSubjectRulesReview asks about (`spec.namespace`); 400 without
+/// one, as kube-apiserver answers.
+pub(crate) fn rules_namespace(review: &Value) -> ApiResult<String> {
+    review
+        .pointer("/spec/namespace")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(|| ApiError::bad_request("no namespace on request"))
+}
+
+/// A SelfSubjectRulesReview answered with `rules` (`None`: everything, the administrator's
+/// and everyone's with RBAC off): `status.resourceRules` and `status.nonResourceRules`,
+/// complete.
+pub(crate) fn answer_rules(mut review: Value, rules: Option<&[Rule]>) -> Value {
+    let strings = |items: &[String]| json!(items);
+    let (resource_rules, non_resource_rules): (Vec<Value>, Vec<Value>) = match rules {
+        None => (
+            vec![json!({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]})],
+            vec![json!({"verbs": ["*"], "nonResourceURLs": ["*"]})],
+        ),
+        Some(rules) => (
+            rules
+                .iter()
+                .filter(|r| !r.resources.is_empty())
+                .map(|r| {
+                    let mut rule = json!({
+                        "verbs": strings(&r.verbs),
+                        "apiGroups": strings(&r.api_groups),
+                        "resources": strings(&r.resources),
+                    });
+                    if !r.resource_names.is_empty() {
+                        rule["resourceNames"] = strings(&r.resource_names);
+                    }
+                    rule
+                })
+                .collect(),
+            rules
+                .iter()
+                .filter(|r| !r.non_resource_urls.is_empty())
+                .map(|r| {
+                    json!({"verbs": strings(&r.verbs), "nonResourceURLs": strings(&r.non_resource_urls)})
+                })
+                .collect(),
+        ),
+    };
+    review["apiVersion"] = json!(format!("{GROUP}/{VERSION}"));
+    review["kind"] = json!("SelfSubjectRulesReview");
+    if !review.get("metadata").is_some_and(Value::is_object) {
+        review["metadata"] = json!({});
+    }
+    review["status"] = json!({
+        "resourceRules": resource_rules,
+        "nonResourceRules": non_resource_rules,
+        "incomplete": false,
+    });
+    review
 }
 
 /// The user a SubjectAccessReview or LocalSubjectAccessReview asks about: `spec.user` in
@@ -264,5 +328,43 @@ mod tests {
             path: "/metrics".into(),
         };
         assert_eq!(local(path, "ns1").expect_err("a path").code, 422);
+    }
+
+    #[test]
+    fn a_rules_review_lists_resource_and_path_rules_apart() {
+        let rules = [
+            Rule {
+                verbs: vec!["get".into()],
+                api_groups: vec![String::new()],
+                resources: vec!["configmaps".into()],
+                ..Rule::default()
+            },
+            Rule {
+                verbs: vec!["get".into()],
+                non_resource_urls: vec!["/healthz".into()],
+                ..Rule::default()
+            },
+        ];
+        let answer = answer_rules(json!({"spec": {"namespace": "ns1"}}), Some(&rules));
+        assert_eq!(answer["kind"], "SelfSubjectRulesReview");
+        assert_eq!(
+            answer["status"]["resourceRules"],
+            json!([{"verbs": ["get"], "apiGroups": [""], "resources": ["configmaps"]}])
+        );
+        assert_eq!(
+            answer["status"]["nonResourceRules"],
+            json!([{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}])
+        );
+        let everything = answer_rules(json!({}), None);
+        assert_eq!(
+            everything["status"]["resourceRules"][0]["resources"],
+            json!(["*"])
+        );
+        assert_eq!(
+            rules_namespace(&json!({"spec": {}}))
+                .expect_err("none")
+                .code,
+            400
+        );
     }
 }
