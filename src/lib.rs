@@ -16,7 +16,10 @@
 //! - [`kubernetes`]: the generated clientset, listers and informers of the built-in API
 //!   groups over k8s-openapi's types (`kubernetes::clientset::Clientset`,
 //!   `kubernetes::informers::InformerFactory`), as client-go's `kubernetes` package: every
-//!   GA kind it lists and watches, and CustomResourceDefinition (57 kinds in 18 groups).
+//!   GA kind it lists and watches, and CustomResourceDefinition (57 kinds in 18 groups),
+//!   and its create-only reviews (`authentication_v1()`: TokenReview, SelfSubjectReview;
+//!   `authorization_v1()`: the access and rules reviews), clients without a lister or
+//!   informer.
 //!   A kind in two groups or versions has one module each (`core::v1::EventClient`,
 //!   `events_k8s_io::v1::EventClient`; `autoscaling::v1` and `autoscaling::v2`).
 //! - `applyconfigurations` (feature `apply`, off by default): the built-in kinds' apply

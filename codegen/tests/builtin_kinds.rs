@@ -3,7 +3,8 @@
 //! `../shared/corpus/openapi/swagger.json`; skipped with a message where absent): every kind
 //! in the table is served with that plural, scope and subresources, and its type is
 //! k8s-openapi's for the definition the server names; every GA kind the server lets clients
-//! list and watch is in the table or in [`LEFT_OUT`], with the reason. And the clients
+//! list and watch is in the table or in [`LEFT_OUT`], with the reason; every GA kind it
+//! serves with `post` alone (the reviews) is in the table with `create` alone. And the clients
 //! generated from the table keep the kinds that share a name in two groups or versions
 //! apart.
 
@@ -20,8 +21,8 @@ use serde_json::Value;
 
 /// GA kinds the API server lists and watches that the table leaves out, with the reason:
 /// (group, version, kind, why). Kinds that cannot be listed and watched (`Binding`,
-/// `Eviction`, the access reviews, `TokenRequest`, `Scale`, `ComponentStatus`, which is
-/// listed but never watched) are not candidates and need no entry.
+/// `Eviction`, `TokenRequest`, `Scale`, `ComponentStatus`, which is listed but never
+/// watched; the reviews have a test of their own) are not candidates and need no entry.
 const LEFT_OUT: &[(&str, &str, &str, &str)] = &[(
     "apiregistration.k8s.io",
     "v1",
@@ -40,6 +41,11 @@ struct Served {
     item: Option<String>,
     /// The definition its `get` returns (`io.k8s.api.apps.v1.Deployment`).
     definition: Option<String>,
+    /// The path its `post` creates at (`/apis/apps/v1/namespaces/{namespace}/deployments`),
+    /// unless it is only a subresource of another kind (`pods/{name}/eviction`).
+    collection: Option<String>,
+    /// The definition its `post` returns.
+    created: Option<String>,
 }
 
 impl Served {
@@ -85,6 +91,13 @@ fn served(swagger: &Value) -> (BTreeMap<Gvk, Served>, BTreeSet<String>) {
             );
             let served = kinds.entry(key).or_default();
             served.actions.insert(action.to_owned());
+            if action == "post" && !path.contains("{name}") {
+                served.collection = Some(path.clone());
+                served.created = op["responses"]["201"]["schema"]["$ref"]
+                    .as_str()
+                    .and_then(|r| r.strip_prefix("#/definitions/"))
+                    .map(str::to_owned);
+            }
             if action == "get" && path.ends_with("/{name}") && !path.contains("/watch/") {
                 served.item = Some(path.clone());
                 served.definition = op["responses"]["200"]["schema"]["$ref"]
@@ -120,6 +133,10 @@ fn every_built_in_kind_is_served_as_the_table_says() {
                 wrong.push(format!("{gvk}: not served"));
                 continue;
             };
+            if !kind.client_verbs.informable() {
+                create_only(&gvk, kind, s, &version.name, &mut wrong);
+                continue;
+            }
             if !is_ga(&version.name) || !s.listed_and_watched() {
                 wrong.push(format!("{gvk}: not GA, or not listed and watched"));
             }
@@ -166,6 +183,107 @@ fn every_built_in_kind_is_served_as_the_table_says() {
         wrong.is_empty(),
         "the table disagrees with swagger.json:\n{}",
         wrong.join("\n")
+    );
+}
+
+/// Checks a row whose client has `create` alone (a review) against what the server
+/// serves of it: GA, `post` its only action, its scope, plural and type those of the path
+/// it is created at.
+fn create_only(
+    gvk: &str,
+    kind: &kubegen_codegen::__internal::model::Kind,
+    served: &Served,
+    version: &str,
+    wrong: &mut Vec<String>,
+) {
+    let verbs: Vec<&str> = kind.client_verbs.verbs.iter().map(|v| v.name()).collect();
+    if verbs != ["create"] {
+        wrong.push(format!(
+            "{gvk}: a kind not listed and watched with verbs {verbs:?}"
+        ));
+    }
+    let actions: Vec<&str> = served.actions.iter().map(String::as_str).collect();
+    if !is_ga(version) || actions != ["post"] {
+        wrong.push(format!("{gvk}: not GA, or served with actions {actions:?}"));
+    }
+    let Some(collection) = &served.collection else {
+        wrong.push(format!("{gvk}: no path to create at"));
+        return;
+    };
+    let namespaced = collection.contains("/{namespace}/");
+    if namespaced != (kind.scope == Scope::Namespaced) {
+        wrong.push(format!(
+            "{gvk}: scope {:?}, served at {collection}",
+            kind.scope
+        ));
+    }
+    let plural = collection.rsplit('/').next().unwrap();
+    if plural != kind.names.plural {
+        wrong.push(format!(
+            "{gvk}: plural {}, served as {plural}",
+            kind.names.plural
+        ));
+    }
+    if kind.subresources.status || kind.subresources.scale.is_some() {
+        wrong.push(format!("{gvk}: subresources on a create-only kind"));
+    }
+    let expected = served.created.as_deref().and_then(k8s_openapi_path);
+    let actual = match &kind.root {
+        RootType::External(t) => Some(t.path.clone()),
+        _ => None,
+    };
+    if expected.is_none() || actual != expected {
+        wrong.push(format!("{gvk}: type {actual:?}, definition {expected:?}"));
+    }
+}
+
+/// GA kinds the API server serves with `post` alone at a path of their own that the table
+/// leaves out, with the reason. Those created only as another kind's subresource
+/// (`Eviction`, `TokenRequest`) are not candidates.
+const CREATE_ONLY_LEFT_OUT: &[(&str, &str, &str, &str)] = &[(
+    "",
+    "v1",
+    "Binding",
+    // `POST .../bindings` is the old form of `pods/{name}/binding`; client-go has no
+    // Bindings client, only the Pod client's `Bind`.
+    "client-go binds through the Pod client, it has no Bindings client",
+)];
+
+/// Every GA kind the server serves with `post` as its only action at a path of its own
+/// (the reviews) is in the table, create-only, or in [`CREATE_ONLY_LEFT_OUT`].
+#[test]
+fn every_create_only_ga_kind_is_in_the_table() {
+    let Some(swagger) = swagger() else {
+        println!("SKIPPED: no swagger.json (set KUBEGEN_CORPUS or add ../shared/corpus/openapi)");
+        return;
+    };
+    let (served, _) = served(&swagger);
+    let model = table();
+    let mut missing = Vec::new();
+    for ((group, version, kind), s) in &served {
+        if !is_ga(version) || s.actions.iter().ne(["post"].iter()) || s.collection.is_none() {
+            continue;
+        }
+        let key = (group.as_str(), version.as_str(), kind.as_str());
+        if CREATE_ONLY_LEFT_OUT
+            .iter()
+            .any(|&(g, v, k, _)| (g, v, k) == key)
+        {
+            continue;
+        }
+        let row = model
+            .groups
+            .get(group)
+            .and_then(|g| g.versions.get(version))
+            .and_then(|v| v.kinds.get(kind));
+        if row.is_none_or(|k| k.client_verbs.informable()) {
+            missing.push(format!("{group}/{version}/{kind}"));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "served with `post` alone, but not a create-only row of the table:\n{}",
+        missing.join("\n")
     );
 }
 

@@ -197,6 +197,46 @@ fn verb_options_shape_crd_kinds_clients() {
 }
 
 #[test]
+fn create_only_kind_gets_a_client_but_no_lister_or_informer() {
+    let (output, dir) = sample_with("create-only", &["--verbs", "Foo=create"]);
+    let clients = dir.join("clients");
+    assert!(output.status.success(), "{output:?}");
+    let alias = foo_alias(&clients);
+    let slots: Vec<&str> = alias
+        .split("::kubegen::gentype::verbs::")
+        .skip(2)
+        .map(|slot| slot.trim_end_matches([',', ' ', '>']))
+        .collect();
+    assert_eq!(slots, ["No", "No", "No", "Yes", "No", "No", "No", "No"]);
+    let read = |file: &str| std::fs::read_to_string(clients.join(file)).unwrap();
+    let clientset = read("clientset.rs");
+    assert!(
+        clientset.contains("pub fn samplecontroller_v1alpha1("),
+        "{clientset}"
+    );
+    let (listers, informers) = (read("listers.rs"), read("informers.rs"));
+    assert!(!listers.contains("FooLister"), "{listers}");
+    assert!(
+        !listers.contains("pub mod samplecontroller_k8s_io"),
+        "{listers}"
+    );
+    assert!(!informers.contains("FooInformer"), "{informers}");
+    assert!(
+        !informers.contains("pub fn samplecontroller("),
+        "{informers}"
+    );
+    assert!(
+        informers.contains("pub struct InformerFactory"),
+        "{informers}"
+    );
+
+    let (output, dir) = sample_with("list-no-watch", &["--verbs", "Foo=get,list"]);
+    assert!(output.status.success(), "{output:?}");
+    let informers = std::fs::read_to_string(dir.join("clients/informers.rs")).unwrap();
+    assert!(!informers.contains("FooInformer"), "{informers}");
+}
+
+#[test]
 fn bad_verb_options_exit_2() {
     let cases: [(&[&str], &str); 4] = [
         (&["--verbs", "Foo=get,lsit"], "unknown verb \"lsit\""),

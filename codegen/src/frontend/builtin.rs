@@ -5,11 +5,15 @@
 //! names, scope and subresources, which the table states in one screen and which do not
 //! depend on documents being present at generation time (the corpus is test data, not a
 //! build input); the types themselves come from k8s-openapi. It covers the GA versions of
-//! the groups client-go's `kubernetes` clientset has (57 kinds in 18 groups), and
-//! CustomResourceDefinitions. Left out: kinds that cannot be listed or watched (`Binding`,
-//! `Eviction`, the reviews and `TokenRequest`, `Scale`), the deprecated `ComponentStatus`
-//! (listed, never watched), and `apiregistration.k8s.io` `APIService`, which is
-//! kube-aggregator's clientset's in Go, not client-go's; alpha and beta versions too.
+//! the groups client-go's `kubernetes` clientset has (57 listed and watched kinds in 18
+//! groups, [`KINDS`]), CustomResourceDefinitions, and the six create-only reviews of
+//! `authentication.k8s.io` and `authorization.k8s.io` ([`REVIEWS`]: a client with
+//! `create` alone, no lister or informer, no apply configuration, as in client-go). Left
+//! out: the other kinds that cannot be listed or watched (`Binding`, `Eviction`,
+//! `TokenRequest`, `Scale`: subresources in client-go, methods of another kind's client),
+//! the deprecated `ComponentStatus` (listed, never watched), and `apiregistration.k8s.io`
+//! `APIService`, which is kube-aggregator's clientset's in Go, not client-go's; alpha and
+//! beta versions too.
 //!
 //! Each kind's Rust type is k8s-openapi's, by path ([`RootType::External`]): the
 //! generated clients name it through the facade's re-export of k8s-openapi.
@@ -38,7 +42,8 @@
 
 use super::{Error, Result, Versions};
 use crate::model::{
-    ClientVerbs, ExternalType, Kind, KindNames, Model, Origin, RootType, Scale, Scope, Subresources,
+    ClientVerb, ClientVerbs, ExternalType, Kind, KindNames, Model, Origin, RootType, Scale, Scope,
+    Subresources,
 };
 use crate::naming;
 
@@ -137,6 +142,21 @@ const KINDS: &[(&str, &str, &str, Scope, Sub)] = &[
     ("storage.k8s.io", "v1", "VolumeAttributesClass", Cluster, Plain),
 ];
 
+/// (group, version, kind, scope): the create-only kinds of client-go's `kubernetes`
+/// clientset at a GA version, `AuthenticationV1()` and `AuthorizationV1()`: the API server
+/// answers a POST with the review's `status` and stores nothing, so their clients offer
+/// `create` alone. `codegen/tests/builtin_kinds.rs` checks each against Kubernetes'
+/// OpenAPI document (its only `x-kubernetes-action` is `post`).
+#[rustfmt::skip] // One row a line.
+const REVIEWS: &[(&str, &str, &str, Scope)] = &[
+    ("authentication.k8s.io", "v1", "SelfSubjectReview", Cluster),
+    ("authentication.k8s.io", "v1", "TokenReview", Cluster),
+    ("authorization.k8s.io", "v1", "LocalSubjectAccessReview", Namespaced),
+    ("authorization.k8s.io", "v1", "SelfSubjectAccessReview", Cluster),
+    ("authorization.k8s.io", "v1", "SelfSubjectRulesReview", Cluster),
+    ("authorization.k8s.io", "v1", "SubjectAccessReview", Cluster),
+];
+
 /// The k8s-openapi module of a built-in group's version, which mirrors the Go package:
 /// `k8s_openapi::api::apps::v1` (`k8s.io/api/apps/v1`), and for `apiextensions.k8s.io` the
 /// apiextensions-apiserver's package.
@@ -156,7 +176,17 @@ fn k8s_openapi_module(group: &str, version: &str) -> String {
 /// k8s-openapi's), then validates it. The table is the input; the kinds get no fields
 /// (see the module docs).
 pub fn load(model: &mut Model, options: &Options) -> Result<()> {
-    for &(group, version, kind, scope, sub) in KINDS {
+    let every_verb = KINDS.iter().map(|&(group, version, kind, scope, sub)| {
+        (group, version, kind, scope, sub, ClientVerbs::default())
+    });
+    let create_only = REVIEWS.iter().map(|&(group, version, kind, scope)| {
+        let verbs = ClientVerbs {
+            verbs: [ClientVerb::Create].into_iter().collect(),
+            no_status: false,
+        };
+        (group, version, kind, scope, Plain, verbs)
+    });
+    for (group, version, kind, scope, sub, client_verbs) in every_verb.chain(create_only) {
         if !options.versions.selects(version, true, true) {
             continue;
         }
@@ -180,7 +210,7 @@ pub fn load(model: &mut Model, options: &Options) -> Result<()> {
             served: true,
             storage: true,
             deprecated: None,
-            client_verbs: ClientVerbs::default(),
+            client_verbs,
             subresources: Subresources {
                 status: !matches!(sub, Plain),
                 scale,
@@ -260,6 +290,31 @@ mod tests {
     }
 
     #[test]
+    fn reviews_are_create_only_and_the_rest_have_every_verb() {
+        let model = model();
+        let authorization = &model.groups["authorization.k8s.io"].versions["v1"].kinds;
+        let review = &authorization["LocalSubjectAccessReview"];
+        assert_eq!(review.scope, Scope::Namespaced);
+        assert_eq!(review.names.plural, "localsubjectaccessreviews");
+        assert_eq!(
+            review
+                .client_verbs
+                .verbs
+                .iter()
+                .copied()
+                .collect::<Vec<_>>(),
+            [ClientVerb::Create]
+        );
+        assert!(!review.client_verbs.informable());
+        let tokens = &model.groups["authentication.k8s.io"].versions["v1"].kinds["TokenReview"];
+        assert_eq!(tokens.scope, Scope::Cluster);
+        assert!(matches!(&tokens.root,
+            RootType::External(t) if t.path == "k8s_openapi::api::authentication::v1::TokenReview"));
+        let pods = &model.groups[""].versions["v1"].kinds["Pod"];
+        assert!(pods.client_verbs.is_all());
+    }
+
+    #[test]
     fn every_requested_group_is_present() {
         let model = model();
         let groups: Vec<&str> = model.groups.keys().map(String::as_str).collect();
@@ -270,6 +325,8 @@ mod tests {
                 "admissionregistration.k8s.io",
                 "apiextensions.k8s.io",
                 "apps",
+                "authentication.k8s.io",
+                "authorization.k8s.io",
                 "autoscaling",
                 "batch",
                 "certificates.k8s.io",
@@ -286,7 +343,7 @@ mod tests {
                 "storage.k8s.io"
             ]
         );
-        assert_eq!(model.kind_count(), KINDS.len());
+        assert_eq!(model.kind_count(), KINDS.len() + REVIEWS.len());
         let core = &model.groups[""].versions["v1"].kinds;
         assert_eq!(core["Node"].scope, Scope::Cluster);
         assert_eq!(core["Pod"].names.plural, "pods");

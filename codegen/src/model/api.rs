@@ -221,6 +221,13 @@ impl ClientVerbs {
     pub fn is_read_only(&self) -> bool {
         self.verbs == Self::read_only().verbs
     }
+
+    /// Whether list and watch are both offered, which an informer and its lister need:
+    /// a kind without them (a create-only review) gets a client alone, as client-go's
+    /// informer-gen and lister-gen skip kinds that are not listed and watched.
+    pub fn informable(&self) -> bool {
+        self.verbs.contains(&ClientVerb::List) && self.verbs.contains(&ClientVerb::Watch)
+    }
 }
 
 /// An additional printer column (`kubectl get` output).

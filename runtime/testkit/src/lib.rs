@@ -80,8 +80,11 @@
 //! | rbac.authorization.k8s.io    | v1      | ClusterRole                    | clusterroles                    | no         |               |             |
 //! | rbac.authorization.k8s.io    | v1      | ClusterRoleBinding             | clusterrolebindings             | no         |               |             |
 //!
-//! `authorization.k8s.io/v1` SelfSubjectAccessReviews are answered (POST, JSON or
-//! protobuf bodies; not stored, not listed in discovery).
+//! The create-only reviews are answered (POST) and never stored; discovery lists them
+//! with verb `create` alone: `authorization.k8s.io/v1` SelfSubjectAccessReviews (JSON or
+//! protobuf bodies), SubjectAccessReviews, LocalSubjectAccessReviews and
+//! SelfSubjectRulesReviews (JSON), and `authentication.k8s.io/v1` TokenReviews (JSON)
+//! and SelfSubjectReviews (JSON, or kubectl's protobuf, which carries nothing to read).
 //!
 //! The table lives in `store/registry.rs`; adding a type is one line there. Namespaces
 //! `default`, `kube-system`, `kube-public` and `kube-node-lease` exist at start.
@@ -134,9 +137,20 @@
 //!   OpenAPI, version and health paths (`system:discovery`, `system:public-info-viewer`)
 //!   and `create` of self-subject reviews (`system:basic-user`). A
 //!   SelfSubjectAccessReview answers `status.allowed` (and the authorizer's
-//!   `RBAC: allowed by ...` reason) for the requesting user; the administrator, and
-//!   everyone with RBAC off, may do everything. Differences: no ServiceAccount objects,
-//!   token Secrets, TokenReviews, impersonation or client certificates; ClusterRole
+//!   `RBAC: allowed by ...` reason; none when denied, as kube-apiserver) for the
+//!   requesting user; the administrator, and everyone with RBAC off, may do everything.
+//!   A SubjectAccessReview asks the same for `spec.user` in `spec.groups` (nothing
+//!   added to them), a LocalSubjectAccessReview in its path's namespace only (another
+//!   `resourceAttributes.namespace` is 400); with RBAC off both are allowed. A
+//!   TokenReview answers `authenticated: true` and the user (username, groups; no uid)
+//!   for a token the server minted, `authenticated: false` for any other; a
+//!   SelfSubjectReview the caller's user, the administrator being `kubernetes-admin` in
+//!   `system:masters`. A SelfSubjectRulesReview lists the rules bound to the caller in
+//!   `spec.namespace` (`*` on everything for the administrator and with RBAC off),
+//!   never `incomplete`. Creating a review is itself authorized (`create
+//!   subjectaccessreviews`, `create tokenreviews`; self-subject ones are every
+//!   authenticated user's). Differences: no ServiceAccount objects,
+//!   token Secrets, impersonation or client certificates; ClusterRole
 //!   `aggregationRule`s are not aggregated; the bootstrap roles are not stored objects;
 //!   a watch is authorized when it starts only (as on a real server), and RBAC changes
 //!   apply to the next request. kubectl (client-go) sends credentials over TLS only, so

@@ -32,6 +32,16 @@ impl Clientset {
     pub fn apps_v1(&self) -> apps::v1::Client {
         apps::v1::Client::new(self.client.clone())
     }
+    /// The client of `authentication.k8s.io/v1`.
+    #[inline]
+    pub fn authentication_v1(&self) -> authentication_k8s_io::v1::Client {
+        authentication_k8s_io::v1::Client::new(self.client.clone())
+    }
+    /// The client of `authorization.k8s.io/v1`.
+    #[inline]
+    pub fn authorization_v1(&self) -> authorization_k8s_io::v1::Client {
+        authorization_k8s_io::v1::Client::new(self.client.clone())
+    }
     /// The client of `autoscaling/v1`.
     #[inline]
     pub fn autoscaling_v1(&self) -> autoscaling::v1::Client {
@@ -427,6 +437,162 @@ pub mod apps {
         pub type StatefulSetClient = crate::gentype::ResourceClient<
             crate::__private::k8s_openapi::api::apps::v1::StatefulSet,
             crate::gentype::subresources::StatusAndScale,
+        >;
+    }
+}
+/// API group `authentication.k8s.io`.
+pub mod authentication_k8s_io {
+    /// `authentication.k8s.io/v1`.
+    pub mod v1 {
+        /// Clients of `authentication.k8s.io/v1` kinds.
+        #[derive(Clone)]
+        pub struct Client {
+            client: crate::__private::kube::Client,
+        }
+        impl Client {
+            /// A client over `client`.
+            #[inline]
+            pub fn new(client: crate::__private::kube::Client) -> Self {
+                Self { client }
+            }
+            /// `selfsubjectreviews` (cluster-scoped).
+            #[inline]
+            pub fn self_subject_reviews(&self) -> SelfSubjectReviewClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+            /// `tokenreviews` (cluster-scoped).
+            #[inline]
+            pub fn token_reviews(&self) -> TokenReviewClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+        }
+        /// The typed client of `selfsubjectreviews`.
+        pub type SelfSubjectReviewClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::authentication::v1::SelfSubjectReview,
+            crate::gentype::subresources::None,
+            crate::gentype::verbs::Verbs<
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::Yes,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+            >,
+        >;
+        /// The typed client of `tokenreviews`.
+        pub type TokenReviewClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::authentication::v1::TokenReview,
+            crate::gentype::subresources::None,
+            crate::gentype::verbs::Verbs<
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::Yes,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+            >,
+        >;
+    }
+}
+/// API group `authorization.k8s.io`.
+pub mod authorization_k8s_io {
+    /// `authorization.k8s.io/v1`.
+    pub mod v1 {
+        /// Clients of `authorization.k8s.io/v1` kinds.
+        #[derive(Clone)]
+        pub struct Client {
+            client: crate::__private::kube::Client,
+        }
+        impl Client {
+            /// A client over `client`.
+            #[inline]
+            pub fn new(client: crate::__private::kube::Client) -> Self {
+                Self { client }
+            }
+            /// `localsubjectaccessreviews` in `namespace` (`""`: all namespaces).
+            #[inline]
+            pub fn local_subject_access_reviews(&self, namespace: &str) -> LocalSubjectAccessReviewClient {
+                crate::gentype::namespaced(self.client.clone(), namespace)
+            }
+            /// `selfsubjectaccessreviews` (cluster-scoped).
+            #[inline]
+            pub fn self_subject_access_reviews(&self) -> SelfSubjectAccessReviewClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+            /// `selfsubjectrulesreviews` (cluster-scoped).
+            #[inline]
+            pub fn self_subject_rules_reviews(&self) -> SelfSubjectRulesReviewClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+            /// `subjectaccessreviews` (cluster-scoped).
+            #[inline]
+            pub fn subject_access_reviews(&self) -> SubjectAccessReviewClient {
+                crate::gentype::cluster(self.client.clone())
+            }
+        }
+        /// The typed client of `localsubjectaccessreviews`.
+        pub type LocalSubjectAccessReviewClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::authorization::v1::LocalSubjectAccessReview,
+            crate::gentype::subresources::None,
+            crate::gentype::verbs::Verbs<
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::Yes,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+            >,
+        >;
+        /// The typed client of `selfsubjectaccessreviews`.
+        pub type SelfSubjectAccessReviewClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::authorization::v1::SelfSubjectAccessReview,
+            crate::gentype::subresources::None,
+            crate::gentype::verbs::Verbs<
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::Yes,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+            >,
+        >;
+        /// The typed client of `selfsubjectrulesreviews`.
+        pub type SelfSubjectRulesReviewClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::authorization::v1::SelfSubjectRulesReview,
+            crate::gentype::subresources::None,
+            crate::gentype::verbs::Verbs<
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::Yes,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+            >,
+        >;
+        /// The typed client of `subjectaccessreviews`.
+        pub type SubjectAccessReviewClient = crate::gentype::ResourceClient<
+            crate::__private::k8s_openapi::api::authorization::v1::SubjectAccessReview,
+            crate::gentype::subresources::None,
+            crate::gentype::verbs::Verbs<
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::Yes,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+                crate::gentype::verbs::No,
+            >,
         >;
     }
 }

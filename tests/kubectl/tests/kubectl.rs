@@ -684,3 +684,33 @@ async fn rbac_objects_and_auth_can_i() {
         .expect_err("create is not");
     assert!(matches!(denied, kube::Error::Api(status) if status.code == 403));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_whoami_and_api_resources_show_the_reviews() {
+    let Some(kubectl) = Kubectl::start_with(ApiServerConfig::default().rbac(true)).await else {
+        return;
+    };
+    // kubectl is the administrator here (see above); its SelfSubjectReview says who that is.
+    let whoami = kubectl.ok(&["auth", "whoami", "-o", "json"]).await;
+    let answer: serde_json::Value = serde_json::from_str(&whoami).expect("a review");
+    assert_eq!(answer["kind"], "SelfSubjectReview", "{whoami}");
+    assert_eq!(
+        answer["status"]["userInfo"]["username"], "kubernetes-admin",
+        "{whoami}"
+    );
+    // Discovery lists the reviews with verb `create` alone.
+    let resources = kubectl
+        .ok(&[
+            "api-resources",
+            "--api-group=authorization.k8s.io",
+            "-o",
+            "wide",
+        ])
+        .await;
+    let rows = table(&resources);
+    let local = rows
+        .iter()
+        .find(|row| row.first().map(String::as_str) == Some("localsubjectaccessreviews"))
+        .unwrap_or_else(|| panic!("no localsubjectaccessreviews: {resources}"));
+    assert!(local.iter().any(|cell| cell == "create"), "{resources}");
+}

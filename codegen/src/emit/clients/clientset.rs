@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::context::{Clients, nest, version_path};
+use super::context::{Clients, Select, nest, version_path};
 use crate::emit::common::Error;
 use crate::emit::generated::{GeneratedFile, file};
 use crate::model::{ClientVerb, ClientVerbs, Scope};
@@ -30,6 +30,7 @@ pub(super) fn clientset(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
     });
     let modules = nest(
         clients,
+        Select::All,
         |group, version| {
             let mut kinds = TokenStream::new();
             let mut aliases = TokenStream::new();

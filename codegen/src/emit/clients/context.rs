@@ -8,6 +8,36 @@ use quote::{format_ident, quote};
 
 use crate::emit::common::{Error, ident, path, type_path};
 use crate::model::{ClientVerbs, Group, Kind, Model, RootType, Version};
+
+/// Which kinds a client emitter writes items for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Select {
+    /// Every kind: the clientset.
+    All,
+    /// Kinds whose verbs include list and watch ([`ClientVerbs::informable`]): listers
+    /// and informers.
+    Informable,
+}
+
+impl Select {
+    /// Whether `kind` is selected.
+    pub(super) fn has(self, kind: &Kind) -> bool {
+        match self {
+            Select::All => true,
+            Select::Informable => kind.client_verbs.informable(),
+        }
+    }
+
+    /// The selected kinds of `version`, in order.
+    pub(super) fn kinds(self, version: &Version) -> impl Iterator<Item = &Kind> {
+        version.kinds.values().filter(move |kind| self.has(kind))
+    }
+
+    /// Whether `version` has a selected kind.
+    pub(super) fn any(self, version: &Version) -> bool {
+        self.kinds(version).next().is_some()
+    }
+}
 use crate::naming::{self, UniqueNames};
 
 /// Options of the client emitters.
@@ -151,9 +181,13 @@ impl<'a> Clients<'a> {
         self.model.versions().filter(|(_, v)| !v.kinds.is_empty())
     }
 
-    /// Groups with at least one kind.
-    pub(super) fn groups(&self) -> Vec<&'a Group> {
-        let names: BTreeSet<&str> = self.versions().map(|(g, _)| g.name.as_str()).collect();
+    /// Groups with at least one kind that `select` selects.
+    pub(super) fn groups(&self, select: Select) -> Vec<&'a Group> {
+        let names: BTreeSet<&str> = self
+            .versions()
+            .filter(|(_, v)| select.any(v))
+            .map(|(g, _)| g.name.as_str())
+            .collect();
         self.model
             .groups
             .values()
@@ -212,21 +246,23 @@ pub(super) fn version_path(group: &Group, version: &Version) -> TokenStream {
     quote! { #g::#v }
 }
 
-/// Nests per-version items into `pub mod <group> { pub mod <version> { ... } }`.
+/// Nests per-version items into `pub mod <group> { pub mod <version> { ... } }`, for the
+/// groups and versions with a kind that `select` selects.
 pub(super) fn nest<'a>(
     clients: &Clients<'a>,
+    select: Select,
     mut per_version: impl FnMut(&'a Group, &'a Version) -> Result<TokenStream, Error>,
     mut per_group: impl FnMut(&'a Group) -> TokenStream,
 ) -> Result<TokenStream, Error> {
     let mut out = TokenStream::new();
-    for group in clients.groups() {
+    for group in clients.groups(select) {
         let module = ident(&group.module);
         let doc = format!(
             " {}.",
             naming::capitalized(&naming::describe_group(&group.name))
         );
         let mut versions = TokenStream::new();
-        for version in group.versions.values().filter(|v| !v.kinds.is_empty()) {
+        for version in group.versions.values().filter(|v| select.any(v)) {
             let v = ident(&version.module);
             let doc = format!(" `{}`.", naming::api_version(&group.name, &version.name));
             let items = per_version(group, version)?;

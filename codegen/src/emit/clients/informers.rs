@@ -1,12 +1,13 @@
 //! Informers and the factory wrapper:
 //! `factory.samplecontroller().v1alpha1().foos().informer()` / `.lister()`, over the
 //! facade's `gentype::InformerFactory` (namespace, selectors and tweak hook included);
-//! each kind's `FooInformer` is a name for `gentype::Informer<Foo>`.
+//! each kind's `FooInformer` is a name for `gentype::Informer<Foo>`. Only kinds that are
+//! listed and watched get one; groups and versions without such a kind get no accessor.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::context::{Clients, nest};
+use super::context::{Clients, Select, nest};
 use crate::emit::common::{Error, ident};
 use crate::emit::generated::{GeneratedFile, file};
 use crate::naming;
@@ -15,7 +16,7 @@ use crate::naming;
 pub(super) fn informers(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
     let facade = &clients.facade;
     let factory = quote! { #facade::gentype::InformerFactory };
-    let groups = clients.groups().into_iter().map(|group| {
+    let groups = clients.groups(Select::Informable).into_iter().map(|group| {
         let name = clients.group_name(group);
         let module = ident(&group.module);
         let doc = format!(" Informers of {}.", naming::describe_group(&group.name));
@@ -29,10 +30,11 @@ pub(super) fn informers(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
     });
     let modules = nest(
         clients,
+        Select::Informable,
         |group, version| {
             let mut accessors = TokenStream::new();
             let mut items = TokenStream::new();
-            for kind in version.kinds.values() {
+            for kind in Select::Informable.kinds(version) {
                 let ty = clients.type_path(group, version, kind);
                 let informer = clients.kind_ident(group, version, kind, "Informer");
                 let method = clients.accessor(group, version, kind);
@@ -78,7 +80,7 @@ pub(super) fn informers(clients: &Clients<'_>) -> Result<GeneratedFile, Error> {
             let versions = group
                 .versions
                 .values()
-                .filter(|v| !v.kinds.is_empty())
+                .filter(|v| Select::Informable.any(v))
                 .map(|v| {
                     let name = ident(&v.module);
                     let doc = format!(

@@ -17,8 +17,10 @@
 //! `S` gives status and scale verbs only to kinds that declare those subresources), a
 //! `FooLister` (the runtime's `Lister<Foo>`) and a `FooInformer`
 //! (`kubegen::gentype::Informer<Foo>`), plus one-line accessors; namespaced kinds' client
-//! accessors take the namespace, cluster-scoped kinds' do not. The per-kind names are
-//! computed once, in the emitters' shared context.
+//! accessors take the namespace, cluster-scoped kinds' do not. A kind whose verbs lack
+//! list or watch (a create-only review, or `--verbs Foo=create`) gets its client alone,
+//! with exactly its verbs, and no lister or informer, as in client-go. The per-kind names
+//! are computed once, in the emitters' shared context.
 //!
 //! ```
 //! use kubegen_codegen::__internal::emit::clients::{ClientOptions, generate_clients};

@@ -22,7 +22,8 @@
 //!   `RawExtension`...) stay k8s-openapi's;
 //! - string enums become `String`, as k8s-openapi has them.
 //!
-//! Versions and kinds no document serves get no fields.
+//! Versions and kinds no document serves get no fields, nor do kinds whose client verbs
+//! lack `patch` (the create-only reviews): there is nothing to apply to them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,7 +35,7 @@ use crate::frontend::schema::{
     AdditionalProperties, Dialect, GroupVersionKind, Refs, Schema, TypeBuilder,
 };
 use crate::frontend::{Result, Source};
-use crate::model::{Model, RootType, TypeDef, TypeDefKind, TypeRef};
+use crate::model::{ClientVerb, Model, RootType, TypeDef, TypeDefKind, TypeRef};
 use crate::naming::{self, UniqueNames};
 
 /// Adds to `model` the fields of its kinds whose types are k8s-openapi's, read from the
@@ -136,7 +137,11 @@ fn targets(
         let mut kinds = BTreeMap::new();
         let mut package = None;
         for kind in version.kinds.values() {
-            if !matches!(kind.root, RootType::External(_)) {
+            // Fields serve apply configurations: a kind that is never patched (the
+            // create-only reviews) has nothing to apply.
+            if !matches!(kind.root, RootType::External(_))
+                || !kind.client_verbs.verbs.contains(&ClientVerb::Patch)
+            {
                 continue;
             }
             let gvk = GroupVersionKind {

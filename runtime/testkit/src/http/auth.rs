@@ -1,8 +1,10 @@
 //! Authentication and authorization of each request, before it is routed: who sends it
 //! (a bearer token the server minted, or nobody: the administrator), what it asks for
 //! (kube-apiserver's `RequestInfo`, parsed from the method, path and query alone), and,
-//! with RBAC on, whether that user may. Also answers SelfSubjectAccessReviews, which
-//! need the requesting user.
+//! with RBAC on, whether that user may. Also answers the reviews, created and never
+//! stored: the access reviews of `authorization.k8s.io` (`verbs/rbac/review.rs`) and
+//! TokenReviews and SelfSubjectReviews of `authentication.k8s.io`
+//! (`verbs/authentication.rs`), some of which need the requesting user.
 
 use axum::extract::Query as QueryExtractor;
 use axum::http::{HeaderMap, Method, Uri, header};
@@ -12,6 +14,7 @@ use crate::http::protobuf;
 use crate::store::shared::Shared;
 use crate::store::status::{ApiError, ApiResult};
 use crate::store::tokens::User;
+use crate::verbs::authentication;
 use crate::verbs::collection::Query;
 use crate::verbs::rbac::{self, Attributes, Decision, ResourceAttributes, review};
 
@@ -125,48 +128,130 @@ pub(crate) fn check(
     Ok(user)
 }
 
-/// Whether the request creates a SelfSubjectAccessReview.
-pub(crate) fn is_review(method: &Method, uri: &Uri) -> bool {
-    let path = format!(
-        "/apis/{}/{}/{}",
-        review::GROUP,
-        review::VERSION,
-        review::PLURAL
-    );
-    method == Method::POST && uri.path().trim_end_matches('/') == path
+/// A review a request creates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Review {
+    /// An access review of `authorization.k8s.io`, with the namespace of its path.
+    Access(review::Review, String),
+    /// A SelfSubjectRulesReview.
+    Rules,
+    /// A review of `authentication.k8s.io`.
+    Authentication(authentication::Review),
 }
 
-/// Answers a SelfSubjectAccessReview for `user` (the administrator, or anyone with RBAC
-/// off, may do everything); JSON and protobuf bodies are read, others are 415.
-pub(crate) fn answer_review(
-    shared: &Shared,
-    user: Option<&User>,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> ApiResult<Value> {
+/// The review the request creates, if it is a POST of one.
+pub(crate) fn review_of(method: &Method, uri: &Uri) -> Option<Review> {
+    if method != Method::POST {
+        return None;
+    }
+    let parts: Vec<&str> = uri.path().split('/').filter(|s| !s.is_empty()).collect();
+    match parts.as_slice() {
+        ["apis", review::GROUP, review::VERSION, review::RULES_PLURAL] => Some(Review::Rules),
+        ["apis", review::GROUP, review::VERSION, plural] => {
+            review::Review::of(plural, false).map(|r| Review::Access(r, String::new()))
+        }
+        [
+            "apis",
+            review::GROUP,
+            review::VERSION,
+            "namespaces",
+            namespace,
+            plural,
+        ] => review::Review::of(plural, true).map(|r| Review::Access(r, (*namespace).to_owned())),
+        [
+            "apis",
+            authentication::GROUP,
+            authentication::VERSION,
+            plural,
+        ] => authentication::Review::of(plural).map(Review::Authentication),
+        _ => None,
+    }
+}
+
+/// The body of a review: JSON, or protobuf where kubectl sends it: a
+/// SelfSubjectAccessReview (`kubectl auth can-i`) is decoded, and a SelfSubjectReview
+/// (`kubectl auth whoami`), which has nothing but metadata to ask with, is read as an
+/// empty review; others are 415.
+fn review_body(headers: &HeaderMap, body: &[u8], kind: &Review) -> ApiResult<Value> {
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("application/json");
     let media = content_type.split(';').next().unwrap_or_default().trim();
-    let asked: Value = match media {
-        "application/json" | "" | "*/*" => serde_json::from_slice(body).map_err(|e| {
+    match (media, kind) {
+        ("application/json" | "" | "*/*", _) => serde_json::from_slice(body).map_err(|e| {
             ApiError::bad_request(format!("error decoding request body as JSON: {e}"))
-        })?,
-        protobuf::MEDIA_TYPE => protobuf::decode_self_subject_access_review(body).map_err(|e| {
-            ApiError::bad_request(format!("error decoding request body as protobuf: {e}"))
-        })?,
-        _ => return Err(ApiError::unsupported_media_type(content_type)),
-    };
-    let request = review::attributes(&asked)?;
-    let decision = match user {
-        Some(user) if shared.config.rbac => rbac::authorize(&shared.lock(), user, &request),
-        _ => Decision {
-            allowed: true,
-            reason: String::new(),
-        },
-    };
-    Ok(review::answer(asked, &decision))
+        }),
+        (protobuf::MEDIA_TYPE, Review::Access(review::Review::SelfSubject, _)) => {
+            protobuf::decode_self_subject_access_review(body).map_err(|e| {
+                ApiError::bad_request(format!("error decoding request body as protobuf: {e}"))
+            })
+        }
+        (protobuf::MEDIA_TYPE, Review::Authentication(authentication::Review::SelfSubject)) => {
+            Ok(Value::Object(serde_json::Map::new()))
+        }
+        _ => Err(ApiError::unsupported_media_type(content_type)),
+    }
+}
+
+/// Answers `kind` for `user` (the requester, `None` for the administrator). An access
+/// review asks the RBAC authorizer about its subject (the requester for a
+/// SelfSubjectAccessReview: the administrator, and anyone with RBAC off, may do
+/// everything; the user it names for the others, whom RBAC decides for whenever it is
+/// on).
+pub(crate) fn answer_review(
+    shared: &Shared,
+    user: Option<&User>,
+    kind: &Review,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> ApiResult<Value> {
+    let asked = review_body(headers, body, kind)?;
+    match kind {
+        Review::Authentication(authentication::Review::Token) => {
+            authentication::token_review(&shared.tokens(), asked)
+        }
+        Review::Authentication(authentication::Review::SelfSubject) => {
+            Ok(authentication::self_subject_review(user, asked))
+        }
+        Review::Rules => {
+            let namespace = review::rules_namespace(&asked)?;
+            Ok(match user {
+                Some(user) if shared.config.rbac => {
+                    let rules = rbac::rules_of(&shared.lock(), user, &namespace);
+                    review::answer_rules(asked, Some(&rules))
+                }
+                _ => review::answer_rules(asked, None),
+            })
+        }
+        Review::Access(access, namespace) => {
+            let mut request = review::attributes(&asked, *access)?;
+            if *access == review::Review::LocalSubject {
+                request = review::local(request, namespace)?;
+            }
+            let allow_all = Decision {
+                allowed: true,
+                reason: String::new(),
+            };
+            let decision = match access {
+                review::Review::SelfSubject => match user {
+                    Some(user) if shared.config.rbac => {
+                        rbac::authorize(&shared.lock(), user, &request)
+                    }
+                    _ => allow_all,
+                },
+                review::Review::Subject | review::Review::LocalSubject => {
+                    let subject = review::subject(&asked, *access)?;
+                    if shared.config.rbac {
+                        rbac::authorize(&shared.lock(), &subject, &request)
+                    } else {
+                        allow_all
+                    }
+                }
+            };
+            Ok(review::answer(asked, *access, &decision))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -222,6 +307,34 @@ mod tests {
         assert_eq!((r.verb.as_str(), r.name.as_str()), ("list", "lock"));
         let r = resource(Method::GET, "/api/v1/pods");
         assert_eq!((r.verb.as_str(), r.namespace.as_str()), ("list", ""));
+    }
+
+    #[test]
+    fn posts_of_reviews_are_told_apart() {
+        let of = |method: Method, uri: &str| review_of(&method, &uri.parse().expect("uri"));
+        assert_eq!(
+            of(
+                Method::POST,
+                "/apis/authorization.k8s.io/v1/subjectaccessreviews"
+            ),
+            Some(Review::Access(review::Review::Subject, String::new()))
+        );
+        assert_eq!(
+            of(
+                Method::POST,
+                "/apis/authorization.k8s.io/v1/namespaces/ns1/localsubjectaccessreviews"
+            ),
+            Some(Review::Access(review::Review::LocalSubject, "ns1".into()))
+        );
+        assert_eq!(
+            of(Method::POST, "/apis/authentication.k8s.io/v1/tokenreviews"),
+            Some(Review::Authentication(authentication::Review::Token))
+        );
+        assert_eq!(
+            of(Method::GET, "/apis/authentication.k8s.io/v1/tokenreviews"),
+            None
+        );
+        assert_eq!(of(Method::POST, "/api/v1/namespaces/ns1/configmaps"), None);
     }
 
     #[test]

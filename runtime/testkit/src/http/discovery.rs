@@ -1,9 +1,79 @@
 //! Discovery documents: `/version`, `/api`, `/api/v1`, `/apis`, `/apis/{group}` and
 //! `/apis/{group}/{version}`, as a real server answers them, plus aggregated discovery.
+//! Besides the registry's types they list the reviews the server answers (created,
+//! never stored), with verb `create` alone.
+
+use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
 use crate::store::registry::{Registry, ResourceType};
+
+/// The reviews `http/auth.rs` answers: (group, version, kind, plural, namespaced).
+const REVIEWS: &[(&str, &str, &str, &str, bool)] = &[
+    (
+        "authentication.k8s.io",
+        "v1",
+        "SelfSubjectReview",
+        "selfsubjectreviews",
+        false,
+    ),
+    (
+        "authentication.k8s.io",
+        "v1",
+        "TokenReview",
+        "tokenreviews",
+        false,
+    ),
+    (
+        "authorization.k8s.io",
+        "v1",
+        "LocalSubjectAccessReview",
+        "localsubjectaccessreviews",
+        true,
+    ),
+    (
+        "authorization.k8s.io",
+        "v1",
+        "SelfSubjectAccessReview",
+        "selfsubjectaccessreviews",
+        false,
+    ),
+    (
+        "authorization.k8s.io",
+        "v1",
+        "SelfSubjectRulesReview",
+        "selfsubjectrulesreviews",
+        false,
+    ),
+    (
+        "authorization.k8s.io",
+        "v1",
+        "SubjectAccessReview",
+        "subjectaccessreviews",
+        false,
+    ),
+];
+
+/// The reviews of `group`/`version`: (kind, plural, namespaced).
+fn reviews(group: &str, version: &str) -> impl Iterator<Item = (&'static str, &'static str, bool)> {
+    REVIEWS
+        .iter()
+        .filter(move |&&(g, v, ..)| g == group && v == version)
+        .map(|&(_, _, kind, plural, namespaced)| (kind, plural, namespaced))
+}
+
+/// Every named group with its versions: the registry's and the reviews'.
+fn groups(registry: &Registry) -> BTreeMap<String, Vec<String>> {
+    let mut groups = registry.groups();
+    for &(group, version, ..) in REVIEWS {
+        let versions = groups.entry(group.to_owned()).or_default();
+        if !versions.iter().any(|v| v == version) {
+            versions.push(version.to_owned());
+        }
+    }
+    groups
+}
 
 /// `/version`.
 pub(crate) fn version() -> Value {
@@ -43,8 +113,7 @@ fn group_document(name: &str, versions: &[String]) -> Value {
 
 /// `/apis`: every named group.
 pub(crate) fn group_list(registry: &Registry) -> Value {
-    let groups: Vec<Value> = registry
-        .groups()
+    let groups: Vec<Value> = groups(registry)
         .iter()
         .map(|(name, versions)| group_document(name, versions))
         .collect();
@@ -53,7 +122,7 @@ pub(crate) fn group_list(registry: &Registry) -> Value {
 
 /// `/apis/{group}`, if the group is served.
 pub(crate) fn group(registry: &Registry, name: &str) -> Option<Value> {
-    let groups = registry.groups();
+    let groups = groups(registry);
     let versions = groups.get(name)?;
     let mut document = group_document(name, versions);
     document["kind"] = json!("APIGroup");
@@ -79,7 +148,8 @@ fn subresource(rt: &ResourceType, sub: &str, kind: &str, group: &str, version: &
 /// `/api/v1` or `/apis/{group}/{version}`, if served.
 pub(crate) fn resource_list(registry: &Registry, group: &str, version: &str) -> Option<Value> {
     let types = registry.in_group_version(group, version);
-    if types.is_empty() && !(group.is_empty() && version == "v1") {
+    let served_reviews: Vec<_> = reviews(group, version).collect();
+    if types.is_empty() && served_reviews.is_empty() && !(group.is_empty() && version == "v1") {
         return None;
     }
     let mut resources = Vec::new();
@@ -105,6 +175,15 @@ pub(crate) fn resource_list(registry: &Registry, group: &str, version: &str) -> 
         if rt.scale.is_some() {
             resources.push(subresource(rt, "scale", "Scale", "autoscaling", "v1"));
         }
+    }
+    for (kind, plural, namespaced) in served_reviews {
+        resources.push(json!({
+            "name": plural,
+            "singularName": kind.to_ascii_lowercase(),
+            "namespaced": namespaced,
+            "kind": kind,
+            "verbs": ["create"],
+        }));
     }
     let group_version = if group.is_empty() {
         version.to_owned()
@@ -169,6 +248,16 @@ fn aggregated_version(registry: &Registry, group: &str, version: &str) -> Value 
             }
             entry
         })
+        .chain(reviews(group, version).map(|(kind, plural, namespaced)| {
+            json!({
+                "resource": plural,
+                "responseKind": {"group": group, "version": version, "kind": kind},
+                "scope": if namespaced { "Namespaced" } else { "Cluster" },
+                "singularResource": kind.to_ascii_lowercase(),
+                "verbs": ["create"],
+                "subresources": [],
+            })
+        }))
         .collect();
     json!({"version": version, "resources": resources, "freshness": "Current"})
 }
@@ -180,8 +269,7 @@ pub(crate) fn aggregated(registry: &Registry, core: bool) -> Value {
             json!({"metadata": {"creationTimestamp": null}, "versions": [aggregated_version(registry, "", "v1")]}),
         ]
     } else {
-        registry
-            .groups()
+        groups(registry)
             .iter()
             .map(|(name, versions)| {
                 let versions: Vec<Value> = versions
@@ -247,6 +335,47 @@ mod tests {
         assert_eq!(
             group(&registry, "apps").expect("apps")["preferredVersion"]["version"],
             "v1"
+        );
+    }
+
+    #[test]
+    fn reviews_are_listed_with_create_alone() {
+        let registry = Registry::with_built_ins();
+        let authorization =
+            resource_list(&registry, "authorization.k8s.io", "v1").expect("authorization/v1");
+        let local = authorization["resources"]
+            .as_array()
+            .expect("resources")
+            .iter()
+            .find(|r| r["name"] == "localsubjectaccessreviews")
+            .expect("localsubjectaccessreviews")
+            .clone();
+        assert_eq!(local["namespaced"], true);
+        assert_eq!(local["verbs"], json!(["create"]));
+        let names: Vec<String> = group_list(&registry)["groups"]
+            .as_array()
+            .expect("groups")
+            .iter()
+            .filter_map(|g| g["name"].as_str().map(str::to_owned))
+            .collect();
+        assert!(
+            names.contains(&"authentication.k8s.io".to_owned()),
+            "{names:?}"
+        );
+        let all = aggregated(&registry, false);
+        let tokens = all["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .find(|g| g["metadata"]["name"] == "authentication.k8s.io")
+            .expect("authentication.k8s.io");
+        let resources = &tokens["versions"][0]["resources"];
+        assert!(
+            resources
+                .as_array()
+                .expect("resources")
+                .iter()
+                .any(|r| r["resource"] == "tokenreviews" && r["verbs"] == json!(["create"]))
         );
     }
 }

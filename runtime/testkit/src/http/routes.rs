@@ -155,8 +155,8 @@ pub(crate) async fn handle(
         Ok(user) => user,
         Err(error) => return error.into_response(),
     };
-    if auth::is_review(&method, &uri) {
-        return match auth::answer_review(&shared, user.as_ref(), &headers, &body) {
+    if let Some(review) = auth::review_of(&method, &uri) {
+        return match auth::answer_review(&shared, user.as_ref(), &review, &headers, &body) {
             Ok(answer) => json(StatusCode::CREATED, &answer),
             Err(error) => error.into_response(),
         };

@@ -4,6 +4,7 @@
 //! [`store`](crate::store) (and the generated [`builtin`](crate::builtin) facts) only.
 
 pub(crate) mod admission;
+pub(crate) mod authentication;
 pub(crate) mod client_config;
 pub(crate) mod collection;
 pub(crate) mod collector;

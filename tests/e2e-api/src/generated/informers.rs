@@ -70,11 +70,6 @@ pub mod example_com {
             pub fn settings(&self) -> SettingInformer {
                 SettingInformer::new(self.factory.clone())
             }
-            /// The shared informer of `tickets`.
-            #[inline]
-            pub fn tickets(&self) -> TicketInformer {
-                TicketInformer::new(self.factory.clone())
-            }
         }
         /// The shared informer of `gauges`.
         pub type GaugeInformer = ::kubegen::gentype::Informer<
@@ -83,10 +78,6 @@ pub mod example_com {
         /// The shared informer of `settings`.
         pub type SettingInformer = ::kubegen::gentype::Informer<
             crate::apis::example::v1::Setting,
-        >;
-        /// The shared informer of `tickets`.
-        pub type TicketInformer = ::kubegen::gentype::Informer<
-            crate::apis::example::v1::Ticket,
         >;
     }
 }

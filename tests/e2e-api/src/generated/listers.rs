@@ -13,10 +13,6 @@ pub mod example_com {
         pub type SettingLister = ::kubegen::runtime::lister::Lister<
             crate::apis::example::v1::Setting,
         >;
-        /// Reads `tickets` from an informer's cache.
-        pub type TicketLister = ::kubegen::runtime::lister::Lister<
-            crate::apis::example::v1::Ticket,
-        >;
     }
 }
 /// API group `samplecontroller.k8s.io`.

@@ -5,8 +5,9 @@
 //! kube-apiserver's default bindings give every authenticated user (`system:discovery`,
 //! `system:basic-user`, `system:public-info-viewer`) is granted without stored objects.
 //!
-//! Also here: the Forbidden Status of a denied request and SelfSubjectAccessReviews
-//! (`review.rs`).
+//! Also here: the Forbidden Status of a denied request and the access reviews
+//! (`review.rs`: SelfSubjectAccessReview, SubjectAccessReview, LocalSubjectAccessReview,
+//! and SelfSubjectRulesReview, from [`rules_of`]).
 
 use serde_json::Value;
 
@@ -18,7 +19,7 @@ use crate::store::tokens::{AUTHENTICATED, User};
 pub(crate) mod review;
 mod rules;
 
-use rules::Rule;
+pub(crate) use rules::Rule;
 
 /// The group of the RBAC kinds.
 const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
@@ -63,7 +64,7 @@ pub(crate) struct Decision {
 /// What kube-apiserver's bootstrap ClusterRoles `system:discovery`,
 /// `system:public-info-viewer` and `system:basic-user` allow, bound to
 /// `system:authenticated` by its default ClusterRoleBindings.
-fn default_rules() -> [(&'static str, Rule); 2] {
+fn default_rules() -> [(&'static str, Rule); 3] {
     let strings = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
     [
         (
@@ -92,6 +93,15 @@ fn default_rules() -> [(&'static str, Rule); 2] {
                 verbs: strings(&["create"]),
                 api_groups: strings(&["authorization.k8s.io"]),
                 resources: strings(&["selfsubjectaccessreviews", "selfsubjectrulesreviews"]),
+                ..Rule::default()
+            },
+        ),
+        (
+            "system:basic-user",
+            Rule {
+                verbs: strings(&["create"]),
+                api_groups: strings(&["authentication.k8s.io"]),
+                resources: strings(&["selfsubjectreviews"]),
                 ..Rule::default()
             },
         ),
@@ -241,6 +251,37 @@ pub(crate) fn authorize(cluster: &Cluster, user: &User, request: &Attributes) ->
         allowed: false,
         reason: String::new(),
     }
+}
+
+/// Every rule that applies to `user` in `namespace`, as a SelfSubjectRulesReview lists
+/// them: the default roles' for authenticated users, the ClusterRoles bound to it by
+/// ClusterRoleBindings, and the roles bound by RoleBindings of `namespace`.
+pub(crate) fn rules_of(cluster: &Cluster, user: &User, namespace: &str) -> Vec<Rule> {
+    let mut out = Vec::new();
+    if user.groups.iter().any(|g| g == AUTHENTICATED) {
+        out.extend(default_rules().into_iter().map(|(_, rule)| rule));
+    }
+    for binding in cluster.current(&key("clusterrolebindings")).values() {
+        if subjects(binding).iter().any(|s| s.applies_to(user, "")) {
+            let (kind, _, rules) = bound_rules(cluster, binding, "");
+            if kind == "ClusterRole" {
+                out.extend(rules);
+            }
+        }
+    }
+    if !namespace.is_empty() {
+        let bindings = cluster.current(&key("rolebindings"));
+        for ((binding_namespace, _), binding) in bindings.iter() {
+            if binding_namespace == namespace
+                && subjects(binding)
+                    .iter()
+                    .any(|s| s.applies_to(user, namespace))
+            {
+                out.extend(bound_rules(cluster, binding, namespace).2);
+            }
+        }
+    }
+    out
 }
 
 /// The 403 kube-apiserver answers a denied request with (`responsewriters.Forbidden`).
