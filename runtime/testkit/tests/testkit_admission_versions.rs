@@ -400,44 +400,55 @@ async fn a_mutating_webhook_caps_replicas_on_a_crds_scale() {
     hook.stop().await;
 }
 
-/// A Gadget at `testkit.io/v1`, as the validators below decode it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct GadgetV1 {
-    #[serde(rename = "apiVersion")]
-    api_version: String,
-    metadata: ObjectMeta,
-    #[serde(default)]
-    spec: Value,
+/// A namespaced custom resource of `testkit.io` as the webhooks below decode it: its
+/// apiVersion, metadata and a free-form spec.
+macro_rules! custom_resource {
+    ($(#[$doc:meta])* $name:ident, $kind:literal, $version:literal, $plural:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Serialize, Deserialize)]
+        struct $name {
+            #[serde(rename = "apiVersion")]
+            api_version: String,
+            metadata: ObjectMeta,
+            #[serde(default)]
+            spec: Value,
+        }
+
+        impl kube::Resource for $name {
+            type DynamicType = ();
+            type Scope = k8s_openapi::NamespaceResourceScope;
+
+            fn kind(_: &()) -> Cow<'_, str> {
+                Cow::Borrowed($kind)
+            }
+
+            fn group(_: &()) -> Cow<'_, str> {
+                Cow::Borrowed("testkit.io")
+            }
+
+            fn version(_: &()) -> Cow<'_, str> {
+                Cow::Borrowed($version)
+            }
+
+            fn plural(_: &()) -> Cow<'_, str> {
+                Cow::Borrowed($plural)
+            }
+
+            fn meta(&self) -> &ObjectMeta {
+                &self.metadata
+            }
+
+            fn meta_mut(&mut self) -> &mut ObjectMeta {
+                &mut self.metadata
+            }
+        }
+    };
 }
 
-impl kube::Resource for GadgetV1 {
-    type DynamicType = ();
-    type Scope = k8s_openapi::NamespaceResourceScope;
-
-    fn kind(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed("Gadget")
-    }
-
-    fn group(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed("testkit.io")
-    }
-
-    fn version(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed("v1")
-    }
-
-    fn plural(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed("gadgets")
-    }
-
-    fn meta(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
+custom_resource!(
+    /// A Gadget at `testkit.io/v1`, as the validators below decode it.
+    GadgetV1, "Gadget", "v1", "gadgets"
+);
 
 /// Records every v1 Gadget it is sent, allowing it.
 struct RecordsGadgets(Log);
@@ -565,45 +576,11 @@ async fn equivalent_rules_get_the_object_at_their_version_and_exact_ones_are_not
     hook.stop().await;
 }
 
-/// A Paint at `testkit.io/v1alpha1` (`spec.colour`; v1, the storage version, says
-/// `spec.color`), as the webhooks below decode it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct PaintV1Alpha1 {
-    #[serde(rename = "apiVersion")]
-    api_version: String,
-    metadata: ObjectMeta,
-    #[serde(default)]
-    spec: Value,
-}
-
-impl kube::Resource for PaintV1Alpha1 {
-    type DynamicType = ();
-    type Scope = k8s_openapi::NamespaceResourceScope;
-
-    fn kind(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed("Paint")
-    }
-
-    fn group(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed("testkit.io")
-    }
-
-    fn version(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed("v1alpha1")
-    }
-
-    fn plural(_: &()) -> Cow<'_, str> {
-        Cow::Borrowed("paints")
-    }
-
-    fn meta(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-
-    fn meta_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
+custom_resource!(
+    /// A Paint at `testkit.io/v1alpha1` (`spec.colour`; v1, the storage version, says
+    /// `spec.color`), as the webhooks below decode it.
+    PaintV1Alpha1, "Paint", "v1alpha1", "paints"
+);
 
 /// Records every v1alpha1 Paint it is sent, allowing it.
 struct RecordsPaints(Log);
@@ -677,6 +654,21 @@ fn paints_crd(url: &str, ca_bundle: &str) -> CustomResourceDefinition {
     .expect("a CRD")
 }
 
+/// A testkit server holding `paints.testkit.io`, converted by `hook`'s `/convert`.
+async fn paints_server(hook: &Running) -> (ApiServer, kube::Client) {
+    let server = ApiServer::start().await.expect("server");
+    let client = server.client();
+    let url = hook.url_config("/convert")["url"]
+        .as_str()
+        .expect("a URL")
+        .to_owned();
+    Api::<CustomResourceDefinition>::all(client.clone())
+        .create(&PostParams::default(), &paints_crd(&url, &hook.ca_bundle()))
+        .await
+        .expect("CRD");
+    (server, client)
+}
+
 #[tokio::test]
 async fn an_equivalent_rule_gets_the_object_through_the_conversion_webhook() {
     let log = Log::default();
@@ -690,16 +682,7 @@ async fn an_equivalent_rule_gets_the_object_through_the_conversion_webhook() {
             .mutating::<PaintV1Alpha1, _>("/repaint", Repaints)
     })
     .await;
-    let server = ApiServer::start().await.expect("server");
-    let client = server.client();
-    let url = hook.url_config("/convert")["url"]
-        .as_str()
-        .expect("a URL")
-        .to_owned();
-    Api::<CustomResourceDefinition>::all(client.clone())
-        .create(&PostParams::default(), &paints_crd(&url, &hook.ca_bundle()))
-        .await
-        .expect("CRD");
+    let (server, client) = paints_server(&hook).await;
     let on_alpha = rule(&["CREATE"], "testkit.io", &["v1alpha1"], &["paints"]);
     configure(
         &client,
@@ -776,16 +759,7 @@ async fn a_request_at_a_non_storage_version_is_admitted_at_that_version() {
             .mutating::<PaintV1Alpha1, _>("/repaint", Repaints)
     })
     .await;
-    let server = ApiServer::start().await.expect("server");
-    let client = server.client();
-    let url = hook.url_config("/convert")["url"]
-        .as_str()
-        .expect("a URL")
-        .to_owned();
-    Api::<CustomResourceDefinition>::all(client.clone())
-        .create(&PostParams::default(), &paints_crd(&url, &hook.ca_bundle()))
-        .await
-        .expect("CRD");
+    let (server, client) = paints_server(&hook).await;
     let exact = json!({"matchPolicy": "Exact"});
     let on = |version: &str| rule(&["CREATE"], "testkit.io", &[version], &["paints"]);
     configure(
