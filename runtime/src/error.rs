@@ -154,6 +154,13 @@ impl Error {
         self.status().is_some_and(is_too_many_requests)
     }
 
+    /// A failure worth another attempt: the server throttled the request (429), failed
+    /// (5xx), or never answered (transport errors carry no status).
+    pub fn is_transient(&self) -> bool {
+        self.status()
+            .is_none_or(|status| status.code == 429 || status.code >= 500)
+    }
+
     /// How long the server asked the client to wait (`details.retryAfterSeconds`), if it did.
     pub fn retry_after(&self) -> Option<Duration> {
         self.status().and_then(retry_after)

@@ -147,14 +147,6 @@ impl Debug for OwnerCheck {
     }
 }
 
-/// A transient failure worth another attempt: too many requests, a server error, or
-/// no answer at all.
-fn transient(error: &crate::error::Error) -> bool {
-    error
-        .status()
-        .is_none_or(|status| status.code == 429 || status.code >= 500)
-}
-
 impl OwnerCheck {
     /// A check counting into `metrics` (`None`: nowhere).
     pub(super) fn with_metrics(metrics: Option<Arc<dyn ControllerMetrics>>) -> Self {
@@ -211,7 +203,10 @@ impl OwnerCheck {
         if let Some(metrics) = &self.metrics {
             metrics.owner_checked();
         }
-        let live = retry_on_error(DEFAULT_BACKOFF, transient, || owners.get(owner_name)).await;
+        let live = retry_on_error(DEFAULT_BACKOFF, crate::error::Error::is_transient, || {
+            owners.get(owner_name)
+        })
+        .await;
         match live {
             Ok(live) if live.meta().uid.as_deref() == Some(owner_uid.as_str()) => {
                 return Ok(Confirmation::OwnerPresent);
@@ -234,7 +229,7 @@ impl OwnerCheck {
             }),
             ..DeleteParams::background()
         };
-        let deleted = retry_on_error(DEFAULT_BACKOFF, transient, || {
+        let deleted = retry_on_error(DEFAULT_BACKOFF, crate::error::Error::is_transient, || {
             dependents.delete(&dependent_name, &params)
         })
         .await;

@@ -215,20 +215,13 @@ impl Writer {
         Fut: Future<Output = Result<(), ClientError>>,
     {
         let retriable = |error: &ClientError| {
-            let transient = is_transient(error);
+            let transient = error.is_transient();
             if transient {
                 tracing::debug!(%error, "transient failure writing an event");
             }
             transient
         };
         retry_on_error(self.config.retry, retriable, attempt).await
-    }
-}
-
-fn is_transient(error: &ClientError) -> bool {
-    match error.status() {
-        Some(status) => status.code == 429 || status.code >= 500,
-        None => true,
     }
 }
 
